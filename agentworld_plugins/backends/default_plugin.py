@@ -1,0 +1,46 @@
+"""Built-in plugin: the ``openai`` and ``transformers`` backends and the default backend call."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from ..config import Settings
+    from .base import Backend, BackendRequest
+
+
+def _openai(settings: Settings, spec: str) -> Backend:
+    from .openai_compat import OpenAICompatBackend
+
+    urls = [u for u in spec.split("|") if u] if spec else settings.base_urls
+    return OpenAICompatBackend(
+        urls,
+        model=settings.model,
+        api_key=settings.api_key,
+        timeout=settings.timeout,
+        max_retries=settings.max_retries,
+        retry_backoff=settings.retry_backoff,
+        concurrency=settings.concurrency,
+    )
+
+
+def _transformers(settings: Settings, spec: str) -> Backend:
+    from .transformers_local import TransformersBackend
+
+    return TransformersBackend(spec or settings.model or "")
+
+
+@hookimpl
+def register_backends(register: Callable[..., None]) -> None:
+    register("openai", _openai)
+    register("transformers", _transformers)
+
+
+@hookimpl(trylast=True)
+def call_backend(session: Any, request: BackendRequest) -> Any:
+    if request.is_async:
+        return request.backend.acomplete(request.messages, request.sampling)
+    return request.backend.complete(request.messages, request.sampling)

@@ -1,0 +1,148 @@
+"""Core commands: domains, plugins, step, prompt."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .options import make_world, world_options
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    return Console()
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def domains(as_json: bool) -> None:
+    """List the registered domains and an example action for each."""
+    from ..plugins import get_plugin_manager
+
+    registry = get_plugin_manager().registry
+    rows = [
+        {"name": d.name, "description": d.description, "example_action": d.example_action}
+        for d in registry.domains.values()
+    ]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    from rich.table import Table
+
+    table = Table("domain", "description", "example action")
+    for row in rows:
+        example = row["example_action"]
+        table.add_row(
+            row["name"], row["description"], example if isinstance(example, str) else json.dumps(example)
+        )
+    _console().print(table)
+
+
+@click.command()
+@click.option("--hook", help="Only plugins implementing this hook.")
+@click.option("--all", "show_all", is_flag=True, help="Include the built-in plugins.")
+def plugins(hook: str | None, show_all: bool) -> None:
+    """List loaded plugins and the hooks each implements (JSON)."""
+    from ..plugins import get_plugin_manager, plugin_summary
+
+    rows = plugin_summary(get_plugin_manager(), hook)
+    if not show_all:
+        rows = (
+            [r for r in rows if not r["builtin"]] or rows if hook else [r for r in rows if not r["builtin"]]
+        )
+    click.echo(json.dumps(rows, indent=2))
+
+
+def _read_action(action: str) -> Any:
+    if action == "-":
+        action = sys.stdin.read()
+    try:
+        return json.loads(action)
+    except json.JSONDecodeError:
+        return action  # web/os actions are plain strings; the domain validates
+
+
+@click.command()
+@click.argument("domain")
+@click.argument("action")
+@click.option("--state", help="Initial state (terminal screen, page, UI tree); @FILE reads a file.")
+@click.option(
+    "--tools",
+    "tools_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Tool definitions (JSON/YAML) for mcp and swe.",
+)
+@click.option("--seed", type=int, help="Sampling seed.")
+@click.option("--temperature", type=float, help="Sampling temperature (domain default otherwise).")
+@click.option("--max-tokens", type=int, help="Most tokens to generate.")
+@click.option("--json", "as_json", is_flag=True, help="Print the Observation as one JSON object.")
+@world_options
+def step(
+    domain: str,
+    action: str,
+    state: str | None,
+    tools_file: Path | None,
+    seed: int | None,
+    temperature: float | None,
+    max_tokens: int | None,
+    as_json: bool,
+    **world_args: Any,
+) -> None:
+    """Run one turn: send ACTION (JSON, a string, or - for stdin) to a new DOMAIN session."""
+    from ..tooldefs import load_tools
+
+    if state and state.startswith("@"):
+        state = Path(state[1:]).read_text(encoding="utf-8")
+    sampling = {
+        k: v for k, v in {"temperature": temperature, "max_tokens": max_tokens}.items() if v is not None
+    }
+    with make_world(**world_args) as world:
+        session = world.session(
+            domain,
+            tools=load_tools(tools_file) if tools_file else None,
+            initial_state=state,
+            seed=seed,
+            sampling=sampling or None,
+        )
+        observation = session.step(_read_action(action))
+    if as_json:
+        click.echo(observation.model_dump_json())
+        return
+    click.echo(observation.text)
+    for warning in observation.metadata.get("parse_warnings", []):
+        click.echo(f"warning: {warning}", err=True)
+    if observation.is_error:
+        sys.exit(2)
+
+
+@click.command()
+@click.argument("domain")
+@click.option(
+    "--tools",
+    "tools_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Tool definitions to fill {tool_definitions}.",
+)
+@click.option("--judge", is_flag=True, help="Print the judge prompt instead.")
+@click.option(
+    "--prompts-dir", envvar="AGENTWORLD_PROMPTS_DIR", type=click.Path(file_okay=False, path_type=Path)
+)
+def prompt(domain: str, tools_file: Path | None, judge: bool, prompts_dir: Path | None) -> None:
+    """Print DOMAIN's rendered system prompt."""
+    from ..plugins import get_plugin_manager
+    from ..tooldefs import load_tools
+
+    dom = get_plugin_manager().registry.domain(domain)
+    if judge:
+        click.echo(dom.template(prompts_dir, "judge_system_prompt.txt"))
+        return
+    context = {"tools": load_tools(tools_file)} if tools_file else {}
+    click.echo(dom.system_prompt(context, prompts_dir))
+
+
+COMMANDS = [domains, plugins, step, prompt]

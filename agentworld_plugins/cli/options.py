@@ -1,0 +1,57 @@
+"""Options shared by the commands that run sessions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+F = Callable[..., Any]
+
+
+def world_options(fn: F) -> F:
+    """``--base-url``, ``--model``, ``--api-key``, ``--backend``, ``--prompts-dir``, ``--timeout``."""
+    options = [
+        click.option(
+            "--base-url", envvar="AGENTWORLD_BASE_URL", help="OpenAI-compatible URL(s), comma separated."
+        ),
+        click.option(
+            "--model", envvar="AGENTWORLD_MODEL", help="World-model name (default: asked from the server)."
+        ),
+        click.option("--api-key", envvar="AGENTWORLD_API_KEY", help="API key for the world-model server."),
+        click.option(
+            "--backend", envvar="AGENTWORLD_BACKEND", help="Backend name, e.g. openai, transformers:PATH."
+        ),
+        click.option(
+            "--prompts-dir",
+            envvar="AGENTWORLD_PROMPTS_DIR",
+            type=click.Path(file_okay=False, path_type=Path),
+            help="Folder of <domain>/system_prompt.txt templates (e.g. the official ones).",
+        ),
+        click.option("--timeout", type=float, default=None, help="Seconds per world-model request."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def make_world(
+    base_url: str | None,
+    model: str | None,
+    api_key: str | None,
+    backend: str | None,
+    prompts_dir: Path | None,
+    timeout: float | None,
+) -> Any:
+    from ..session import World
+
+    return World(
+        base_url=base_url,
+        model=model,
+        api_key=api_key,
+        backend=backend,
+        prompts_dir=prompts_dir,
+        timeout=timeout,
+    )

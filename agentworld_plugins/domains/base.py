@@ -1,0 +1,166 @@
+"""What a domain plugin provides: its action model, prompts, turn format and output parsing."""
+
+from __future__ import annotations
+
+import json
+from importlib.resources import files
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ValidationError
+
+from ..backends.base import Sampling
+from ..errors import ActionValidationError, ConfigError
+from ..turns import ParsedOutput, parse_output, render_turn
+
+TOOL_DEFINITIONS = "{tool_definitions}"
+DEMONSTRATIONS = "{demonstrations}"
+
+
+def _expected(err: dict[str, Any]) -> str:
+    ctx = err.get("ctx") or {}
+    if "expected" in ctx:
+        return str(ctx["expected"])
+    return err.get("type", "")
+
+
+def validation_errors(exc: ValidationError) -> list[dict[str, Any]]:
+    """pydantic errors as ``{loc, msg, input, expected}`` dicts with dotted locations."""
+    out = []
+    for err in exc.errors(include_url=False):
+        loc = ".".join(str(p) for p in err["loc"] if p != "root")
+        out.append({"loc": loc, "msg": err["msg"], "input": err.get("input"), "expected": _expected(err)})
+    return out
+
+
+class Domain:
+    """Base class of domain plugins. Subclasses set the class attributes and may override hooks.
+
+    Instances are registered through ``register_domains``; they hold no per-session state.
+    """
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    Action: ClassVar[type[BaseModel]]
+    #: an action that validates, shown in error hints and ``agentworld domains``
+    example_action: ClassVar[Any] = None
+    #: code-block language of the action in a turn prompt (None: written bare)
+    action_fence: ClassVar[str | None] = "json"
+    #: whether the domain has a visible state written under ``**Current State:**``
+    has_state: ClassVar[bool] = False
+    #: whether the template demands exactly one ``<predicted_observation>`` block
+    requires_block: ClassVar[bool] = False
+    sampling: ClassVar[Sampling] = Sampling(temperature=0.6, max_tokens=4096)
+
+    # -- actions ---------------------------------------------------------------------------------
+
+    def validate_action(self, action: Any) -> BaseModel:
+        """Validate what the agent sent; raise :class:`ActionValidationError` naming each field."""
+        if isinstance(action, self.Action):
+            return action
+        if isinstance(action, str) and self._json_action():
+            try:
+                action = json.loads(action)
+            except json.JSONDecodeError as exc:
+                raise ActionValidationError(
+                    self.name,
+                    [
+                        {
+                            "loc": "",
+                            "msg": f"not valid JSON ({exc.msg} at char {exc.pos})",
+                            "input": action,
+                            "expected": "JSON",
+                        }
+                    ],
+                    hint=self.action_hint(),
+                ) from None
+        try:
+            return self.Action.model_validate(action)
+        except ValidationError as exc:
+            raise ActionValidationError(self.name, validation_errors(exc), hint=self.action_hint()) from None
+
+    def _json_action(self) -> bool:
+        return self.action_fence == "json"
+
+    def action_hint(self) -> str:
+        example = self.example_action
+        shown = example if isinstance(example, str) else json.dumps(example)
+        return f"a valid {self.name} action looks like {shown}"
+
+    def render_action(self, action: BaseModel) -> str:
+        """The action as written under ``**Action:**``."""
+        return json.dumps(action.model_dump(mode="json", exclude_none=True), ensure_ascii=False, indent=2)
+
+    # -- prompts ---------------------------------------------------------------------------------
+
+    def template(self, prompts_dir: Path | None = None, name: str = "system_prompt.txt") -> str:
+        """The raw template: from ``prompts_dir/<domain>/`` when given, else the bundled one."""
+        if prompts_dir is not None:
+            path = Path(prompts_dir) / self.name / name
+            if not path.is_file():
+                raise ConfigError(
+                    f"No {name} for domain {self.name!r} in prompts dir {prompts_dir}",
+                    hint=f"create {path} or unset --prompts-dir / AGENTWORLD_PROMPTS_DIR",
+                )
+            return path.read_text(encoding="utf-8")
+        resource = files("agentworld_plugins.prompts").joinpath(self.name, name)
+        if not resource.is_file():
+            raise ConfigError(
+                f"Domain {self.name!r} ships no {name}",
+                hint="pass a prompts dir holding <domain>/" + name,
+            )
+        return resource.read_text(encoding="utf-8")
+
+    def render_tool_definitions(self, context: dict[str, Any]) -> str:
+        tools = context.get("tools")
+        if not tools:
+            return "(no tool definitions were given)"
+        return json.dumps(tools, ensure_ascii=False, indent=2)
+
+    def render_demonstrations(self, context: dict[str, Any]) -> str:
+        demos = context.get("demonstrations")
+        if not demos:
+            return ""
+        if isinstance(demos, str):
+            return demos
+        return "\n\n".join(str(d) for d in demos)
+
+    def system_prompt(self, context: dict[str, Any], prompts_dir: Path | None = None) -> str:
+        """The template with ``{tool_definitions}`` and ``{demonstrations}`` filled (plain replace)."""
+        text = self.template(prompts_dir)
+        if TOOL_DEFINITIONS in text:
+            text = text.replace(TOOL_DEFINITIONS, self.render_tool_definitions(context))
+        if DEMONSTRATIONS in text:
+            text = text.replace(DEMONSTRATIONS, self.render_demonstrations(context))
+        return text
+
+    def render_turn(self, number: int, action: BaseModel, state: str | None = None) -> str:
+        return render_turn(number, self.render_action(action), state=state, fence=self.action_fence)
+
+    def state_for_turn(self, number: int, context: dict[str, Any]) -> str | None:
+        """The ``**Current State:**`` text for a turn: the initial state on the first turn."""
+        if number == 1 and self.has_state:
+            state = context.get("initial_state")
+            return None if state is None else str(state)
+        return None
+
+    # -- observations ----------------------------------------------------------------------------
+
+    def parse_output(self, content: str | None, reasoning: str | None = None) -> ParsedOutput:
+        return parse_output(content, reasoning, require_block=self.requires_block)
+
+    def is_error(self, text: str, action: BaseModel) -> bool:
+        """Whether an observation reports a failure (MCP ``isError``, a non-zero exit code, ...)."""
+        return False
+
+    def sampling_for(self, overrides: dict[str, Any] | None = None) -> Sampling:
+        return self.sampling.model_copy(update=overrides or {})
+
+    # -- offline world ---------------------------------------------------------------------------
+
+    def offline_step(self, state: dict[str, Any], action: BaseModel, context: dict[str, Any]) -> Any:
+        """The deterministic answer of the embedded offline world (implemented per domain)."""
+        raise NotImplementedError(f"domain {self.name!r} has no offline behaviour")
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"

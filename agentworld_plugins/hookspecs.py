@@ -1,0 +1,137 @@
+"""Every hook a plugin can implement, grouped by phase.
+
+Plugins implement hooks with ``@agentworld_plugins.hookimpl``; pluggy calls them with keyword
+arguments only, so an implementation may accept any subset of the parameters below. See
+``docs/plugin-hooks.md`` for an example of each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    import click
+
+    from .backends.base import BackendRequest, Completion
+    from .session import Observation, Session
+
+hookspec = pluggy.HookspecMarker("agentworld")
+hookimpl = pluggy.HookimplMarker("agentworld")
+
+
+# --- Registration: called when a registry is first needed ------------------------------------
+
+
+@hookspec
+def register_domains(register: Callable[..., None]) -> None:
+    """Register environment domains.
+
+    :param register: ``register(domain)`` with a :class:`~agentworld_plugins.domains.Domain`
+        instance; its ``name`` is the key. A later registration of the same name replaces an
+        earlier one, so a plugin can override a built-in domain.
+    """
+
+
+@hookspec
+def register_backends(register: Callable[..., None]) -> None:
+    """Register world-model backends.
+
+    :param register: ``register(name, factory)`` where ``factory(settings, spec)`` returns a
+        :class:`~agentworld_plugins.backends.Backend`; ``spec`` is the text after ``name:`` in a
+        backend string such as ``cassette:run.db`` (``""`` when absent).
+    """
+
+
+@hookspec
+def register_perturbations(register: Callable[..., None]) -> None:
+    """Register perturbations (fault injection, latency, control text, ...).
+
+    :param register: ``register(name, factory)`` where ``factory(**options)`` returns a plugin
+        object implementing step hooks; it is registered for the sessions that ask for ``name``.
+    """
+
+
+@hookspec
+def register_commands(cli: click.Group) -> None:
+    """Add subcommands to the ``agentworld`` CLI.
+
+    :param cli: the root click group; call ``cli.command()`` / ``cli.add_command()``.
+    """
+
+
+@hookspec
+def register_tool_packs(register: Callable[..., None]) -> None:
+    """Register named sets of tool definitions (for the mcp and swe domains).
+
+    :param register: ``register(name, tools)`` with a list of MCP tool definitions (dicts with
+        ``name``, ``description``, ``inputSchema`` and optionally ``outputSchema``).
+    """
+
+
+# --- Step phase: called, in this order, for every Session.step --------------------------------
+
+
+@hookspec
+def prepare_system_prompt(session: Session, prompt: str) -> str | None:
+    """Rewrite the session's system prompt once, when the session is created.
+
+    Implementations are chained: each receives the prompt as left by the previous one and returns
+    a new prompt, or ``None`` to leave it unchanged.
+
+    :param session: the new session (domain, context, seed are set; no turns yet).
+    :param prompt: the system prompt rendered from the domain template.
+    """
+
+
+@hookspec(firstresult=True)
+def before_step(session: Session, action: Any) -> Observation | None:
+    """Look at a validated action before the world model is asked.
+
+    Return an :class:`~agentworld_plugins.Observation` to answer the turn without the backend
+    (injected faults, canned answers). Stops at the first non-None result.
+
+    :param session: the session taking the step.
+    :param action: the domain's validated ``Action`` instance.
+    """
+
+
+@hookspec
+def transform_messages(session: Session, messages: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """Change the chat messages about to be sent to the backend.
+
+    Chained like :func:`prepare_system_prompt`: return a new list, or ``None`` to keep it (in
+    place edits are allowed). Only the request is changed; the session's history is not.
+
+    :param session: the session taking the step.
+    :param messages: system prompt, earlier turns, current turn prompt.
+    """
+
+
+@hookspec(firstresult=True)
+def call_backend(session: Session, request: BackendRequest) -> Completion | Any:
+    """Perform the backend call; the place to wrap it for latency, caching or tracing.
+
+    The built-in implementation (``trylast``) calls ``request.backend``. Wrap it with
+    ``@hookimpl(wrapper=True)`` and ``result = yield``. When ``request.is_async`` is true the
+    result is an awaitable of a :class:`~agentworld_plugins.backends.Completion`, so wrappers must
+    return an awaitable too (see ``docs/plugin-hooks.md``). Stops at the first non-None result.
+
+    :param session: the session taking the step.
+    :param request: messages, sampling, backend and ``is_async``.
+    """
+
+
+@hookspec
+def after_observation(session: Session, action: Any, observation: Observation) -> Observation | None:
+    """Change the observation before the agent sees it and before it is recorded.
+
+    Chained: each implementation receives the observation left by the previous one and returns
+    a replacement, or ``None`` to keep it. Also called for observations from ``before_step``.
+
+    :param session: the session taking the step.
+    :param action: the domain's validated ``Action`` instance.
+    :param observation: the parsed observation.
+    """

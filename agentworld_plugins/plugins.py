@@ -1,0 +1,216 @@
+"""The plugin manager: built-in plugins, entry-point plugins, and what they register.
+
+``AGENTWORLD_LOAD_PLUGINS``: comma-separated entry-point names to load (empty string: none);
+unset loads every installed plugin. ``AGENTWORLD_TRACE_PLUGINS=1`` logs each hook call to stderr.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+from . import hookspecs
+from .errors import PluginError, UnknownNameError
+
+if TYPE_CHECKING:
+    from .backends.base import Backend
+    from .config import Settings
+    from .domains.base import Domain
+
+ENTRY_POINT_GROUP = "agentworld"
+
+DEFAULT_PLUGINS: tuple[str, ...] = (
+    "agentworld_plugins.domains.mcp",
+    "agentworld_plugins.domains.search",
+    "agentworld_plugins.domains.terminal",
+    "agentworld_plugins.domains.swe",
+    "agentworld_plugins.domains.android",
+    "agentworld_plugins.domains.web",
+    "agentworld_plugins.domains.os",
+    "agentworld_plugins.backends.default_plugin",
+)
+
+BackendFactory = Callable[["Settings", str], "Backend"]
+
+
+@dataclass
+class Registry:
+    """What the registration hooks registered, by name."""
+
+    domains: dict[str, Domain] = field(default_factory=dict)
+    backends: dict[str, BackendFactory] = field(default_factory=dict)
+    perturbations: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    tool_packs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+    def domain(self, name: str) -> Domain:
+        try:
+            return self.domains[name]
+        except KeyError:
+            raise UnknownNameError("domain", name, self.domains) from None
+
+    def backend_factory(self, name: str) -> BackendFactory:
+        try:
+            return self.backends[name]
+        except KeyError:
+            raise UnknownNameError("backend", name, self.backends) from None
+
+    def perturbation(self, name: str) -> Callable[..., Any]:
+        try:
+            return self.perturbations[name]
+        except KeyError:
+            raise UnknownNameError("perturbation", name, self.perturbations) from None
+
+    def tool_pack(self, name: str) -> list[dict[str, Any]]:
+        try:
+            return self.tool_packs[name]
+        except KeyError:
+            raise UnknownNameError("tool pack", name, self.tool_packs) from None
+
+
+class PluginManager(pluggy.PluginManager):
+    """A pluggy manager for the ``agentworld`` project with a lazily built :class:`Registry`."""
+
+    def __init__(self) -> None:
+        super().__init__(ENTRY_POINT_GROUP)
+        self.add_hookspecs(hookspecs)
+        self._registry: Registry | None = None
+
+    def register(self, plugin: object, name: str | None = None) -> str | None:
+        self._registry = None  # a new plugin may register new things
+        return super().register(plugin, name)
+
+    def unregister(self, plugin: object | None = None, name: str | None = None) -> Any:
+        self._registry = None
+        return super().unregister(plugin, name)
+
+    @property
+    def registry(self) -> Registry:
+        if self._registry is None:
+            self._registry = self._collect()
+        return self._registry
+
+    def _collect(self) -> Registry:
+        reg = Registry()
+
+        def domain(d: Domain) -> None:
+            if not getattr(d, "name", None):
+                raise PluginError(f"register_domains got {d!r} without a name", hint="set Domain.name")
+            reg.domains[d.name] = d
+
+        def backend(name: str, factory: BackendFactory) -> None:
+            reg.backends[name] = factory
+
+        def perturbation(name: str, factory: Callable[..., Any]) -> None:
+            reg.perturbations[name] = factory
+
+        def tool_pack(name: str, tools: list[dict[str, Any]]) -> None:
+            reg.tool_packs[name] = list(tools)
+
+        # pluggy calls the last registered first; reverse so later plugins override earlier ones.
+        for fn, hook in (
+            (domain, self.hook.register_domains),
+            (backend, self.hook.register_backends),
+            (perturbation, self.hook.register_perturbations),
+            (tool_pack, self.hook.register_tool_packs),
+        ):
+            for impl in hook.get_hookimpls():
+                impl.function(register=fn)
+        return reg
+
+    def chain(self, hook_name: str, value_name: str, value: Any, **kwargs: Any) -> Any:
+        """Call a chained hook: each implementation gets the value left by the previous one.
+
+        Implementations run in pluggy's call order (``tryfirst`` first); one returning ``None``
+        leaves the value unchanged.
+        """
+        caller = getattr(self.hook, hook_name)
+        for impl in reversed(caller.get_hookimpls()):
+            args = {**kwargs, value_name: value}
+            if self.trace_enabled:
+                print(f"agentworld: {hook_name} -> {impl.plugin_name}", file=sys.stderr)
+            result = impl.function(**{a: args[a] for a in impl.argnames})
+            if result is not None:
+                value = result
+        return value
+
+    trace_enabled: bool = False
+
+
+def _import_plugin(module_name: str) -> object:
+    try:
+        return importlib.import_module(module_name)
+    except Exception as exc:
+        raise PluginError(
+            f"Could not import plugin {module_name!r}: {type(exc).__name__}: {exc}",
+            hint="reinstall the plugin or leave it out with AGENTWORLD_LOAD_PLUGINS",
+        ) from exc
+
+
+def _load_entry_points(pm: PluginManager) -> None:
+    wanted_env = os.environ.get("AGENTWORLD_LOAD_PLUGINS")
+    wanted = None if wanted_env is None else {n.strip() for n in wanted_env.split(",") if n.strip()}
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if wanted is not None and ep.name not in wanted:
+            continue
+        if pm.get_plugin(ep.name) is not None or pm.is_blocked(ep.name):
+            continue
+        try:
+            plugin = ep.load()
+        except Exception as exc:
+            raise PluginError(
+                f"Could not load plugin {ep.name!r} ({ep.value}): {type(exc).__name__}: {exc}",
+                hint="reinstall it, or skip it with AGENTWORLD_LOAD_PLUGINS=<the plugins to load>",
+            ) from exc
+        pm.register(plugin, name=ep.name)
+
+
+def new_plugin_manager(*, load_entrypoints: bool = True) -> PluginManager:
+    """A fresh manager with the built-in plugins and, unless disabled, installed ones."""
+    pm = PluginManager()
+    for module_name in DEFAULT_PLUGINS:
+        pm.register(_import_plugin(module_name), name=module_name)
+    if load_entrypoints:
+        _load_entry_points(pm)
+    pm.check_pending()
+    if os.environ.get("AGENTWORLD_TRACE_PLUGINS", "") not in ("", "0"):
+        pm.trace_enabled = True
+        pm.trace.root.setwriter(lambda msg: sys.stderr.write(f"agentworld: {msg}"))
+        pm.enable_tracing()
+    return pm
+
+
+_pm: PluginManager | None = None
+
+
+def get_plugin_manager() -> PluginManager:
+    """The process-wide manager, created on first use."""
+    global _pm
+    if _pm is None:
+        _pm = new_plugin_manager()
+    return _pm
+
+
+def plugin_summary(pm: PluginManager, hook: str | None = None) -> list[dict[str, Any]]:
+    """Name and implemented hooks of each loaded plugin (for ``agentworld plugins``)."""
+    out = []
+    for name, plugin in sorted(pm.list_name_plugin(), key=lambda item: item[0]):
+        hooks = sorted(h.name for h in pm.get_hookcallers(plugin) or [])
+        if hook and hook not in hooks:
+            continue
+        dist = next((d for p, d in pm.list_plugin_distinfo() if p is plugin), None)
+        out.append(
+            {
+                "name": name,
+                "hooks": hooks,
+                "version": getattr(dist, "version", None) if dist else None,
+                "builtin": name in DEFAULT_PLUGINS,
+            }
+        )
+    return out

@@ -1,0 +1,392 @@
+"""World, Session, Observation, Turn and Trajectory: the core every adapter calls.
+
+>>> world = World(base_url="http://localhost:8000/v1")                      # doctest: +SKIP
+>>> term = world.session("terminal", initial_state="root@box:/app#")       # doctest: +SKIP
+>>> term.step([{"keystrokes": "ls -la\\n", "duration": 0.5}]).text          # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from .backends import Backend, BackendRequest, Completion, Sampling, make_backend
+from .config import Settings, load_settings
+from .domains.base import Domain
+from .errors import AgentWorldError, ContextBudgetError
+from .plugins import PluginManager, get_plugin_manager
+from .turns import build_messages, estimate_tokens
+
+
+class Observation(BaseModel):
+    """What the agent sees after one action, and how it came about."""
+
+    text: str = Field(description="The observation as the agent sees it.")
+    raw: str | None = Field(None, description="The model's whole answer (None when no model was asked).")
+    reasoning: str | None = Field(None, description="The model's reasoning, kept apart from the text.")
+    is_error: bool = Field(False, description="Whether the environment reports a failure.")
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+@dataclass
+class Turn:
+    """One step of a trajectory: the action, the prompt sent for it, and the observation."""
+
+    number: int
+    action: Any
+    prompt: str
+    observation: Observation
+
+
+@dataclass
+class Trajectory:
+    """The ordered turns of one session, exportable as AgentWorldBench records or chat JSONL."""
+
+    session_id: str
+    domain: str
+    system_prompt: str
+    turns: list[Turn] = field(default_factory=list)
+
+    def records(self) -> list[dict[str, Any]]:
+        """One AgentWorldBench record per turn (``turn_idx`` counted from 1)."""
+        prompts = [t.prompt for t in self.turns]
+        responses = [t.observation.text for t in self.turns]
+        return [
+            {
+                "task": self.domain,
+                "id": self.session_id,
+                "prompt": prompts,
+                "response": responses,
+                "current_prompt": turn.prompt,
+                "system_str": self.system_prompt,
+                "turn_idx": turn.number,
+                "total_turns": len(self.turns),
+                "action": turn.action,
+                "is_error": turn.observation.is_error,
+            }
+            for turn in self.turns
+        ]
+
+    def chat_messages(self) -> list[dict[str, str]]:
+        """The whole conversation in OpenAI chat form (for training)."""
+        history = [(t.prompt, t.observation.text) for t in self.turns]
+        messages = build_messages(self.system_prompt, history, "")
+        return messages[:-1]
+
+    def to_jsonl(
+        self, path: str | Path, *, form: Literal["records", "chat"] = "records", append: bool = False
+    ) -> Path:
+        """Write the trajectory; ``records`` gives one line per turn, ``chat`` one line in all."""
+        path = Path(path)
+        if form == "records":
+            lines = self.records()
+        elif form == "chat":
+            lines = [{"id": self.session_id, "task": self.domain, "messages": self.chat_messages()}]
+        else:
+            raise AgentWorldError(f"Unknown trajectory form {form!r}", hint="use 'records' or 'chat'")
+        with path.open("a" if append else "w", encoding="utf-8") as fh:
+            for line in lines:
+                fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+        return path
+
+    @classmethod
+    def from_jsonl(cls, path: str | Path) -> list[Trajectory]:
+        """Read trajectories written by :meth:`to_jsonl` (either form), in file order."""
+        found: dict[str, Trajectory] = {}
+        with Path(path).open(encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise AgentWorldError(
+                        f"{path}:{lineno} is not JSON ({exc.msg})", hint="each line must be one JSON object"
+                    ) from None
+                if "messages" in row:
+                    found[row["id"]] = cls._from_chat(row)
+                else:
+                    cls._add_record(found, row)
+        return list(found.values())
+
+    @classmethod
+    def _from_chat(cls, row: dict[str, Any]) -> Trajectory:
+        messages = row["messages"]
+        traj = cls(str(row["id"]), str(row.get("task", "")), messages[0]["content"])
+        pairs = zip(messages[1::2], messages[2::2])
+        for number, (user, assistant) in enumerate(pairs, 1):
+            traj.turns.append(Turn(number, None, user["content"], Observation(text=assistant["content"])))
+        return traj
+
+    @classmethod
+    def _add_record(cls, found: dict[str, Trajectory], row: dict[str, Any]) -> None:
+        key = str(row["id"])
+        traj = found.get(key)
+        if traj is None:
+            traj = found[key] = cls(key, str(row.get("task", "")), str(row.get("system_str", "")))
+        number = int(row["turn_idx"])
+        while len(traj.turns) < number:
+            traj.turns.append(Turn(len(traj.turns) + 1, None, "", Observation(text="")))
+        turn = traj.turns[number - 1]
+        turn.prompt = row["prompt"][number - 1]
+        turn.observation = Observation(text=row["response"][number - 1], is_error=bool(row.get("is_error")))
+        turn.action = row.get("action")
+
+
+class Session:
+    """One simulated environment instance. Create it with :meth:`World.session`."""
+
+    def __init__(
+        self,
+        world: World,
+        domain: Domain,
+        *,
+        context: dict[str, Any],
+        plugin_manager: PluginManager,
+        seed: int | None,
+        session_id: str,
+        sampling: Sampling,
+        max_context_tokens: int,
+    ) -> None:
+        self.world = world
+        self.domain = domain
+        self.context = context
+        self.pm = plugin_manager
+        self.seed = seed
+        self.id = session_id
+        self.sampling = sampling
+        self.max_context_tokens = max_context_tokens
+        self.state: dict[str, Any] = {}  # free for plugins and the offline world
+        base = domain.system_prompt(context, world.settings.prompts_dir)
+        self.system_prompt: str = self.pm.chain("prepare_system_prompt", "prompt", base, session=self)
+        self.trajectory = Trajectory(session_id, domain.name, self.system_prompt)
+
+    @property
+    def turn_number(self) -> int:
+        """The number the next turn will get (counted from 1)."""
+        return len(self.trajectory.turns) + 1
+
+    @property
+    def backend(self) -> Backend:
+        return self.world.backend
+
+    def messages(self, current_prompt: str) -> tuple[list[dict[str, Any]], list[int]]:
+        """The request messages for a new turn prompt, fitted into the context budget.
+
+        When the history would overflow, whole turns are dropped oldest first, keeping turn 1
+        (it sets up the environment); the dropped turn numbers are returned. Dropping breaks the
+        server's prefix cache from that point, so it happens only when it must.
+        """
+        history = [(t.prompt, t.observation.text) for t in self.trajectory.turns]
+        messages = build_messages(self.system_prompt, history, current_prompt)
+        budget = self.max_context_tokens - self.sampling.max_tokens
+        if estimate_tokens(messages) <= budget:
+            return messages, []
+        kept = list(enumerate(history, 1))
+        dropped: list[int] = []
+        order = [i for i in range(1, len(history))] + [0]  # oldest after the first, then the first
+        for position in order:
+            number = position + 1
+            kept = [(n, h) for n, h in kept if n != number]
+            dropped.append(number)
+            messages = build_messages(self.system_prompt, [h for _, h in kept], current_prompt)
+            if estimate_tokens(messages) <= budget:
+                return messages, sorted(dropped)
+        raise ContextBudgetError(
+            f"Turn {self.turn_number} of session {self.id} needs about {estimate_tokens(messages)} tokens "
+            f"with no history, over the budget of {budget} (max_context_tokens minus max_tokens)",
+            hint="raise max_context_tokens or lower the sampling max_tokens",
+        )
+
+    def _before(self, action: Any) -> tuple[BaseModel, Observation | None]:
+        validated = self.domain.validate_action(action)
+        short = self.pm.hook.before_step(session=self, action=validated)
+        return validated, short
+
+    def _request(self, validated: BaseModel) -> tuple[str, list[dict[str, Any]], list[int]]:
+        number = self.turn_number
+        prompt = self.domain.render_turn(number, validated, self.domain.state_for_turn(number, self.context))
+        messages, dropped = self.messages(prompt)
+        messages = self.pm.chain("transform_messages", "messages", messages, session=self)
+        return prompt, messages, dropped
+
+    def _observation(
+        self, completion: Completion, validated: BaseModel, started: float, dropped: list[int]
+    ) -> Observation:
+        parsed = self.domain.parse_output(completion.text, completion.reasoning)
+        metadata: dict[str, Any] = {
+            "turn": self.turn_number,
+            "session_id": self.id,
+            "backend": self.backend.describe(),
+            "latency_s": round(time.perf_counter() - started, 6),
+            **completion.metadata,
+        }
+        if parsed.warnings:
+            metadata["parse_warnings"] = parsed.warnings
+        if completion.usage:
+            metadata["usage"] = completion.usage
+        if completion.finish_reason:
+            metadata["finish_reason"] = completion.finish_reason
+        if dropped:
+            metadata["context_dropped_turns"] = dropped
+        return Observation(
+            text=parsed.text,
+            raw=completion.text,
+            reasoning=parsed.reasoning,
+            is_error=self.domain.is_error(parsed.text, validated),
+            metadata=metadata,
+        )
+
+    def _finish(self, validated: BaseModel, prompt: str | None, observation: Observation) -> Observation:
+        observation = self.pm.chain(
+            "after_observation", "observation", observation, session=self, action=validated
+        )
+        if prompt is None:
+            prompt = self.domain.render_turn(
+                self.turn_number, validated, self.domain.state_for_turn(self.turn_number, self.context)
+            )
+        action = validated.model_dump(mode="json", exclude_none=True)
+        self.trajectory.turns.append(Turn(self.turn_number, action, prompt, observation))
+        return observation
+
+    def step(self, action: Any) -> Observation:
+        """Send one action; return the world model's observation."""
+        validated, short = self._before(action)
+        if short is not None:
+            return self._finish(validated, None, short)
+        prompt, messages, dropped = self._request(validated)
+        started = time.perf_counter()
+        request = BackendRequest(messages, self.sampling, self.backend, is_async=False)
+        completion = self.pm.hook.call_backend(session=self, request=request)
+        return self._finish(validated, prompt, self._observation(completion, validated, started, dropped))
+
+    async def astep(self, action: Any) -> Observation:
+        """The async twin of :meth:`step`."""
+        validated, short = self._before(action)
+        if short is not None:
+            return self._finish(validated, None, short)
+        prompt, messages, dropped = self._request(validated)
+        started = time.perf_counter()
+        request = BackendRequest(messages, self.sampling, self.backend, is_async=True)
+        completion = await self.pm.hook.call_backend(session=self, request=request)
+        return self._finish(validated, prompt, self._observation(completion, validated, started, dropped))
+
+    def __repr__(self) -> str:
+        return f"<Session {self.id} domain={self.domain.name} turns={len(self.trajectory.turns)}>"
+
+
+class World:
+    """Settings, plugins and a backend: the factory of sessions.
+
+    Arguments override ``AGENTWORLD_*`` environment variables. ``backend`` is a backend name
+    (``"openai"``, ``"transformers:/path"``) or a :class:`Backend` instance.
+    """
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        model: str | None = None,
+        api_key: str | None = None,
+        backend: str | Backend | None = None,
+        *,
+        settings: Settings | None = None,
+        plugin_manager: PluginManager | None = None,
+        **overrides: Any,
+    ) -> None:
+        backend_name = backend if isinstance(backend, str) else None
+        self.settings = settings or load_settings(
+            base_url=base_url, model=model, api_key=api_key, backend=backend_name, **overrides
+        )
+        self.pm = plugin_manager or get_plugin_manager()
+        self._backend: Backend | None = backend if isinstance(backend, Backend) else None
+
+    @property
+    def backend(self) -> Backend:
+        """The backend, built on first use from the settings."""
+        if self._backend is None:
+            self._backend = make_backend(self.settings, self.pm.registry)
+            notice = getattr(self._backend, "notice", None)
+            if notice:
+                print(notice, file=sys.stderr)
+        return self._backend
+
+    @property
+    def domains(self) -> dict[str, Domain]:
+        return dict(self.pm.registry.domains)
+
+    def session(
+        self,
+        domain: str,
+        *,
+        tools: Sequence[dict[str, Any]] | None = None,
+        initial_state: str | None = None,
+        demonstrations: str | Sequence[str] | None = None,
+        perturbations: Iterable[Any] = (),
+        seed: int | None = None,
+        session_id: str | None = None,
+        sampling: dict[str, Any] | Sampling | None = None,
+        max_context_tokens: int | None = None,
+        **context: Any,
+    ) -> Session:
+        """A new session of ``domain``. Keyword context (task, world_bible, ...) reaches plugins."""
+        dom = self.pm.registry.domain(domain)
+        if tools is not None:
+            context["tools"] = list(tools)
+        if initial_state is not None:
+            context["initial_state"] = initial_state
+        if demonstrations is not None:
+            context["demonstrations"] = demonstrations
+        seed = self.settings.seed if seed is None else seed
+        chosen = sampling if isinstance(sampling, Sampling) else dom.sampling_for(sampling)
+        if chosen.seed is None and seed is not None:
+            chosen = chosen.model_copy(update={"seed": seed})
+        return Session(
+            self,
+            dom,
+            context=context,
+            plugin_manager=self._session_pm(list(perturbations)),
+            seed=seed,
+            session_id=session_id or uuid.uuid4().hex[:12],
+            sampling=chosen,
+            max_context_tokens=max_context_tokens or self.settings.max_context_tokens,
+        )
+
+    def _session_pm(self, perturbations: list[Any]) -> PluginManager:
+        """The world's manager, or a copy with the session's perturbation plugins added."""
+        if not perturbations:
+            return self.pm
+        pm = PluginManager()
+        pm.trace_enabled = self.pm.trace_enabled
+        for name, plugin in self.pm.list_name_plugin():
+            pm.register(plugin, name=name)
+        for item in perturbations:
+            pm.register(self._perturbation(item))
+        return pm
+
+    def _perturbation(self, item: Any) -> Any:
+        if not isinstance(item, str):
+            return item
+        name, _, opts = item.partition(":")
+        options = {}
+        for pair in filter(None, opts.split(",")):
+            key, _, value = pair.partition("=")
+            options[key.strip()] = value.strip()
+        return self.pm.registry.perturbation(name.strip())(**options)
+
+    def close(self) -> None:
+        if self._backend is not None:
+            self._backend.close()
+
+    def __enter__(self) -> World:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,190 @@
+"""Turns in the format the world model was trained on, and parsing of what it answers.
+
+A session's messages are ``system``, then a ``user`` turn prompt and an ``assistant``
+observation per earlier turn, then the current ``user`` turn prompt. The list only grows, so
+servers with prefix caching reuse the whole history.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import AgentWorldError
+
+OBSERVATION_MARKER = "**Environment Observation:**"
+
+_THINK_TAG = re.compile(r"<(/?)think>", re.IGNORECASE)
+_OPEN_OBS = "<predicted_observation>"
+_CLOSE_OBS = "</predicted_observation>"
+_MARKER = re.compile(r"^\s*(\*\*)?Environment Observation:?(\*\*)?:?[ \t]*\n?", re.IGNORECASE)
+
+
+def render_turn(number: int, action: str, *, state: str | None = None, fence: str | None = "json") -> str:
+    """The user message for turn ``number`` (counted from 1).
+
+    ``fence`` is the code-block language for the action (``None`` writes the action bare, as
+    for BrowserGym action strings).
+    """
+    parts = [f"### Turn {number}"]
+    if state is not None:
+        parts.append(f"**Current State:**\n{state}\n")
+    body = f"```{fence}\n{action}\n```" if fence is not None else action
+    parts.append(f"**Action:**\n{body}")
+    return "\n".join(parts)
+
+
+def build_messages(
+    system_prompt: str, history: Sequence[tuple[str, str]], current_prompt: str
+) -> list[dict[str, str]]:
+    """System prompt, then (turn prompt, observation) pairs, then the current turn prompt."""
+    messages = [{"role": "system", "content": system_prompt}]
+    for prompt, observation in history:
+        messages.append({"role": "user", "content": prompt})
+        messages.append({"role": "assistant", "content": observation})
+    messages.append({"role": "user", "content": current_prompt})
+    return messages
+
+
+_RECORD_FIELDS = ("system_str", "prompt", "response", "current_prompt", "turn_idx")
+
+
+def messages_for_record(record: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The inference messages for one AgentWorldBench record.
+
+    ``system_str``, then the prompt/response pairs of the turns before ``turn_idx`` (1-based),
+    then ``current_prompt``.
+    """
+    missing = [f for f in _RECORD_FIELDS if f not in record]
+    if missing:
+        raise AgentWorldError(
+            f"AgentWorldBench record {record.get('id', '?')!r} lacks {', '.join(missing)}",
+            hint="each record needs system_str, prompt, response, current_prompt and turn_idx",
+        )
+    turn_idx = int(record["turn_idx"])
+    prompts, responses = list(record["prompt"]), list(record["response"])
+    if turn_idx < 1 or turn_idx - 1 > min(len(prompts), len(responses)):
+        raise AgentWorldError(
+            f"AgentWorldBench record {record.get('id', '?')!r}: turn_idx {turn_idx} is out of range",
+            hint=f"turn_idx counts from 1 and the record has {len(prompts)} prompts",
+        )
+    history = list(zip(prompts[: turn_idx - 1], responses[: turn_idx - 1]))
+    return build_messages(str(record["system_str"] or ""), history, str(record["current_prompt"]))
+
+
+@dataclass
+class ParsedOutput:
+    """The observation found in a model answer, what was reasoning, and what needed repair."""
+
+    text: str
+    reasoning: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def split_reasoning(content: str) -> tuple[str, list[str], list[str]]:
+    """Remove ``<think>`` sections: returns (kept text, reasoning pieces, warnings).
+
+    Handles nested and repeated tags, an unclosed ``<think>`` (reasoning to the end, unless an
+    observation block follows), and a stray ``</think>`` with no opening (a chat template that
+    opened the tag in the prompt): everything before it is reasoning.
+    """
+    kept: list[str] = []
+    reasoning: list[str] = []
+    warnings: list[str] = []
+    depth = 0
+    pos = 0
+    buf: list[str] = []  # text inside the current think section
+    for match in _THINK_TAG.finditer(content):
+        piece = content[pos : match.start()]
+        pos = match.end()
+        closing = match.group(1) == "/"
+        if depth == 0:
+            if closing:
+                # stray close: all that came before was reasoning
+                reasoning.extend(p for p in kept if p.strip())
+                reasoning.append(piece) if piece.strip() else None
+                kept = []
+                warnings.append("stray </think> without an opening tag")
+            else:
+                kept.append(piece)
+                depth = 1
+                buf = []
+        else:
+            buf.append(piece)
+            if closing:
+                depth -= 1
+                if depth == 0:
+                    reasoning.append("".join(buf))
+                    buf = []
+                else:
+                    buf.append(match.group(0))
+            else:
+                depth += 1
+                buf.append(match.group(0))
+    tail = content[pos:]
+    if depth > 0:
+        inside = "".join(buf) + tail
+        cut = inside.rfind(_OPEN_OBS)
+        if cut >= 0:
+            reasoning.append(inside[:cut])
+            kept.append(inside[cut:])
+            warnings.append("unclosed <think> before the observation block")
+        else:
+            reasoning.append(inside)
+            warnings.append("unclosed <think>: the rest of the answer was taken as reasoning")
+    else:
+        kept.append(tail)
+    return "".join(kept), [r.strip() for r in reasoning if r.strip()], warnings
+
+
+def _strip_marker(text: str) -> str:
+    text = text.strip("\n")
+    previous = None
+    while previous != text:
+        previous = text
+        text = _MARKER.sub("", text, count=1).strip("\n")
+    return text.rstrip()
+
+
+def parse_output(
+    content: str | None, reasoning: str | None = None, *, require_block: bool = False
+) -> ParsedOutput:
+    """Find the observation in a model answer. Never raises.
+
+    Reasoning (inline ``<think>`` or the server's ``reasoning_content``) is removed, the LAST
+    ``<predicted_observation>`` block is taken (an unclosed one runs to the end), and without a
+    block the cleaned text is used. A leading ``**Environment Observation:**`` is stripped.
+    ``require_block`` adds a warning when the block is missing (web, android and os templates
+    demand one).
+    """
+    text = content if isinstance(content, str) else ""
+    kept, thoughts, warnings = split_reasoning(text)
+    if isinstance(reasoning, str) and reasoning.strip():
+        thoughts.insert(0, reasoning.strip())
+    start = kept.rfind(_OPEN_OBS)
+    if start >= 0:
+        body = kept[start + len(_OPEN_OBS) :]
+        end = body.find(_CLOSE_OBS)
+        if end >= 0:
+            body = body[:end]
+        else:
+            warnings.append("unclosed <predicted_observation> block: taken to the end")
+    elif _CLOSE_OBS in kept:
+        before = kept[: kept.rfind(_CLOSE_OBS)]
+        body = before.split(_CLOSE_OBS)[-1]
+        warnings.append("</predicted_observation> without an opening tag")
+    else:
+        body = kept
+        if require_block:
+            warnings.append("no <predicted_observation> block: the whole answer was used")
+    observation = _strip_marker(body.replace(_OPEN_OBS, "").replace(_CLOSE_OBS, ""))
+    if not observation.strip():
+        warnings.append("empty observation")
+    return ParsedOutput(text=observation, reasoning="\n\n".join(thoughts) or None, warnings=warnings)
+
+
+def estimate_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
+    """A cheap token estimate (4 characters a token, plus framing per message)."""
+    return sum(len(str(m.get("content") or "")) // 4 + 4 for m in messages)
