@@ -40,6 +40,8 @@ class Fault:
 
 @dataclass
 class RecordedRequest:
+    """One request as the server saw it; header names are lower-cased (HTTP ignores their case)."""
+
     method: str
     path: str
     headers: dict[str, str]
@@ -83,8 +85,8 @@ class FakeWorldModelServer:
     # -- scripting -------------------------------------------------------------------------------
 
     def enqueue(self, *answers: Answer) -> FakeWorldModelServer:
-        """Queue answers: text content, a dict (``content``, ``reasoning_content``, ``finish_reason``,
-        ``usage``) or a :class:`Fault`."""
+        """Queue answers: text content, a dict (``content``, ``reasoning_content`` or ``reasoning``,
+        ``finish_reason``, ``usage``) or a :class:`Fault`."""
         with self._lock:
             self._queue.extend(answers)
         return self
@@ -122,16 +124,23 @@ class FakeWorldModelServer:
 
     def start(self) -> FakeWorldModelServer:
         if self._thread is None:
+            # a short poll interval: stop() waits up to one interval (the default 0.5 s adds up in tests)
             self._thread = threading.Thread(
-                target=self._httpd.serve_forever, name="fake-world-model", daemon=True
+                target=self._httpd.serve_forever,
+                kwargs={"poll_interval": 0.02},
+                name="fake-world-model",
+                daemon=True,
             )
             self._thread.start()
         return self
 
     def stop(self) -> None:
-        self._httpd.shutdown()
+        # shutdown() waits for serve_forever to exit, so it would block forever if never started
+        if self._thread is not None:
+            self._httpd.shutdown()
+            self._thread.join()
+            self._thread = None
         self._httpd.server_close()
-        self._thread = None
 
     def __enter__(self) -> FakeWorldModelServer:
         return self.start()
@@ -151,8 +160,9 @@ class FakeWorldModelServer:
         if isinstance(answer, str):
             answer = {"content": answer}
         message: dict[str, Any] = {"role": "assistant", "content": answer.get("content", "")}
-        if answer.get("reasoning_content") is not None:
-            message["reasoning_content"] = answer["reasoning_content"]
+        for key in ("reasoning_content", "reasoning"):  # vLLM/SGLang spellings of the parser's output
+            if answer.get(key) is not None:
+                message[key] = answer[key]
         prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
         completion_tokens = max(1, len(message["content"] or "") // 4)
         return {
@@ -185,12 +195,21 @@ class FakeWorldModelServer:
             def log_message(self, format: str, *args: Any) -> None:  # quiet
                 pass
 
+            def handle(self) -> None:
+                try:
+                    super().handle()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up first (a hang fault, a timeout): nothing to answer
+
             def _send(self, status: int, payload: bytes, content_type: str = "application/json") -> None:
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
                 self.wfile.write(payload)
+
+            def _headers(self) -> dict[str, str]:
+                return {k.lower(): v for k, v in self.headers.items()}
 
             def _authorized(self) -> bool:
                 if server.api_key is None:
@@ -201,7 +220,7 @@ class FakeWorldModelServer:
                 return False
 
             def do_GET(self) -> None:
-                server.requests.append(RecordedRequest("GET", self.path, dict(self.headers), None))
+                server.requests.append(RecordedRequest("GET", self.path, self._headers(), None))
                 if not self._authorized():
                     return
                 if self.path.rstrip("/").endswith("/models"):
@@ -218,9 +237,9 @@ class FakeWorldModelServer:
                 raw = self.rfile.read(length) if length else b""
                 try:
                     body = json.loads(raw or b"{}")
-                except json.JSONDecodeError:
+                except ValueError:  # JSONDecodeError, or UnicodeDecodeError for bytes that are not UTF-8
                     body = None
-                server.requests.append(RecordedRequest("POST", self.path, dict(self.headers), body))
+                server.requests.append(RecordedRequest("POST", self.path, self._headers(), body))
                 if not self._authorized():
                     return
                 if not self.path.rstrip("/").endswith("/chat/completions"):
@@ -241,6 +260,9 @@ class FakeWorldModelServer:
                         time.sleep(answer.delay)
                     if answer.body is not None:
                         self._send(answer.status, answer.body)
+                        return
+                    if answer.status != 200:  # Fault(status=503) built by hand, without a body
+                        self._send(answer.status, server.error(answer.status).body or b"")
                         return
                     answer = answer.then if answer.then is not None else server.responder(body)
                 self._send(200, json.dumps(server._completion(answer, body)).encode())

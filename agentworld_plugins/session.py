@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from .backends import Backend, BackendRequest, Completion, Sampling, make_backend
+from .backends.offline import current_session
 from .config import Settings, load_settings
 from .domains.base import Domain
 from .errors import AgentWorldError, ContextBudgetError
@@ -237,11 +238,15 @@ class Session:
             metadata["finish_reason"] = completion.finish_reason
         if dropped:
             metadata["context_dropped_turns"] = dropped
+        # a backend that knows (offline world, scenario) says so; otherwise the domain judges the text
+        is_error = completion.metadata.get("is_error", completion.metadata.get("scenario_is_error"))
+        if not isinstance(is_error, bool):
+            is_error = self.domain.is_error(parsed.text, validated)
         return Observation(
             text=parsed.text,
             raw=completion.text,
             reasoning=parsed.reasoning,
-            is_error=self.domain.is_error(parsed.text, validated),
+            is_error=is_error,
             metadata=metadata,
         )
 
@@ -265,7 +270,11 @@ class Session:
         prompt, messages, dropped = self._request(validated)
         started = time.perf_counter()
         request = BackendRequest(messages, self.sampling, self.backend, is_async=False)
-        completion = self.pm.hook.call_backend(session=self, request=request)
+        token = current_session.set(self)
+        try:
+            completion = self.pm.hook.call_backend(session=self, request=request)
+        finally:
+            current_session.reset(token)
         return self._finish(validated, prompt, self._observation(completion, validated, started, dropped))
 
     async def astep(self, action: Any) -> Observation:
@@ -276,7 +285,11 @@ class Session:
         prompt, messages, dropped = self._request(validated)
         started = time.perf_counter()
         request = BackendRequest(messages, self.sampling, self.backend, is_async=True)
-        completion = await self.pm.hook.call_backend(session=self, request=request)
+        token = current_session.set(self)
+        try:
+            completion = await self.pm.hook.call_backend(session=self, request=request)
+        finally:
+            current_session.reset(token)
         return self._finish(validated, prompt, self._observation(completion, validated, started, dropped))
 
     def __repr__(self) -> str:

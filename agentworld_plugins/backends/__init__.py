@@ -24,19 +24,19 @@ def split_backend_spec(text: str) -> tuple[str, str]:
 
 
 def default_backend_name(settings: Settings) -> str:
-    """The backend used when none is named: ``openai`` when a base URL is set."""
-    from ..errors import ConfigError
-
-    if settings.base_url:
-        return "openai"
-    raise ConfigError(
-        "No world model configured",
-        hint="set AGENTWORLD_BASE_URL=http://localhost:8000/v1 (a vLLM or SGLang server) "
-        "or pass --backend / AGENTWORLD_BACKEND",
-    )
+    """The backend used when none is named: ``openai`` with a base URL, else the offline world."""
+    return "openai" if settings.base_url else "offline:default"
 
 
 def make_backend(settings: Settings, registry: Registry, text: str | None = None) -> Backend:
-    """Build the backend named by ``text`` (default: ``settings.backend``, then the default)."""
-    name, spec = split_backend_spec(text or settings.backend or default_backend_name(settings))
+    """Build the backend named by ``text`` (default: ``settings.backend``, then the default).
+
+    A comma-separated text is a chain: ``scenario:s.yaml,cassette:run.db,openai``.
+    """
+    text = text or settings.backend or default_backend_name(settings)
+    if "," in text:
+        from .chain import build_backend_chain
+
+        return build_backend_chain(settings, registry, text)
+    name, spec = split_backend_spec(text)
     return registry.backend_factory(name)(settings, spec)

@@ -33,10 +33,18 @@ def _transformers(settings: Settings, spec: str) -> Backend:
     return TransformersBackend(spec or settings.model or "")
 
 
+def _offline(settings: Settings, spec: str) -> Backend:
+    from ..plugins import get_plugin_manager
+    from .offline import OfflineBackend
+
+    return OfflineBackend(get_plugin_manager().registry, default=spec == "default")
+
+
 @hookimpl
 def register_backends(register: Callable[..., None]) -> None:
     register("openai", _openai)
     register("transformers", _transformers)
+    register("offline", _offline)
 
 
 @hookimpl(trylast=True)

@@ -3,15 +3,16 @@
 >>> backend = OpenAICompatBackend(["http://localhost:8000/v1"], model="Qwen/Qwen-AgentWorld-35B-A3B")
 >>> backend.complete([{"role": "user", "content": "hi"}], Sampling())  # doctest: +SKIP
 
-Retries with exponential backoff on connection errors, timeouts, 429 and 5xx; several base URLs
-are spread by least outstanding requests, and a retry prefers another URL than the one that
-failed. ``reasoning_content`` (vLLM/SGLang reasoning parsers) is kept apart from the content.
+Retries with exponential backoff on connection errors, timeouts, 429, 5xx and 200 answers whose
+body is not JSON (truncated or garbled); several base URLs are spread by least outstanding
+requests, and a retry prefers another URL than the one that failed. ``reasoning_content`` (vLLM/SGLang reasoning parsers) is kept apart from the content.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import random
 import threading
 import time
@@ -35,6 +36,8 @@ _RETRYABLE = (openai.APIConnectionError, openai.RateLimitError, openai.InternalS
 
 def _is_retryable(exc: BaseException) -> bool:
     if isinstance(exc, _RETRYABLE):
+        return True
+    if isinstance(exc, json.JSONDecodeError):  # a 200 whose body is not JSON: truncated or garbled
         return True
     return isinstance(exc, openai.APIStatusError) and exc.status_code >= 500
 
@@ -133,25 +136,40 @@ class OpenAICompatBackend(Backend):
             metadata={"base_url": url},
         )
 
-    def _fail(self, exc: BaseException, url: str) -> BackendError:
+    def _fail(self, exc: BaseException, url: str, attempts: int = 1) -> BackendError:
+        tries = f" (after {attempts} attempts)" if attempts > 1 else ""
         if isinstance(exc, openai.APITimeoutError):
             return BackendUnavailableError(
-                f"The world model at {url} did not answer within {self.timeout:g}s",
+                f"The world model at {url} did not answer within {self.timeout:g}s{tries}",
                 hint="raise the timeout (AGENTWORLD_TIMEOUT) or check the server's load",
             )
         if isinstance(exc, openai.APIConnectionError):
-            return BackendUnavailableError(f"Cannot reach the world model at {url}", hint=START_HINT)
+            return BackendUnavailableError(f"Cannot reach the world model at {url}{tries}", hint=START_HINT)
         if isinstance(exc, openai.APIStatusError):
             body = exc.response.text[:300] if exc.response is not None else ""
+            status = exc.status_code
             hint = None
-            if exc.status_code == 404:
+            if status == 404:
                 hint = f"check the model name ({self.model!r}) and that the base URL ends in /v1"
-            elif exc.status_code in (401, 403):
+            elif status in (401, 403):
                 hint = "set the key with --api-key or AGENTWORLD_API_KEY"
+            elif status in (400, 422):
+                hint = (
+                    "the server rejected the request: check the sampling fields (max_tokens within "
+                    "the model's context length, extra_body keys the server knows)"
+                )
+            elif status == 429:
+                hint = "the server is rate limiting: lower AGENTWORLD_CONCURRENCY or raise AGENTWORLD_MAX_RETRIES"
+            elif status >= 500:
+                hint = "the server failed: see its log, or raise AGENTWORLD_MAX_RETRIES for a flaky one"
+            return BackendError(f"The world model at {url} answered HTTP {status}{tries}: {body}", hint=hint)
+        if isinstance(exc, json.JSONDecodeError):
             return BackendError(
-                f"The world model at {url} answered HTTP {exc.status_code}: {body}", hint=hint
+                f"The world model at {url} answered with a body that is not JSON{tries} "
+                f"({exc.msg}): {exc.doc[:200]!r}",
+                hint="check that the base URL is an OpenAI-compatible server (vLLM, SGLang) and ends in /v1",
             )
-        return BackendError(f"The world model at {url} failed: {type(exc).__name__}: {exc}")
+        return BackendError(f"The world model at {url} failed{tries}: {type(exc).__name__}: {exc}")
 
     def _delay(self, attempt: int) -> float:
         base = self.retry_backoff * (2**attempt)
@@ -201,7 +219,7 @@ class OpenAICompatBackend(Backend):
                         last = index
                         time.sleep(self._delay(attempt))
                         continue
-                    raise self._fail(exc, url) from None
+                    raise self._fail(exc, url, attempt + 1) from None
                 finally:
                     self.balancer.release(index)
                 completion = self._completion(response, url)
@@ -240,7 +258,7 @@ class OpenAICompatBackend(Backend):
                         last = index
                         await asyncio.sleep(self._delay(attempt))
                         continue
-                    raise self._fail(exc, url) from None
+                    raise self._fail(exc, url, attempt + 1) from None
                 finally:
                     self.balancer.release(index)
                 completion = self._completion(response, url)

@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from ..errors import AgentWorldError
-from . import core
+from . import core, demo, serve
 
 
 class AgentWorldGroup(click.Group):
@@ -38,6 +38,8 @@ def cli() -> None:
 
 for command in core.COMMANDS:
     cli.add_command(command)
+cli.add_command(serve.serve)
+cli.add_command(demo.demo)
 
 
 def _load_plugin_commands() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 from typing import Any, ClassVar
@@ -15,6 +16,16 @@ from ..turns import ParsedOutput, parse_output, render_turn
 
 TOOL_DEFINITIONS = "{tool_definitions}"
 DEMONSTRATIONS = "{demonstrations}"
+
+
+@dataclass
+class OfflineResult:
+    """What a domain's ``offline_step`` answers: the observation text and, optionally, whether it is
+    an error (``None``: let :meth:`Domain.is_error` decide) and extra metadata."""
+
+    text: str
+    is_error: bool | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
 
 
 def _expected(err: dict[str, Any]) -> str:
@@ -158,8 +169,16 @@ class Domain:
 
     # -- offline world ---------------------------------------------------------------------------
 
-    def offline_step(self, state: dict[str, Any], action: BaseModel, context: dict[str, Any]) -> Any:
-        """The deterministic answer of the embedded offline world (implemented per domain)."""
+    def offline_step(
+        self, state: dict[str, Any], action: BaseModel, context: dict[str, Any]
+    ) -> OfflineResult:
+        """The deterministic answer of the embedded ``offline`` backend to ``action``.
+
+        ``state`` is a dict owned by one offline session: the domain keeps whatever it needs there
+        (a virtual filesystem, a ledger of created items) and mutates it in place. ``context`` is
+        the session's context (tools, initial_state, task, corpus, ...). The same sequence of
+        actions on a fresh state must give the same answers (the backend may replay them).
+        """
         raise NotImplementedError(f"domain {self.name!r} has no offline behaviour")
 
     def __repr__(self) -> str:

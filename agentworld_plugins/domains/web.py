@@ -180,8 +180,8 @@ def _bind_call(call: ast.Call) -> tuple[str, dict[str, Any], list[str]]:
             f"{name}() takes at most {len(params)} argument{'s' if len(params) != 1 else ''} "
             f"({len(positional)} given) (expected {sig})"
         )
-    for param, node in zip(params, positional):
-        given[param.name] = node
+    for param, arg in zip(params, positional):
+        given[param.name] = arg
     names = {p.name for p in params}
     for kw in call.keywords:
         if kw.arg is None:  # ruled out above; keeps type checkers content

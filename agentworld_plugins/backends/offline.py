@@ -1,0 +1,213 @@
+"""The embedded ``offline`` backend: a deterministic, stateful world with no model.
+
+Each domain's ``offline_step(state, action, context)`` answers. Inside a session the offline
+state lives on the session (actions answered by another backend of a chain are replayed into it
+before the next offline answer). Without a session (``agentworld serve``), the domain is
+recognised from the messages and the state is rebuilt by replaying the earlier actions, with a
+cache keyed by the conversation so a growing conversation costs one step per request.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import json
+import re
+import threading
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ActionValidationError, BackendError
+from .base import Backend, Completion, Sampling
+
+if TYPE_CHECKING:
+    from ..domains.base import Domain
+    from ..plugins import Registry
+    from ..session import Session
+
+#: the session whose step is being answered (set by Session.step / astep)
+current_session: contextvars.ContextVar[Session | None] = contextvars.ContextVar(
+    "agentworld_current_session", default=None
+)
+
+NOTICE = (
+    "agentworld: no world model configured, using the embedded offline world (deterministic, no model). "
+    "Set AGENTWORLD_BASE_URL=http://localhost:8000/v1 or pass --base-url to use Qwen-AgentWorld."
+)
+
+_ACTION = re.compile(r"\*\*Action:\*\*\n", re.MULTILINE)
+_FENCED = re.compile(r"\A```([\w-]*)\n(.*?)\n?```\s*\Z", re.DOTALL)
+_TURN = re.compile(r"\A### Turn (\d+)")
+
+
+def extract_action(turn_prompt: str) -> tuple[str | None, str] | None:
+    """``(fence language or None, action text)`` from a rendered turn prompt, or None."""
+    matches = list(_ACTION.finditer(turn_prompt))
+    if not matches:
+        return None
+    body = turn_prompt[matches[-1].end() :].strip("\n")
+    fenced = _FENCED.match(body)
+    if fenced:
+        return fenced.group(1) or "", fenced.group(2)
+    return None, body
+
+
+def _wrap(text: str) -> str:
+    return f"<predicted_observation>\n{text}\n</predicted_observation>"
+
+
+class OfflineBackend(Backend):
+    """Answers every turn with the domain's deterministic offline behaviour."""
+
+    name = "offline"
+
+    def __init__(self, registry: Registry, *, default: bool = False, cache_size: int = 256) -> None:
+        self.registry = registry
+        self.notice = NOTICE if default else None
+        self._cache: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
+        self._markers: dict[str, str] | None = None
+
+    def describe(self) -> str:
+        return "offline"
+
+    # -- actions from messages -------------------------------------------------------------------
+
+    def _parse_action(self, domain: Domain, prompt: str) -> Any:
+        found = extract_action(prompt)
+        if found is None:
+            raise BackendError(
+                f"The offline world found no **Action:** in the turn prompt {prompt[:60]!r}",
+                hint="send turns in the trained format (### Turn N / **Action:** ...)",
+            )
+        return domain.validate_action(found[1])
+
+    def _system_markers(self) -> dict[str, str]:
+        """The first line of each bundled template, to recognise a domain by its system prompt."""
+        if self._markers is None:
+            markers = {}
+            for name, dom in self.registry.domains.items():
+                try:
+                    first = dom.template().strip().splitlines()[0].strip()
+                except Exception:
+                    continue
+                if first:
+                    markers[first] = name
+            self._markers = markers
+        return self._markers
+
+    def detect_domain(self, messages: list[dict[str, Any]]) -> Domain:
+        """The domain of a conversation: by its system prompt, else by the action's shape."""
+        system = next((str(m.get("content") or "") for m in messages if m.get("role") == "system"), "")
+        for marker, name in self._system_markers().items():
+            if marker in system:
+                return self.registry.domain(name)
+        prompt = str(messages[-1].get("content") or "")
+        order = ["terminal", "android", "search", "os", "swe", "mcp", "web"]
+        order += [n for n in self.registry.domains if n not in order]
+        for name in order:
+            dom = self.registry.domains.get(name)
+            if dom is None:
+                continue
+            try:
+                self._parse_action(dom, prompt)
+            except (ActionValidationError, BackendError):
+                continue
+            return dom
+        raise BackendError(
+            "The offline world cannot tell which domain this conversation is",
+            hint="start with one of the bundled system prompts (agentworld prompt DOMAIN)",
+        )
+
+    # -- state -----------------------------------------------------------------------------------
+
+    @staticmethod
+    def _key(domain: str, user_prompts: list[str], system: str) -> str:
+        digest = hashlib.blake2b(digest_size=16)
+        digest.update(domain.encode())
+        digest.update(system.encode())
+        for prompt in user_prompts:
+            digest.update(b"\x00")
+            digest.update(prompt.encode())
+        return digest.hexdigest()
+
+    def _session_state(self, session: Session) -> dict[str, Any]:
+        store = session.state.setdefault("offline", {"applied": 0, "state": {}})
+        done = len(session.trajectory.turns)
+        for turn in session.trajectory.turns[store["applied"] : done]:
+            if turn.action is not None:  # answered by another backend: bring the world up to date
+                action = session.domain.validate_action(turn.action)
+                session.domain.offline_step(store["state"], action, session.context)
+        store["applied"] = done
+        return store
+
+    def _answer(
+        self, domain: Domain, state: dict[str, Any], action: Any, context: dict[str, Any]
+    ) -> Completion:
+        try:
+            result = domain.offline_step(state, action, context)
+        except NotImplementedError:
+            raise BackendError(
+                f"The offline world has no behaviour for domain {domain.name!r}",
+                hint="use a scenario or cassette backend for it, or a real world model",
+            ) from None
+        metadata: dict[str, Any] = {"offline": True, **result.metadata}
+        if result.is_error is not None:
+            metadata["is_error"] = result.is_error
+        return Completion(text=_wrap(result.text), metadata=metadata, model="offline", finish_reason="stop")
+
+    def complete(self, messages: list[dict[str, Any]], sampling: Sampling) -> Completion:
+        session = current_session.get()
+        if session is not None:
+            domain = session.domain
+            action = self._parse_action(domain, str(messages[-1].get("content") or ""))
+            with self._lock:
+                store = self._session_state(session)
+                completion = self._answer(domain, store["state"], action, session.context)
+                store["applied"] += 1
+            return completion
+        return self._complete_stateless(messages)
+
+    def _complete_stateless(self, messages: list[dict[str, Any]]) -> Completion:
+        if not messages or messages[-1].get("role") != "user":
+            raise BackendError(
+                "The last message must be the user's turn prompt", hint="end with the current turn"
+            )
+        domain = self.detect_domain(messages)
+        system = next((str(m.get("content") or "") for m in messages if m.get("role") == "system"), "")
+        users = [str(m.get("content") or "") for m in messages if m.get("role") == "user"]
+        action = self._parse_action(domain, users[-1])
+        context = self._context_from_system(system)
+        with self._lock:
+            state = self._cache.pop(self._key(domain.name, users[:-1], system), None)
+            if state is None:
+                state = {}
+                for prompt in users[:-1]:
+                    domain.offline_step(state, self._parse_action(domain, prompt), context)
+            completion = self._answer(domain, state, action, context)
+            self._cache[self._key(domain.name, users, system)] = state
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        return completion
+
+    @staticmethod
+    def _context_from_system(system: str) -> dict[str, Any]:
+        """Tool definitions embedded in a system prompt as a JSON list (best effort)."""
+        start = system.find('[\n  {\n    "name"')
+        if start < 0:
+            return {}
+        depth = 0
+        for i, ch in enumerate(system[start:], start):
+            depth += ch == "["
+            depth -= ch == "]"
+            if depth == 0:
+                try:
+                    tools = json.loads(system[start : i + 1])
+                except json.JSONDecodeError:
+                    return {}
+                return {"tools": tools} if isinstance(tools, list) else {}
+        return {}
+
+    async def acomplete(self, messages: list[dict[str, Any]], sampling: Sampling) -> Completion:
+        return self.complete(messages, sampling)

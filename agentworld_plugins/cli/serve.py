@@ -1,0 +1,46 @@
+"""``agentworld serve``: expose a backend (or chain) as an OpenAI-compatible server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
+@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--backend", envvar="AGENTWORLD_BACKEND", help="Backend or chain (default: offline world).")
+@click.option(
+    "--upstream", envvar="AGENTWORLD_BASE_URL", help="Base URL(s) of a real world model for 'openai'."
+)
+@click.option("--model", envvar="AGENTWORLD_MODEL", help="Upstream model name.")
+@click.option("--upstream-api-key", envvar="AGENTWORLD_API_KEY", help="Upstream API key.")
+@click.option("--api-key", "api_key", envvar="AGENTWORLD_SERVE_API_KEY", help="Require this bearer token.")
+@click.option("--model-name", default="agentworld", show_default=True, help="Name listed by /v1/models.")
+@click.option(
+    "--prompts-dir", envvar="AGENTWORLD_PROMPTS_DIR", type=click.Path(file_okay=False, path_type=Path)
+)
+def serve(
+    host: str,
+    port: int,
+    backend: str | None,
+    upstream: str | None,
+    model: str | None,
+    upstream_api_key: str | None,
+    api_key: str | None,
+    model_name: str,
+    prompts_dir: Path | None,
+) -> None:
+    """Serve /v1/chat/completions and /v1/models from any backend."""
+    import uvicorn
+
+    from ..server import create_app
+    from ..session import World
+
+    world = World(
+        base_url=upstream, model=model, api_key=upstream_api_key, backend=backend, prompts_dir=prompts_dir
+    )
+    app = create_app(world.backend, api_key=api_key, model_name=model_name)
+    click.echo(f"agentworld: serving {world.backend.describe()} at http://{host}:{port}/v1", err=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning")

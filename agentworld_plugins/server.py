@@ -1,0 +1,164 @@
+"""``agentworld serve``: any backend behind an OpenAI-compatible chat-completions API.
+
+Code written for the world model's API (a copy of the official evaluation script, a Sim-RL loop)
+runs unchanged against the offline world, a cassette, a scenario, or a recording proxy::
+
+    agentworld serve --port 8000                                   # the offline world
+    agentworld serve --backend cassette:cap.db,openai --upstream http://gpu:8000/v1
+
+The app is a Starlette application; :func:`create_app` builds it for tests and embedding.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+import uuid
+from typing import Any
+
+from pydantic import ValidationError
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from .backends.base import Backend, Completion, Sampling
+from .errors import AgentWorldError, BackendError, BackendUnavailableError
+
+_SAMPLING_FIELDS = ("temperature", "max_tokens", "top_p", "seed", "stop")
+
+
+def _error(
+    status: int, message: str, *, param: str | None = None, kind: str = "invalid_request_error"
+) -> JSONResponse:
+    return JSONResponse({"error": {"message": message, "type": kind, "param": param, "code": status}}, status)
+
+
+def _check_messages(messages: Any) -> str | None:
+    """Why ``messages`` is not a chat-completions message list, or None."""
+    if not isinstance(messages, list) or not messages:
+        return "'messages' must be a non-empty list of {role, content} objects"
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict):
+            return f"messages[{i}] must be an object with 'role' and 'content'"
+        if message.get("role") not in ("system", "user", "assistant", "developer", "tool"):
+            return f"messages[{i}].role must be one of system, user, assistant"
+        content = message.get("content")
+        if isinstance(content, list):  # content parts: keep the text ones
+            message["content"] = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        elif content is not None and not isinstance(content, str):
+            return f"messages[{i}].content must be a string"
+    return None
+
+
+def _sampling(body: dict[str, Any]) -> Sampling:
+    fields = {k: body[k] for k in _SAMPLING_FIELDS if body.get(k) is not None}
+    if "max_tokens" not in fields and body.get("max_completion_tokens") is not None:
+        fields["max_tokens"] = body["max_completion_tokens"]
+    if isinstance(fields.get("stop"), str):
+        fields["stop"] = [fields["stop"]]
+    return Sampling(**fields)
+
+
+def _completion_body(completion: Completion, model: str) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": completion.text}
+    if completion.reasoning:
+        message["reasoning_content"] = completion.reasoning
+    usage = completion.usage or {}
+    return {
+        "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": completion.finish_reason or "stop"}],
+        "usage": {
+            "prompt_tokens": usage.get("prompt_tokens", 0),
+            "completion_tokens": usage.get("completion_tokens", 0),
+            "total_tokens": usage.get("total_tokens", 0),
+        },
+    }
+
+
+def _stream(body: dict[str, Any]) -> StreamingResponse:
+    """The same answer as server-sent events: a role chunk, the content, then [DONE]."""
+    choice = body["choices"][0]
+    base = {k: body[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+
+    def events() -> Any:
+        delta: dict[str, Any] = {"role": "assistant", "content": ""}
+        yield f"data: {json.dumps(base | {'choices': [{'index': 0, 'delta': delta, 'finish_reason': None}]})}\n\n"
+        content = {"content": choice["message"]["content"]}
+        if choice["message"].get("reasoning_content"):
+            content["reasoning_content"] = choice["message"]["reasoning_content"]
+        yield f"data: {json.dumps(base | {'choices': [{'index': 0, 'delta': content, 'finish_reason': None}]})}\n\n"
+        end = {"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}
+        yield f"data: {json.dumps(base | {'choices': [end], 'usage': body['usage']})}\n\n"
+        yield "data: [DONE]\n\n"
+
+    return StreamingResponse(events(), media_type="text/event-stream")
+
+
+def create_app(backend: Backend, *, api_key: str | None = None, model_name: str = "agentworld") -> Starlette:
+    """A Starlette app serving ``/v1/chat/completions`` and ``/v1/models`` from ``backend``."""
+
+    def authorized(request: Request) -> bool:
+        if not api_key:
+            return True
+        given = request.headers.get("authorization", "")
+        return secrets.compare_digest(given.encode(), f"Bearer {api_key}".encode())
+
+    async def models(request: Request) -> Response:
+        if not authorized(request):
+            return _error(
+                401, "Invalid API key: send 'Authorization: Bearer <key>'", kind="authentication_error"
+            )
+        now = int(time.time())
+        return JSONResponse(
+            {
+                "object": "list",
+                "data": [{"id": model_name, "object": "model", "created": now, "owned_by": "agentworld"}],
+            }
+        )
+
+    async def chat(request: Request) -> Response:
+        if not authorized(request):
+            return _error(
+                401, "Invalid API key: send 'Authorization: Bearer <key>'", kind="authentication_error"
+            )
+        try:
+            body = await request.json()
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return _error(400, "The request body is not valid JSON")
+        if not isinstance(body, dict):
+            return _error(400, "The request body must be a JSON object")
+        problem = _check_messages(body.get("messages"))
+        if problem:
+            return _error(400, problem, param="messages")
+        try:
+            sampling = _sampling(body)
+        except ValidationError as exc:
+            err = exc.errors(include_url=False)[0]
+            field = ".".join(str(p) for p in err["loc"])
+            return _error(400, f"{field}: {err['msg']}", param=field)
+        try:
+            completion = await backend.acomplete(body["messages"], sampling)
+        except BackendUnavailableError as exc:
+            return _error(503, str(exc), kind="service_unavailable")
+        except BackendError as exc:
+            return _error(502 if "HTTP" in exc.message else 400, str(exc), kind="world_model_error")
+        except AgentWorldError as exc:
+            return _error(400, str(exc))
+        payload = _completion_body(completion, str(body.get("model") or model_name))
+        return _stream(payload) if body.get("stream") else JSONResponse(payload)
+
+    async def health(request: Request) -> Response:
+        return JSONResponse({"status": "ok", "backend": backend.describe()})
+
+    return Starlette(
+        routes=[
+            Route("/v1/chat/completions", chat, methods=["POST"]),
+            Route("/v1/models", models, methods=["GET"]),
+            Route("/health", health, methods=["GET"]),
+        ]
+    )
