@@ -128,10 +128,11 @@ def build_backend_chain(settings: Settings, registry: Registry, text: str) -> Ba
     """Build the backend a chain string names (see the module docstring); one entry gives that
     backend alone."""
     entries = split_chain(text, set(registry.backends))
+    # look every name up before building anything; typed Any: wrapping factories take keywords
+    factories: list[tuple[Any, str]] = [(registry.backend_factory(name), spec) for name, spec in entries]
     rest: list[Backend] = []  # the backends built for the entries after the current one
     try:
-        for name, spec in reversed(entries):
-            factory = registry.backend_factory(name)
+        for factory, spec in reversed(factories):
             if _accepts(factory, "inner"):
                 inner = None if not rest else rest[0] if len(rest) == 1 else ChainBackend(rest)
                 rest = [factory(settings, spec, inner=inner)]

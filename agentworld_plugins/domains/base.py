@@ -28,7 +28,7 @@ class OfflineResult:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
-def _expected(err: dict[str, Any]) -> str:
+def _expected(err: Any) -> str:
     ctx = err.get("ctx") or {}
     if "expected" in ctx:
         return str(ctx["expected"])
@@ -114,7 +114,7 @@ class Domain:
                     hint=f"create {path} or unset --prompts-dir / AGENTWORLD_PROMPTS_DIR",
                 )
             return path.read_text(encoding="utf-8")
-        resource = files("agentworld_plugins.prompts").joinpath(self.name, name)
+        resource = files("agentworld_plugins.prompts").joinpath(self.name).joinpath(name)
         if not resource.is_file():
             raise ConfigError(
                 f"Domain {self.name!r} ships no {name}",

@@ -63,7 +63,9 @@ class HelloDomain(Domain):
             )
         return resource.read_text(encoding="utf-8")
 
-    def offline_step(self, state: dict[str, Any], action: BaseModel, context: dict[str, Any]) -> OfflineResult:
+    def offline_step(
+        self, state: dict[str, Any], action: BaseModel, context: dict[str, Any]
+    ) -> OfflineResult:
         """The ``offline`` backend's answer: always the same greeting for the same name."""
         greeting = Greeting.model_validate(action)
         return OfflineResult(text=f"Hello, {greeting.name}!")
