@@ -35,6 +35,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "agentworld_plugins.domains.web",
     "agentworld_plugins.domains.os",
     "agentworld_plugins.backends.default_plugin",
+    "agentworld_plugins.backends.replay_plugin",
 )
 
 BackendFactory = Callable[["Settings", str], "Backend"]
@@ -113,7 +114,7 @@ class PluginManager(pluggy.PluginManager):
         def tool_pack(name: str, tools: list[dict[str, Any]]) -> None:
             reg.tool_packs[name] = list(tools)
 
-        # pluggy calls the last registered first; reverse so later plugins override earlier ones.
+        # get_hookimpls() lists in registration order: later plugins override earlier ones.
         for fn, hook in (
             (domain, self.hook.register_domains),
             (backend, self.hook.register_backends),

@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from ..errors import AgentWorldError
-from . import core, demo, serve
+from . import cassette, core, demo, serve
 
 
 class AgentWorldGroup(click.Group):
@@ -40,6 +40,7 @@ for command in core.COMMANDS:
     cli.add_command(command)
 cli.add_command(serve.serve)
 cli.add_command(demo.demo)
+cli.add_command(cassette.cassette)
 
 
 def _load_plugin_commands() -> None:

@@ -24,11 +24,10 @@ from typing import Any, ClassVar
 import click
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentworld_plugins.backends.base import Sampling
+from agentworld_plugins import Sampling, hookimpl
 from agentworld_plugins.cli.options import make_world, world_options
 from agentworld_plugins.domains.base import Domain, OfflineResult
 from agentworld_plugins.errors import ConfigError
-from agentworld_plugins.hookspecs import hookimpl
 
 __all__ = ["Greeting", "HelloDomain"]
 
