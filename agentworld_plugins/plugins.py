@@ -78,14 +78,62 @@ class Registry:
 class PluginManager(pluggy.PluginManager):
     """A pluggy manager for the ``agentworld`` project with a lazily built :class:`Registry`."""
 
+    #: hooks whose implementations are called one after another by :meth:`chain` or the
+    #: registry, so they cannot be wrappers
+    PLAIN_HOOKS = frozenset(
+        {
+            "register_domains",
+            "register_backends",
+            "register_perturbations",
+            "register_tool_packs",
+            "prepare_system_prompt",
+            "transform_messages",
+            "after_observation",
+        }
+    )
+
     def __init__(self) -> None:
         super().__init__(ENTRY_POINT_GROUP)
         self.add_hookspecs(hookspecs)
         self._registry: Registry | None = None
+        self.trace_enabled = False
+        #: distribution versions of entry-point plugins, by plugin name
+        self.versions: dict[str, str] = {}
 
     def register(self, plugin: object, name: str | None = None) -> str | None:
         self._registry = None  # a new plugin may register new things
-        return super().register(plugin, name)
+        registered = super().register(plugin, name)
+        if registered is not None:
+            for hook in self.get_hookcallers(plugin) or []:
+                if hook.name not in self.PLAIN_HOOKS:
+                    continue
+                if any(i.plugin is plugin and (i.wrapper or i.hookwrapper) for i in hook.get_hookimpls()):
+                    self.unregister(plugin)
+                    raise PluginError(
+                        f"Plugin {registered!r} implements {hook.name} as a wrapper",
+                        hint=f"{hook.name} implementations are chained: return a value instead of yielding",
+                    )
+        return registered
+
+    def derive(self, extra: list[object]) -> PluginManager:
+        """A manager with this one's plugins (and tracing) plus ``extra`` (per-session plugins)."""
+        pm = PluginManager()
+        pm.versions = self.versions
+        for name, plugin in self.list_name_plugin():
+            if plugin is not None:
+                pm.register(plugin, name=name)
+        for plugin in extra:
+            pm.register(plugin)
+        pm.check_pending()
+        if self.trace_enabled:
+            pm.enable_trace()
+        return pm
+
+    def enable_trace(self) -> None:
+        """Log every hook call to stderr (what ``AGENTWORLD_TRACE_PLUGINS=1`` turns on)."""
+        self.trace_enabled = True
+        self.trace.root.setwriter(lambda msg: sys.stderr.write(f"agentworld: {msg}"))
+        self.enable_tracing()
 
     def unregister(self, plugin: object | None = None, name: str | None = None) -> Any:
         self._registry = None
@@ -122,7 +170,7 @@ class PluginManager(pluggy.PluginManager):
             (tool_pack, self.hook.register_tool_packs),
         ):
             for impl in hook.get_hookimpls():
-                impl.function(register=fn)
+                impl.function(**{a: fn for a in impl.argnames})
         return reg
 
     def chain(self, hook_name: str, value_name: str, value: Any, **kwargs: Any) -> Any:
@@ -140,8 +188,6 @@ class PluginManager(pluggy.PluginManager):
             if result is not None:
                 value = result
         return value
-
-    trace_enabled: bool = False
 
 
 def _import_plugin(module_name: str) -> object:
@@ -170,6 +216,8 @@ def _load_entry_points(pm: PluginManager) -> None:
                 hint="reinstall it, or skip it with AGENTWORLD_LOAD_PLUGINS=<the plugins to load>",
             ) from exc
         pm.register(plugin, name=ep.name)
+        if ep.dist is not None:
+            pm.versions[ep.name] = ep.dist.version
 
 
 def new_plugin_manager(*, load_entrypoints: bool = True) -> PluginManager:
@@ -181,9 +229,7 @@ def new_plugin_manager(*, load_entrypoints: bool = True) -> PluginManager:
         _load_entry_points(pm)
     pm.check_pending()
     if os.environ.get("AGENTWORLD_TRACE_PLUGINS", "") not in ("", "0"):
-        pm.trace_enabled = True
-        pm.trace.root.setwriter(lambda msg: sys.stderr.write(f"agentworld: {msg}"))
-        pm.enable_tracing()
+        pm.enable_trace()
     return pm
 
 
@@ -205,12 +251,11 @@ def plugin_summary(pm: PluginManager, hook: str | None = None) -> list[dict[str,
         hooks = sorted(h.name for h in pm.get_hookcallers(plugin) or [])
         if hook and hook not in hooks:
             continue
-        dist = next((d for p, d in pm.list_plugin_distinfo() if p is plugin), None)
         out.append(
             {
                 "name": name,
                 "hooks": hooks,
-                "version": getattr(dist, "version", None) if dist else None,
+                "version": pm.versions.get(name),
                 "builtin": name in DEFAULT_PLUGINS,
             }
         )

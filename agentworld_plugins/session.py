@@ -376,13 +376,7 @@ class World:
         """The world's manager, or a copy with the session's perturbation plugins added."""
         if not perturbations:
             return self.pm
-        pm = PluginManager()
-        pm.trace_enabled = self.pm.trace_enabled
-        for name, plugin in self.pm.list_name_plugin():
-            pm.register(plugin, name=name)
-        for item in perturbations:
-            pm.register(self._perturbation(item))
-        return pm
+        return self.pm.derive([self._perturbation(item) for item in perturbations])
 
     def _perturbation(self, item: Any) -> Any:
         if not isinstance(item, str):

@@ -93,7 +93,9 @@ def test_body_that_is_not_a_json_object_is_400(server, body):
 def test_empty_body_is_answered(server):
     status, raw = request(server, "POST", CHAT, b"")
     assert status == 200
-    assert content(json.loads(raw)) == "<predicted_observation>observation for request</predicted_observation>"
+    assert (
+        content(json.loads(raw)) == "<predicted_observation>observation for request</predicted_observation>"
+    )
 
 
 # -- answers -------------------------------------------------------------------------------------
@@ -181,7 +183,10 @@ def test_hang_answers_late_with_then_or_the_responder(server):
     started = time.perf_counter()
 
     assert content(chat(server)) == "late"
-    assert content(chat(server, "# Turn 2")) == "<predicted_observation>observation for Turn 2</predicted_observation>"
+    assert (
+        content(chat(server, "# Turn 2"))
+        == "<predicted_observation>observation for Turn 2</predicted_observation>"
+    )
     assert time.perf_counter() - started >= 0.1
 
 

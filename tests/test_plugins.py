@@ -409,3 +409,45 @@ def test_example_plugin_declares_its_entry_point() -> None:
     assert all((HELLO / "agentworld_hello" / name).is_file() for name in shipped)
     assert (HELLO / "README.md").is_file()
     assert "pip install -e examples/agentworld-hello" in (HELLO / "README.md").read_text(encoding="utf-8")
+
+
+def test_wrapper_on_a_chained_hook_is_refused():
+    from agentworld_plugins.errors import PluginError as _PluginError
+
+    class Wrapping:
+        @hookimpl(wrapper=True)
+        def transform_messages(self, session, messages):
+            result = yield
+            return result
+
+    pm = new_plugin_manager(load_entrypoints=False)
+    with pytest.raises(_PluginError, match="transform_messages as a wrapper"):
+        pm.register(Wrapping())
+    assert not any(isinstance(p, Wrapping) for p in pm.get_plugins())
+
+
+def test_registration_hook_may_take_no_arguments():
+    class Quiet:
+        @hookimpl
+        def register_domains(self):
+            return None
+
+    pm = new_plugin_manager(load_entrypoints=False)
+    pm.register(Quiet())
+    assert "terminal" in pm.registry.domains
+
+
+def test_misspelled_perturbation_hook_is_reported():
+    import pluggy
+
+    from agentworld_plugins.backends.fake import FakeBackend as _FakeBackend
+    from agentworld_plugins.session import World as _World
+
+    class Typo:
+        @hookimpl
+        def after_observaton(self, observation):
+            return observation
+
+    world = _World(backend=_FakeBackend(), plugin_manager=new_plugin_manager(load_entrypoints=False))
+    with pytest.raises(pluggy.PluginValidationError, match="after_observaton"):
+        world.session("mcp", perturbations=[Typo()])

@@ -14,8 +14,8 @@ import openai
 import pytest
 import uvicorn
 
-from agentworld_plugins.backends.fake import FakeBackend
 from agentworld_plugins.backends.base import Completion
+from agentworld_plugins.backends.fake import FakeBackend
 from agentworld_plugins.errors import BackendUnavailableError
 from agentworld_plugins.server import create_app
 

@@ -118,7 +118,7 @@ def test_unknown_domain_and_backend_list_names():
     world = World(backend=FakeBackend())
     with pytest.raises(UnknownNameError, match="registered domains: android, mcp, os, search, swe, terminal, web"):
         world.session("nope")
-    with pytest.raises(UnknownNameError, match="registered backends:.*openai"):
+    with pytest.raises(UnknownNameError, match=r"registered backends:.*openai"):
         _ = World(backend="nope").backend
 
 

@@ -16,8 +16,9 @@ import json
 import random
 import threading
 import time
-import weakref
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import suppress
+from dataclasses import dataclass
 from typing import Any
 
 import openai
@@ -67,6 +68,33 @@ class _Balancer:
             self.served[index] += 1
 
 
+async def _close_at_loop_shutdown(clients: list[Any]) -> AsyncIterator[None]:
+    """Parked on its first ``yield``; the loop's ``shutdown_asyncgens()`` (``asyncio.run`` calls
+    it) closes the generator, and with it the clients, while the loop can still run their close."""
+    try:
+        yield
+    finally:
+        for client in clients:
+            with suppress(Exception):
+                await client.close()
+
+
+@dataclass
+class _LoopState:
+    """The async clients and concurrency slots of one event loop (neither can cross loops)."""
+
+    clients: list[Any]
+    slots: asyncio.Semaphore
+    closer: Any  # the _close_at_loop_shutdown generator
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
 class OpenAICompatBackend(Backend):
     """Chat completions against one or more OpenAI-compatible base URLs."""
 
@@ -101,9 +129,10 @@ class OpenAICompatBackend(Backend):
             for u in self.base_urls
         ]
         self._slots = threading.BoundedSemaphore(concurrency)
-        # async clients and semaphores belong to one event loop each
-        self._aio: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[list[Any], asyncio.Semaphore]]
-        self._aio = weakref.WeakKeyDictionary()
+        # async clients and semaphores belong to one event loop each; the states of closed loops
+        # are dropped when a new loop comes (a weak key would not do: the clients refer to the loop)
+        self._aio: dict[asyncio.AbstractEventLoop, _LoopState] = {}
+        self._aio_lock = threading.Lock()
         self._model_lock = threading.Lock()
 
     def describe(self) -> str:
@@ -229,24 +258,30 @@ class OpenAICompatBackend(Backend):
 
     # -- async ---------------------------------------------------------------------------------
 
-    def _loop_state(self) -> tuple[list[Any], asyncio.Semaphore]:
+    async def _loop_state(self) -> _LoopState:
         loop = asyncio.get_running_loop()
-        state = self._aio.get(loop)
-        if state is None:
+        with self._aio_lock:
+            state = self._aio.get(loop)
+            if state is not None:
+                return state
+            for old in [other for other in self._aio if other.is_closed()]:
+                del self._aio[old]
             clients = [
                 openai.AsyncOpenAI(base_url=u, api_key=self.api_key, timeout=self.timeout, max_retries=0)
                 for u in self.base_urls
             ]
-            state = (clients, asyncio.Semaphore(self.concurrency))
+            state = _LoopState(clients, asyncio.Semaphore(self.concurrency), _close_at_loop_shutdown(clients))
             self._aio[loop] = state
+        await state.closer.__anext__()  # runs to the yield at once; the loop now tracks it
         return state
 
     async def acomplete(self, messages: list[dict[str, Any]], sampling: Sampling) -> Completion:
         await self._aensure_model()
         payload = self._payload(messages, sampling)
-        clients, slots = self._loop_state()
+        state = await self._loop_state()
+        clients = state.clients
         last: int | None = None
-        async with slots:
+        async with state.slots:
             for attempt in range(self.max_retries + 1):
                 index = self.balancer.acquire(avoid=last)
                 url = self.base_urls[index]
@@ -269,3 +304,12 @@ class OpenAICompatBackend(Backend):
     def close(self) -> None:
         for client in self._clients:
             client.close()
+        with self._aio_lock:
+            states, self._aio = self._aio, {}
+        for loop, state in states.items():
+            if loop.is_closed():
+                continue  # closed by the loop's shutdown_asyncgens, or left to the GC
+            if loop.is_running():
+                asyncio.run_coroutine_threadsafe(state.closer.aclose(), loop)
+            elif _running_loop() is None:
+                loop.run_until_complete(state.closer.aclose())

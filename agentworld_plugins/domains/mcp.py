@@ -44,7 +44,9 @@ class McpDomain(Domain):
     def is_error(self, text: str, action: BaseModel) -> bool:
         return looks_like_error(text)
 
-    def offline_step(self, state: dict[str, Any], action: BaseModel, context: dict[str, Any]) -> OfflineResult:
+    def offline_step(
+        self, state: dict[str, Any], action: BaseModel, context: dict[str, Any]
+    ) -> OfflineResult:
         """A server without a model: a ledger of created items and results fitted to outputSchema."""
         from ..offline.mcp_world import mcp_step
 

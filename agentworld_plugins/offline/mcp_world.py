@@ -868,8 +868,11 @@ def _prepare(schema: _Schema, node: Any, makers: _Providers, name: str, depth: i
             items = items[0] if items else {}
         low = node.get("minItems") if isinstance(node.get("minItems"), int) else 0
         high = node.get("maxItems") if isinstance(node.get("maxItems"), int) else _LIST_LEN
-        high = max(low, min(high, _LIST_LEN))
-        low = max(low, min(1, high))
+        # lists shrink with depth so that nested and recursive schemas stay small
+        cap = _LIST_LEN if depth < 3 else (1 if depth < 6 else 0)
+        high = max(low, min(high, cap))
+        if depth < 3:
+            low = max(low, min(1, high))
         out = {
             "type": "array",
             "items": _prepare(schema, items if items is not None else {}, makers, _singular(name), depth + 1),
@@ -1531,7 +1534,11 @@ def _remember(bucket: dict[str, Any], outcome: _Outcome, shown: Any) -> None:
     if outcome.mode == "item" and outcome.item_key is not None:
         stored = items.get(outcome.item_key)
         shown_id = shown.get(field) if isinstance(shown, dict) else None
-        if isinstance(stored, dict) and isinstance(shown_id, (str, int)) and str(shown_id) != outcome.item_key:
+        if (
+            isinstance(stored, dict)
+            and isinstance(shown_id, (str, int))
+            and str(shown_id) != outcome.item_key
+        ):
             # the schema wanted another id shape (a pattern, a format): the shown id is the real one
             if str(shown_id) in items:
                 return

@@ -24,7 +24,6 @@ import stat as stat_module
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Union
 
 #: 2026-01-15 09:30:00 UTC, the frozen clock's start
 EPOCH = 1768469400
@@ -192,7 +191,7 @@ class LinkNode(Node):
         return len(self.target.encode("utf-8", "surrogateescape"))
 
 
-SeedValue = Union[str, bytes, Symlink, None]
+SeedValue = str | bytes | Symlink | None
 
 
 def _as_bytes(content: str | bytes) -> bytes:

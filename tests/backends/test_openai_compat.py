@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import socket
 import threading
 import time
+import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -319,7 +321,9 @@ def test_requests_spread_over_urls(servers, make_backend):
 
     results = in_threads(lambda i: backend.complete(ask(f"req {i}"), SAMPLING), 30)
 
-    assert [r.text for r in results] == [f"<predicted_observation>observation for req {i}</predicted_observation>" for i in range(30)]
+    assert [r.text for r in results] == [
+        f"<predicted_observation>observation for req {i}</predicted_observation>" for i in range(30)
+    ]
     counts = [len(s.chat_requests) for s in fakes]
     assert sum(counts) == 30
     assert all(c >= 5 for c in counts), counts
@@ -360,7 +364,10 @@ def test_least_outstanding_prefers_the_fast_server(servers, make_backend):
     in_threads(lambda i: backend.complete(ask(f"req {i}"), SAMPLING), 40, workers=8)
 
     assert len(slow.chat_requests) + len(fast.chat_requests) == 40
-    assert len(fast.chat_requests) > 3 * len(slow.chat_requests), (len(fast.chat_requests), len(slow.chat_requests))
+    assert len(fast.chat_requests) > 3 * len(slow.chat_requests), (
+        len(fast.chat_requests),
+        len(slow.chat_requests),
+    )
 
 
 # -- 7. concurrency limit ------------------------------------------------------------------------
@@ -436,7 +443,7 @@ async def test_acomplete_client_error_not_retried(fake_world_server, make_backen
 
 async def test_acomplete_timeout_and_unreachable(fake_world_server, make_backend):
     fake_world_server.enqueue(hang(2), hang(2))
-    with pytest.raises(BackendUnavailableError, match="did not answer within 0.3s"):
+    with pytest.raises(BackendUnavailableError, match=r"did not answer within 0\.3s"):
         await make_backend(fake_world_server.url, timeout=0.3, max_retries=1).acomplete(MESSAGES, SAMPLING)
 
     url = closed_port_url()
@@ -466,7 +473,43 @@ def test_acomplete_on_two_event_loops(fake_world_server, make_backend):
 
     assert (first.text, second.text) == ("first", "second")
     # and the sync path still works after both loops closed
-    assert backend.complete(ask("again"), SAMPLING).text.endswith("observation for again</predicted_observation>")
+    assert backend.complete(ask("again"), SAMPLING).text.endswith(
+        "observation for again</predicted_observation>"
+    )
+
+
+def unclosed_transport_warnings(action: Callable[[], None]) -> list[str]:
+    """The ResourceWarnings about connections left open by ``action``, once garbage is collected."""
+    gc.collect()  # what earlier tests left behind is not this action's doing
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        action()
+        gc.collect()
+    return [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]
+
+
+def test_clients_of_a_finished_event_loop_are_closed(fake_world_server, make_backend):
+    backend = make_backend(fake_world_server.url)
+
+    def three_runs() -> None:
+        for _ in range(3):
+            assert asyncio.run(backend.acomplete(MESSAGES, SAMPLING)).text
+
+    assert unclosed_transport_warnings(three_runs) == []
+
+
+def test_close_closes_the_clients_of_an_idle_loop(fake_world_server, make_backend):
+    backend = make_backend(fake_world_server.url)
+
+    def use_then_close() -> None:
+        loop = asyncio.new_event_loop()
+        try:
+            assert loop.run_until_complete(backend.acomplete(MESSAGES, SAMPLING)).text
+            backend.close()
+        finally:
+            loop.close()  # without shutdown_asyncgens: only close() can have closed the clients
+
+    assert unclosed_transport_warnings(use_then_close) == []
 
 
 # -- 9. model discovery --------------------------------------------------------------------------
@@ -535,7 +578,12 @@ def test_wrong_api_key_is_a_401_with_a_hint(make_backend):
 
 
 def test_world_session_step_over_http(fake_world_server):
-    fake_world_server.enqueue({"content": '<predicted_observation>{"notes": []}</predicted_observation>', "reasoning_content": "empty"})
+    fake_world_server.enqueue(
+        {
+            "content": '<predicted_observation>{"notes": []}</predicted_observation>',
+            "reasoning_content": "empty",
+        }
+    )
     with World(base_url=fake_world_server.url, model="wm", retry_backoff=0) as world:
         obs = world.session("mcp").step({"tool_name": "list_notes", "arguments": {}})
 

@@ -365,15 +365,15 @@ def test_results_validate_against_output_schemas(schema_name: str) -> None:
     schema = SCHEMAS[schema_name]
     tools = [{"name": n, "inputSchema": {"type": "object"}, "outputSchema": schema} for n, _ in CALLS]
     state: dict[str, Any] = {}
-    made_id: Any = 1
+    made: dict[str, Any] = {"id": 1}
     for name, arguments in CALLS:
-        if "id" in arguments:
-            arguments = {**arguments, "id": made_id}
+        if "id" in arguments:  # address the item by the id the create call showed
+            arguments = {**{k: v for k, v in arguments.items() if k != "id"}, **made}
         result = call(state, name, arguments, tools)
         assert result.is_error is False, result.text
         value = json.loads(result.text)
-        if name.startswith("create") and isinstance(value.get("id"), (int, str)):
-            made_id = value["id"]
+        if name.startswith("create"):
+            made = {k: value[k] for k in ("id", "uuid") if k in value} or made
         check(schema, value)
         assert result.metadata["structured_content"] == value
         for text in _strings(value, "created_at"):
