@@ -474,9 +474,14 @@ def _focused(page: dict[str, Any]) -> int | None:
     return None
 
 
+def _known_page(context: dict[str, Any], url: str) -> str | None:
+    """The page text ``context["pages"]`` holds for ``url`` (a trailing slash does not matter)."""
+    return _lookup(context.get("pages"), url, fold=lambda u: u.rstrip("/"))
+
+
 def _navigate(world: dict[str, Any], url: str, context: dict[str, Any]) -> None:
     """Open ``url`` in the active tab when ``context["pages"]`` knows it; else unknown effect."""
-    text = _lookup(context.get("pages"), url, fold=lambda u: u.rstrip("/"))
+    text = _known_page(context, url)
     if text is None:
         raise _Unknown(f"the page at {url} is not known offline (context['pages'] can supply it)")
     page = parse_web_page(text)
@@ -604,7 +609,7 @@ def _press(world: dict[str, Any], page: dict[str, Any], key_comb: str) -> None:
             and not _disabled(n)
             and (
                 _editable(n)
-                or n["role"] in _TOGGLE_ROLES | _RADIO_ROLES | _ACTIVE_ROLES
+                or n["role"] in _TOGGLE_ROLES | _RADIO_ROLES | _ACTIVE_ROLES - {"LabelText", "label"}
                 or _prop_index(n, "clickable") is not None
             )
         ]
@@ -661,8 +666,8 @@ def _web_call(
         return
     if name == "goto":
         url = args["url"]
-        if url.rstrip("/") == page["url"].rstrip("/") and _lookup(context.get("pages"), url) is None:
-            return
+        if url.rstrip("/") == page["url"].rstrip("/") and _known_page(context, url) is None:
+            return  # the page already shown: nothing new to show
         _navigate(world, url, context)
         return
     if name in ("keyboard_type", "keyboard_insert_text"):

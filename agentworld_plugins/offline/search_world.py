@@ -445,8 +445,8 @@ def _bible_sections(text: str) -> list[tuple[str, str]]:
 def _title_from(text: str) -> str:
     first = re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0]
     words = first.split()
-    title = " ".join(words[:10]).rstrip(".:;,")
-    return title + ("..." if len(words) > 10 else "") if title else "Untitled"
+    title = " ".join(words[:12]).rstrip(".:;,")
+    return title + ("..." if len(words) > 12 else "") if title else "Untitled"
 
 
 def _bible(text: str) -> Corpus:
