@@ -6,6 +6,7 @@ import ast
 import difflib
 import re
 import textwrap
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -247,7 +248,9 @@ def parse_web_action(text: str) -> list[tuple[str, dict[str, Any]]]:
     if not source:
         raise WebActionError(["empty action; write a call such as click('12')"], "click('12')")
     try:
-        tree = ast.parse(source, mode="exec")
+        with warnings.catch_warnings():  # agent text is not our code: no SyntaxWarnings
+            warnings.simplefilter("ignore", SyntaxWarning)
+            tree = ast.parse(source, mode="exec")
     except SyntaxError as exc:
         where = f"line {exc.lineno}, column {exc.offset}: " if exc.lineno else ""
         raise WebActionError(

@@ -373,33 +373,54 @@ def _number_value(name: str, schema: dict[str, Any], rnd: Any, kind: str) -> int
     integer = kind == "integer"
     step: float = 1 if integer else 0.01
     low_d, high_d = _number_range(name, kind)
-    low = schema.get("minimum")
-    high = schema.get("maximum")
-    ex_low = schema.get("exclusiveMinimum")
-    ex_high = schema.get("exclusiveMaximum")
-    if isinstance(ex_low, (int, float)) and not isinstance(ex_low, bool):
+    low, high = _number_at(schema, "minimum"), _number_at(schema, "maximum")
+    ex_low, ex_high = _number_at(schema, "exclusiveMinimum"), _number_at(schema, "exclusiveMaximum")
+    if ex_low is not None:
         low = ex_low + step if low is None else max(low, ex_low + step)
-    if isinstance(ex_high, (int, float)) and not isinstance(ex_high, bool):
+    if ex_high is not None:
         high = ex_high - step if high is None else min(high, ex_high - step)
     if low is None and high is None:
-        low, high = low_d, high_d
+        lo, hi = low_d, high_d
     elif low is None:
-        low = low_d if low_d <= high else high - 100
+        assert high is not None
+        lo, hi = (low_d if low_d <= high else high - 100), high
     elif high is None:
-        high = high_d if high_d >= low else low + 100
-    multiple = schema.get("multipleOf")
-    if isinstance(multiple, (int, float)) and multiple > 0:
-        first, last = math.ceil(low / multiple), math.floor(high / multiple)
+        lo, hi = low, (high_d if high_d >= low else low + 100)
+    else:
+        lo, hi = low, high
+    multiple = _number_at(schema, "multipleOf")
+    if multiple is not None and multiple > 0:
+        first, last = math.ceil(lo / multiple), math.floor(hi / multiple)
         k = rnd.randint(first, last) if first <= last else first
         value = k * multiple
         return int(value) if integer and float(value).is_integer() else value
     if integer:
-        first, last = math.ceil(low), math.floor(high)
-        return rnd.randint(first, last) if first <= last else first
-    return round(low + (high - low) * rnd.random(), 2)
+        first, last = math.ceil(lo), math.floor(hi)
+        return int(rnd.randint(first, last)) if first <= last else first
+    return round(lo + (hi - lo) * rnd.random(), 2)
 
 
 # -- schemas ------------------------------------------------------------------------------------
+
+
+def _dict_at(node: Any, key: str) -> dict[str, Any]:
+    value = node.get(key) if isinstance(node, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def _list_at(node: Any, key: str) -> list[Any]:
+    value = node.get(key) if isinstance(node, dict) else None
+    return value if isinstance(value, list) else []
+
+
+def _int_at(node: Any, key: str) -> int | None:
+    value = node.get(key) if isinstance(node, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _number_at(node: Any, key: str) -> float | None:
+    value = node.get(key) if isinstance(node, dict) else None
+    return value if _num(value) else None
 
 
 def _pointer(root: Any, ref: str) -> Any:
@@ -561,7 +582,7 @@ class _Schema:
         types = [t for t in _types_of(node) if t != "null"] or _types_of(node) or ["string"]
         kind = types[0]
         if kind == "object":
-            props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+            props = _dict_at(node, "properties")
             required = [r for r in node.get("required") or [] if isinstance(r, str)]
             out: dict[str, Any] = {}
             for key, sub in props.items():
@@ -573,11 +594,11 @@ class _Schema:
             return out
         if kind == "array":
             items = node.get("items")
-            prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else None
+            prefix: list[Any] | None = _list_at(node, "prefixItems") or None
             if isinstance(items, list):
                 prefix, items = items, node.get("additionalItems", {})
-            low = node.get("minItems", 0) if isinstance(node.get("minItems"), int) else 0
-            high = node.get("maxItems") if isinstance(node.get("maxItems"), int) else None
+            low = _int_at(node, "minItems") or 0
+            high = _int_at(node, "maxItems")
             count = rnd.randint(1, _LIST_LEN) if depth < 4 else 0
             count = max(low, count if high is None else min(count, high))
             result = [self.synth(p, name, depth + 1) for p in (prefix or [])][:count]
@@ -637,9 +658,14 @@ class _Schema:
         elif actual in ("integer", "number"):
             value = self._repair_number(value, resolved, name, types)
         if not self.valid(value, node) and depth <= _MAX_DEPTH:
-            fresh = self.synth(resolved, name, depth)
-            if self.valid(fresh, node):
-                return fresh
+            for _ in range(3):
+                fresh = self.synth(resolved, name, depth)
+                if self.valid(fresh, node):
+                    return fresh
+            # keywords we do not generate for (not, if/then, contains...) may still accept a plain value
+            for probe in (value, *_PROBES):
+                if self.valid(probe, node):
+                    return copy.deepcopy(probe)
         return value
 
     def _convert(self, value: Any, types: list[str], node: dict[str, Any], name: str, depth: int) -> Any:
@@ -660,8 +686,8 @@ class _Schema:
         return self.synth({**node, "type": types[0]}, name, depth)
 
     def _repair_object(self, value: dict[str, Any], node: dict[str, Any], depth: int) -> dict[str, Any]:
-        props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
-        patterns = node.get("patternProperties") if isinstance(node.get("patternProperties"), dict) else {}
+        props = _dict_at(node, "properties")
+        patterns = _dict_at(node, "patternProperties")
         extra = node.get("additionalProperties", True)
         out: dict[str, Any] = {}
         for key, item in value.items():
@@ -694,22 +720,39 @@ class _Schema:
                 if len(out) >= low:
                     break
                 out.setdefault(key, self.synth(sub, key, depth + 1))
-            n = 1
-            while len(out) < low and extra is not False:
+            for n in range(low * 4 + 8):
+                if len(out) >= low or extra is False:
+                    break
                 sub = extra if isinstance(extra, dict) else {}
-                out.setdefault(f"key{n}", self.synth(sub, "value", depth + 1))
-                n += 1
+                key = self._key(node, n)
+                if key not in out:
+                    out[key] = self.repair(self.synth(sub, key, depth + 1), sub, key, depth + 1)
+        names = node.get("propertyNames")
+        if isinstance(names, dict):
+            out = {k: v for k, v in out.items() if k in required or self.valid(k, names)}
         return out
+
+    def _key(self, node: dict[str, Any], n: int) -> str:
+        """A name for an extra property: a plain word, or one made from ``propertyNames``."""
+        names = node.get("propertyNames")
+        word = _WORDS[n % len(_WORDS)] + (str(n // len(_WORDS)) if n >= len(_WORDS) else "")
+        if isinstance(names, dict) and not self.valid(word, names):
+            pattern = names.get("pattern")
+            made = _xeger(pattern, self.rng) if isinstance(pattern, str) else None
+            return made if made is not None else word
+        return word
 
     def _repair_array(self, value: list[Any], node: dict[str, Any], name: str, depth: int) -> list[Any]:
         items = node.get("items")
-        prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else []
+        prefix = _list_at(node, "prefixItems")
         if isinstance(items, list):
             prefix, items = items, node.get("additionalItems", {})
         item_name = _singular(name)
         out = []
         for i, item in enumerate(value):
             sub = prefix[i] if i < len(prefix) else items
+            if sub is False:
+                break
             out.append(item if sub is None else self.repair(item, sub, item_name, depth + 1))
         if node.get("uniqueItems") is True:
             seen: set[str] = set()
@@ -732,6 +775,13 @@ class _Schema:
             if node.get("uniqueItems") is True and any(_canonical(fresh) == _canonical(o) for o in out):
                 continue
             out.append(fresh)
+        contains = node.get("contains")
+        if isinstance(contains, dict) and not any(self.valid(o, contains) for o in out):
+            wanted = self.repair(self.synth(contains, item_name, depth + 1), contains, item_name, depth + 1)
+            if isinstance(high, int) and len(out) >= high and out:
+                out[-1] = wanted
+            else:
+                out.append(wanted)
         return out
 
     def _repair_string(self, value: str, node: dict[str, Any], name: str) -> str:
@@ -747,16 +797,16 @@ class _Schema:
         integer = "number" not in types and "integer" in types
         if integer and isinstance(value, float):
             value = round(value)
-        low, high = node.get("minimum"), node.get("maximum")
-        ex_low, ex_high = node.get("exclusiveMinimum"), node.get("exclusiveMaximum")
+        low, high = _number_at(node, "minimum"), _number_at(node, "maximum")
+        ex_low, ex_high = _number_at(node, "exclusiveMinimum"), _number_at(node, "exclusiveMaximum")
         fine = (
             (low is None or value >= low)
             and (high is None or value <= high)
-            and (not _num(ex_low) or value > ex_low)
-            and (not _num(ex_high) or value < ex_high)
+            and (ex_low is None or value > ex_low)
+            and (ex_high is None or value < ex_high)
         )
-        multiple = node.get("multipleOf")
-        if _num(multiple) and multiple > 0 and not float(value / multiple).is_integer():
+        multiple = _number_at(node, "multipleOf")
+        if multiple is not None and multiple > 0 and not float(value / multiple).is_integer():
             fine = False
         if fine:
             return value
@@ -785,6 +835,7 @@ def _seed(*parts: Any) -> int:
 # -- jsf ----------------------------------------------------------------------------------------
 
 _FAILED = object()
+_PROBES: tuple[Any, ...] = (0, 1, True, False, None, "", "value", [], {})
 _JSF_LOCK = threading.RLock()
 _JSF_CACHE: OrderedDict[str, Any] = OrderedDict()
 
@@ -793,6 +844,7 @@ _JSF_CACHE: OrderedDict[str, Any] = OrderedDict()
 def _seeded(seed: int) -> Iterator[None]:
     """Seed the global generators jsf, Faker and rstr draw from; restore them afterwards."""
     with _JSF_LOCK:
+        faker_random: Any
         try:
             from faker.generator import random as faker_random
         except Exception:  # pragma: no cover - faker comes with jsf
@@ -852,7 +904,7 @@ def _prepare(schema: _Schema, node: Any, makers: _Providers, name: str, depth: i
     kind = next((t for t in types if t != "null"), "null")
     out: dict[str, Any]
     if kind == "object":
-        props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+        props = _dict_at(node, "properties")
         out = {
             "type": "object",
             "properties": {k: _prepare(schema, v, makers, k, depth + 1) for k, v in props.items()},
@@ -866,8 +918,9 @@ def _prepare(schema: _Schema, node: Any, makers: _Providers, name: str, depth: i
             items = prefix[0]
         elif isinstance(items, list):
             items = items[0] if items else {}
-        low = node.get("minItems") if isinstance(node.get("minItems"), int) else 0
-        high = node.get("maxItems") if isinstance(node.get("maxItems"), int) else _LIST_LEN
+        low = _int_at(node, "minItems") or 0
+        high = _int_at(node, "maxItems")
+        high = _LIST_LEN if high is None else high
         # lists shrink with depth so that nested and recursive schemas stay small
         cap = _LIST_LEN if depth < 3 else (1 if depth < 6 else 0)
         high = max(low, min(high, cap))
@@ -935,7 +988,7 @@ def _coerce(value: Any, node: Any, schema: _Schema, depth: int = 0) -> Any:
         return value
     types = _types_of(node)
     if isinstance(value, dict) and "object" in types:
-        props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+        props = _dict_at(node, "properties")
         return {k: _coerce(v, props[k], schema, depth + 1) if k in props else v for k, v in value.items()}
     if isinstance(value, list) and "array" in types and isinstance(node.get("items"), dict):
         return [_coerce(v, node["items"], schema, depth + 1) for v in value]
@@ -1140,8 +1193,7 @@ def _object_props(schema: _Schema, node: Any) -> dict[str, Any]:
             props = _object_props(schema, branch)
             if props:
                 return props
-    props = node.get("properties")
-    return props if isinstance(props, dict) else {}
+    return _dict_at(node, "properties")
 
 
 def _id_style(name: str, node: Any, schema: _Schema) -> tuple[str, str]:

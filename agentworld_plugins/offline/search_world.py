@@ -427,7 +427,7 @@ def _bible_sections(text: str) -> list[tuple[str, str]]:
     text = text.strip()
     if re.search(r"^#{1,6}\s+\S", text, flags=re.MULTILINE):
         sections: list[tuple[str, str]] = []
-        title, lines = "", []
+        title, lines = "", list[str]()
         for line in text.splitlines():
             m = re.match(r"^#{1,6}\s+(.+?)\s*#*\s*$", line)
             if m:

@@ -35,6 +35,7 @@ import operator
 import posixpath
 import re
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cmp_to_key, lru_cache
@@ -5706,7 +5707,7 @@ def _u_stat(p: _Proc) -> int:
         p.out(
             f"  File: {shown}\n"
             f"  Size: {size:<15} Blocks: {_blocks(node) * 2:<10} IO Block: 4096   {kind}\n"
-            f"Device: 0,54\tInode: {abs(hash(path)) % 900000 + 100000:<11} Links: {_nlink(node)}\n"
+            f"Device: 0,54\tInode: {zlib.crc32(path.encode()) % 900000 + 100000:<11} Links: {_nlink(node)}\n"
             f"Access: ({node.mode & 0o7777:04o}/{mode_string(node)})  Uid: (    0/    root)   Gid: (    0/    root)\n"
             f"Access: {when}\nModify: {when}\nChange: {when}\n Birth: {when}\n"
         )
@@ -6066,3 +6067,227 @@ PROGRAMS: dict[str, Callable[[_Proc], int]] = {
     "diff": _u_diff,
     "file": _u_file,
 }
+
+
+# -- building a machine from a session's context ---------------------------------------------------
+
+_PROMPT_LINE = re.compile(r"^(?P<user>[a-z_][\w.-]*)@(?P<host>[\w.-]+):(?P<cwd>[^\s#$]*)[#$] ?$")
+
+
+def machine_from_context(context: dict[str, Any], *, interactive: bool = True) -> VirtualMachine:
+    """A machine for a session: ``files`` (a ``{path: content}`` seed or a real folder to copy),
+    ``cwd`` (default /app) and ``env`` from the context. A prompt on the last line of
+    ``initial_state`` (``root@box:/app#``) sets the hostname and, without ``cwd``, the directory."""
+    from ..errors import ConfigError
+
+    files = context.get("files")
+    cwd = context.get("cwd")
+    hostname = "agentworld"
+    user = "root"
+    initial = context.get("initial_state")
+    if isinstance(initial, str) and initial.strip():
+        m = _PROMPT_LINE.match(initial.rstrip("\n").split("\n")[-1].rstrip())
+        if m:
+            hostname = m.group("host")
+            user = m.group("user")
+            shown = m.group("cwd")
+            if cwd is None and shown:
+                home = "/root" if user == "root" else f"/home/{user}"
+                cwd = home + shown[1:] if shown.startswith("~") else shown
+    cwd = cwd or "/app"
+    base = cwd if cwd.startswith("/") else "/app"
+    try:
+        fs = VirtualFS.from_seed(files, base=base)
+    except FsError as exc:
+        raise ConfigError(
+            f"Cannot seed the offline filesystem from {files!r}: {exc.strerror}",
+            hint="pass context['files'] as a {path: content} dict or the path of an existing folder",
+        ) from None
+    env = {str(k): str(v) for k, v in (context.get("env") or {}).items()}
+    return VirtualMachine(fs, cwd=cwd, env=env, user=user, hostname=hostname, interactive=interactive)
+
+
+# -- a terminal pane -------------------------------------------------------------------------------
+
+#: tmux key names an agent may send as a whole batch, and the bytes they stand for
+TMUX_KEYS = {
+    "C-c": "\x03",
+    "C-d": "\x04",
+    "C-l": "\x0c",
+    "C-u": "\x15",
+    "C-z": "\x1a",
+    "Enter": "\n",
+    "KPEnter": "\n",
+    "C-m": "\n",
+    "C-j": "\n",
+    "Escape": "\x1b",
+    "Tab": "\t",
+    "BSpace": "\x7f",
+    "Up": "",
+    "Down": "",
+    "Left": "",
+    "Right": "",
+}
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Za-z0-9]|\x1b[=>]")
+
+
+@dataclass
+class ScreenStep:
+    """What one batch of keystrokes did: the commands entered and their exit codes."""
+
+    commands: list[str] = field(default_factory=list)
+    exit_codes: list[int] = field(default_factory=list)
+    unknown_commands: list[str] = field(default_factory=list)
+
+
+class TerminalScreen:
+    """A terminal pane (``rows`` x ``cols``) showing an interactive :class:`VirtualMachine`.
+
+    Keys are typed onto the prompt line; Enter runs the line (or asks for more with ``> `` when
+    the command is unfinished); Ctrl-C prints ``^C`` and a fresh prompt; ``clear`` and Ctrl-L
+    empty the screen. :meth:`view` is what ``tmux capture-pane`` would show: the last ``rows``
+    lines, long lines wrapped at ``cols``, trailing spaces trimmed.
+    """
+
+    def __init__(self, vm: VirtualMachine, initial: str | None = None, *, rows: int = 40, cols: int = COLUMNS) -> None:
+        self.vm = vm
+        self.rows = rows
+        self.cols = cols
+        self.scrollback = 2000
+        #: the transcript; the last element is the line the cursor is on
+        self.lines: list[str] = [""]
+        #: text typed on the prompt line and not yet entered
+        self.typed = ""
+        self.pending: list[str] = []
+        self.prompt_text = vm.prompt()
+        if initial is not None and initial.strip():
+            shown = initial.rstrip("\n").split("\n")
+            last = shown[-1]
+            if re.search(r"[#$>]$", last):
+                last += " "
+            self.lines = [*shown[:-1], last]
+            self.prompt_text = last
+        else:
+            self.lines = [self.prompt_text]
+
+    # -- output ----------------------------------------------------------------------------------
+
+    def write(self, text: str) -> None:
+        """Write program output at the cursor (``\\n``, ``\\r``, clear-screen understood)."""
+        text = _display(text)
+        while text:
+            k = text.find(CLEAR_SCREEN[:3])
+            head, rest = (text, "") if k < 0 else (text[:k], text[k:])
+            self._write_plain(head)
+            if not rest:
+                break
+            m = re.match(r"(\x1b\[H)?(\x1b\[2J)(\x1b\[3J)?", rest)
+            if m and m.group(0):
+                self.lines = [""]
+                text = rest[m.end() :]
+            else:
+                self._write_plain(rest[:3])
+                text = rest[3:]
+
+    def _write_plain(self, text: str) -> None:
+        text = _ANSI.sub("", text).replace("\x07", "")
+        text = text.replace("\r\n", "\n")
+        pieces = text.split("\n")
+        for k, piece in enumerate(pieces):
+            if k > 0:
+                self.lines.append("")
+            if "\r" in piece:
+                piece = piece.rsplit("\r", 1)[1]
+                self.lines[-1] = ""
+            self.lines[-1] += piece
+        if len(self.lines) > self.scrollback:
+            del self.lines[: len(self.lines) - self.scrollback]
+
+    def _show_prompt(self, prompt: str) -> None:
+        self.prompt_text = prompt
+        self.lines[-1] += prompt
+
+    # -- input -----------------------------------------------------------------------------------
+
+    def send(self, keys: str) -> ScreenStep:
+        """Type ``keys`` (text, ``\\n`` for Enter, control characters, or one tmux key name)."""
+        step = ScreenStep()
+        if keys.strip() in TMUX_KEYS and keys.strip() != "":
+            keys = TMUX_KEYS[keys.strip()]
+        i = 0
+        n = len(keys)
+        while i < n:
+            ch = keys[i]
+            if ch == "\r" and i + 1 < n and keys[i + 1] == "\n":
+                i += 1
+                ch = "\n"
+            if ch in "\n\r":
+                self._enter(step)
+            elif ch == "\x03":
+                self._interrupt()
+            elif ch == "\x04":
+                if not self.typed and not self.pending:
+                    self.lines[-1] += "exit"
+                    self.write("\n")
+                    self._show_prompt(self.vm.prompt())
+            elif ch == "\x0c":
+                self.lines = [self.prompt_text + self.typed]
+            elif ch == "\x15":
+                self.lines[-1] = self.lines[-1][: len(self.lines[-1]) - len(self.typed)]
+                self.typed = ""
+            elif ch in "\x7f\b":
+                if self.typed:
+                    self.typed = self.typed[:-1]
+                    self.lines[-1] = self.lines[-1][:-1]
+            elif ch == "\x1b":
+                m = re.match(r"\x1b(\[[0-9;]*[A-Za-z~]|O[A-Za-z])?", keys[i:])
+                i += max(1, m.end() if m else 1)
+                continue
+            elif ch == "\t" or ch == "\x1a" or (ord(ch) < 32 and ch != "\t"):
+                pass
+            else:
+                self.typed += ch
+                self.lines[-1] += ch
+            i += 1
+        return step
+
+    def _interrupt(self) -> None:
+        self.lines[-1] += "^C"
+        self.lines.append("")
+        self.typed = ""
+        self.pending = []
+        self.vm.last_status = 130
+        self._show_prompt(self.vm.prompt())
+
+    def _enter(self, step: ScreenStep) -> None:
+        line = self.typed
+        self.typed = ""
+        self.lines.append("")
+        if not self.pending and not line.strip():
+            self._show_prompt(self.vm.prompt())
+            return
+        self.pending.append(line)
+        text = "\n".join(self.pending)
+        if self.vm.needs_more(text):
+            self._show_prompt("> ")
+            return
+        self.pending = []
+        result = self.vm.run(text)
+        self.write(result.output)
+        step.commands.append(text)
+        step.exit_codes.append(result.exit_code)
+        step.unknown_commands.extend(result.unknown_commands)
+        self._show_prompt(self.vm.prompt())
+
+    # -- what is seen ----------------------------------------------------------------------------
+
+    def view(self) -> str:
+        """The visible screen: the last ``rows`` lines (wrapped at ``cols``), ending with the
+        cursor line (usually the prompt)."""
+        rows: list[str] = []
+        for line in self.lines:
+            if len(line) <= self.cols:
+                rows.append(line)
+            else:
+                rows.extend(line[k : k + self.cols] for k in range(0, len(line), self.cols))
+        return "\n".join(r.rstrip() for r in rows[-self.rows :])

@@ -129,7 +129,9 @@ def test_tool_names_are_classified(name: str, expected: tuple[Any, Any]) -> None
 def test_crud_is_consistent_within_a_session() -> None:
     state: dict[str, Any] = {}
     first = body(call(state, "create_issue", {"repo": "acme/api", "title": "Crash on start"}))
-    second = body(call(state, "create_issue", {"repo": "acme/api", "title": "Docs typo", "body": "see README"}))
+    second = body(
+        call(state, "create_issue", {"repo": "acme/api", "title": "Docs typo", "body": "see README"})
+    )
     assert (first["number"], second["number"]) == (1, 2)
     assert first["state"] == "open"  # a fresh item takes the schema's "open" state
 
@@ -156,7 +158,10 @@ def test_crud_is_consistent_within_a_session() -> None:
 
     listed = body(call(state, "list_issues", {"repo": "acme/api"}))
     assert [i["number"] for i in listed["issues"]] == [1]
-    assert call(state, "update_issue", {"repo": "acme/api", "issue_number": 9}).text == "Error: issue 9 not found"
+    assert (
+        call(state, "update_issue", {"repo": "acme/api", "issue_number": 9}).text
+        == "Error: issue 9 not found"
+    )
     assert call(state, "delete_issue", {"repo": "acme/api", "issue_number": 9}).is_error is True
 
 
@@ -171,8 +176,13 @@ def test_ledger_without_tool_definitions() -> None:
     made = body(call(state, "add_note", {"text": "buy milk"}, tools=None))
     assert made == {"id": 1, "text": "buy milk"}
     body(call(state, "add_note", {"text": "call Ada", "tag": "home"}, tools=None))
-    assert body(call(state, "list_notes", {"tag": "home"}, tools=None)) == [{"id": 2, "text": "call Ada", "tag": "home"}]
-    assert body(call(state, "edit_note", {"id": 1, "text": "buy oat milk"}, tools=None))["text"] == "buy oat milk"
+    assert body(call(state, "list_notes", {"tag": "home"}, tools=None)) == [
+        {"id": 2, "text": "call Ada", "tag": "home"}
+    ]
+    assert (
+        body(call(state, "edit_note", {"id": 1, "text": "buy oat milk"}, tools=None))["text"]
+        == "buy oat milk"
+    )
     assert body(call(state, "show_note", {"id": 1}, tools=None)) == {"id": 1, "text": "buy oat milk"}
     closed = body(call(state, "archive_note", {"id": 2}, tools=None))
     assert closed["state"] == "archived"
@@ -206,7 +216,11 @@ def test_string_ids_follow_the_schema() -> None:
 
 ADDRESS = {
     "type": "object",
-    "properties": {"street": {"type": "string"}, "city": {"type": "string"}, "zip": {"type": "string", "pattern": "^[0-9]{5}$"}},
+    "properties": {
+        "street": {"type": "string"},
+        "city": {"type": "string"},
+        "zip": {"type": "string", "pattern": "^[0-9]{5}$"},
+    },
     "required": ["street", "city", "zip"],
     "additionalProperties": False,
 }
@@ -221,7 +235,10 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                     "login": {"type": "string", "minLength": 3, "maxLength": 12},
                     "profile": {
                         "type": "object",
-                        "properties": {"age": {"type": "integer", "minimum": 0, "maximum": 120}, "bio": {"type": "string"}},
+                        "properties": {
+                            "age": {"type": "integer", "minimum": 0, "maximum": 120},
+                            "bio": {"type": "string"},
+                        },
                         "required": ["age"],
                     },
                 },
@@ -239,7 +256,10 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "maxItems": 4,
                 "items": {
                     "type": "object",
-                    "properties": {"name": {"type": "string"}, "score": {"type": "number", "minimum": 0, "maximum": 1}},
+                    "properties": {
+                        "name": {"type": "string"},
+                        "score": {"type": "number", "minimum": 0, "maximum": 1},
+                    },
                     "required": ["name", "score"],
                     "additionalProperties": False,
                 },
@@ -289,7 +309,12 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "type": "object",
         "properties": {
             "value": {"anyOf": [{"type": "string", "maxLength": 5}, {"type": "integer", "minimum": 1000}]},
-            "maybe": {"anyOf": [{"type": "null"}, {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}]},
+            "maybe": {
+                "anyOf": [
+                    {"type": "null"},
+                    {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]},
+                ]
+            },
             "nullable": {"type": ["string", "null"]},
         },
         "required": ["value", "maybe", "nullable"],
@@ -297,7 +322,10 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "refs_and_defs": {
         "type": "object",
         "$defs": {"Address": ADDRESS},
-        "properties": {"home": {"$ref": "#/$defs/Address"}, "others": {"type": "array", "items": {"$ref": "#/$defs/Address"}}},
+        "properties": {
+            "home": {"$ref": "#/$defs/Address"},
+            "others": {"type": "array", "items": {"$ref": "#/$defs/Address"}},
+        },
         "required": ["home", "others"],
     },
     "recursive": {
@@ -305,7 +333,10 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "definitions": {
             "node": {
                 "type": "object",
-                "properties": {"name": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#/definitions/node"}}},
+                "properties": {
+                    "name": {"type": "string"},
+                    "children": {"type": "array", "items": {"$ref": "#/definitions/node"}},
+                },
                 "required": ["name", "children"],
             }
         },
@@ -337,11 +368,24 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     },
     "all_of_and_maps": {
         "allOf": [
-            {"type": "object", "properties": {"id": {"type": "string", "pattern": "^ord_[a-f0-9]{6}$"}}, "required": ["id"]},
+            {
+                "type": "object",
+                "properties": {"id": {"type": "string", "pattern": "^ord_[a-f0-9]{6}$"}},
+                "required": ["id"],
+            },
             {
                 "properties": {
-                    "totals": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}, "minProperties": 2},
-                    "tags": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 5}, "uniqueItems": True, "minItems": 4},
+                    "totals": {
+                        "type": "object",
+                        "additionalProperties": {"type": "integer", "minimum": 0},
+                        "minProperties": 2,
+                    },
+                    "tags": {
+                        "type": "array",
+                        "items": {"type": "integer", "minimum": 1, "maximum": 5},
+                        "uniqueItems": True,
+                        "minItems": 4,
+                    },
                 },
                 "required": ["totals", "tags"],
             },
@@ -415,9 +459,15 @@ def test_ledger_data_lands_in_the_schema_slot() -> None:
 def test_same_calls_give_the_same_answers() -> None:
     def run() -> list[str]:
         state: dict[str, Any] = {}
-        tools = [{"name": n, "inputSchema": {"type": "object"}, "outputSchema": SCHEMAS["formats"]} for n, _ in CALLS]
+        tools = [
+            {"name": n, "inputSchema": {"type": "object"}, "outputSchema": SCHEMAS["formats"]}
+            for n, _ in CALLS
+        ]
         texts = [call(state, n, a, tools).text for n, a in CALLS]
-        texts += [call(state, n, a).text for n, a in (("create_issue", {"repo": "r", "title": "t"}), ("list_issues", {"repo": "r"}))]
+        texts += [
+            call(state, n, a).text
+            for n, a in (("create_issue", {"repo": "r", "title": "t"}), ("list_issues", {"repo": "r"}))
+        ]
         return texts
 
     first, second = run(), run()
@@ -427,7 +477,10 @@ def test_same_calls_give_the_same_answers() -> None:
 
 def test_reads_repeat_and_writes_vary() -> None:
     schema = SCHEMAS["array_of_objects"]
-    tools = [{"name": n, "inputSchema": {"type": "object"}, "outputSchema": schema} for n in ("get_forecast", "ping_host")]
+    tools = [
+        {"name": n, "inputSchema": {"type": "object"}, "outputSchema": schema}
+        for n in ("get_forecast", "ping_host")
+    ]
     state: dict[str, Any] = {}
     reads = {call(state, "get_forecast", {"city": "Oslo"}, tools).text for _ in range(3)}
     writes = {call(state, "ping_host", {"host": "db"}, tools).text for _ in range(3)}
@@ -446,7 +499,9 @@ def test_missing_required_argument_reads_like_fastmcp() -> None:
         "title",
         "  Field required [type=missing, input_value={'repo': 'acme/api'}, input_type=dict]",
     ]
-    assert result.text.splitlines()[3].startswith("    For further information visit https://errors.pydantic.dev/")
+    assert result.text.splitlines()[3].startswith(
+        "    For further information visit https://errors.pydantic.dev/"
+    )
     assert looks_like_error(result.text)
 
 
@@ -456,14 +511,22 @@ def test_several_argument_errors_in_field_order() -> None:
     assert lines[0] == "Error calling tool 'create_issue': 3 validation errors for call[create_issue]"
     assert [lines[1], lines[4], lines[7]] == ["repo", "title", "priority"]
     assert lines[5] == "  Input should be a valid string [type=string_type, input_value=7, input_type=int]"
-    assert lines[8].startswith("  Input should be a valid integer, unable to parse string as an integer [type=int_parsing")
+    assert lines[8].startswith(
+        "  Input should be a valid integer, unable to parse string as an integer [type=int_parsing"
+    )
 
 
 def test_bounds_and_enums_are_reported() -> None:
     result = call({}, "create_issue", {"repo": "r", "title": "t", "priority": 9})
-    assert "  Input should be less than or equal to 5 [type=less_than_equal, input_value=9, input_type=int]" in result.text
+    assert (
+        "  Input should be less than or equal to 5 [type=less_than_equal, input_value=9, input_type=int]"
+        in result.text
+    )
     result = call({}, "update_issue", {"repo": "r", "issue_number": 1, "state": "gone"})
-    assert "  Input should be 'open' or 'closed' [type=literal_error, input_value='gone', input_type=str]" in result.text
+    assert (
+        "  Input should be 'open' or 'closed' [type=literal_error, input_value='gone', input_type=str]"
+        in result.text
+    )
 
 
 def test_unknown_tool() -> None:
@@ -474,9 +537,17 @@ def test_unknown_tool() -> None:
 
 def test_odd_schemas_never_raise() -> None:
     tools = [
-        {"name": "weird", "inputSchema": {"type": "object", "properties": {"x": {"type": "wat"}}}, "outputSchema": {"type": "nope"}},
+        {
+            "name": "weird",
+            "inputSchema": {"type": "object", "properties": {"x": {"type": "wat"}}},
+            "outputSchema": {"type": "nope"},
+        },
         {"name": "get_thing", "inputSchema": {"type": "object"}, "outputSchema": {"$ref": "#/$defs/missing"}},
-        {"name": "list_things", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object", "properties": {"a": False}}},
+        {
+            "name": "list_things",
+            "inputSchema": {"type": "object"},
+            "outputSchema": {"type": "object", "properties": {"a": False}},
+        },
     ]
     for name in ("weird", "get_thing", "list_things"):
         result = call({}, name, {"x": 1}, tools)
@@ -487,7 +558,11 @@ def test_domain_offline_step() -> None:
     domain = McpDomain()
     state: dict[str, Any] = {}
     context = {"tools": TOOLS}
-    made = domain.offline_step(state, ToolCall(tool_name="create_issue", arguments={"repo": "r", "title": "x"}), context)
+    made = domain.offline_step(
+        state, ToolCall(tool_name="create_issue", arguments={"repo": "r", "title": "x"}), context
+    )
     assert json.loads(made.text)["number"] == 1
-    again = domain.offline_step(state, ToolCall(tool_name="get_issue", arguments={"repo": "r", "issue_number": 1}), context)
+    again = domain.offline_step(
+        state, ToolCall(tool_name="get_issue", arguments={"repo": "r", "issue_number": 1}), context
+    )
     assert json.loads(again.text)["title"] == "x"

@@ -17,7 +17,9 @@ from agentworld_plugins.offline.search_world import _PurePythonBm25, load_corpus
 HIT = re.compile(r"^\[(\d+)\] (\S+)\nTitle: (.+)\nSnippet: (.+?)(?:\nDate: (\d{4}-\d{2}-\d{2}))?$")
 
 
-def run(name: str, arguments: dict[str, Any], context: dict[str, Any] | None = None, state: Any = None) -> OfflineResult:
+def run(
+    name: str, arguments: dict[str, Any], context: dict[str, Any] | None = None, state: Any = None
+) -> OfflineResult:
     return search_step({} if state is None else state, name, arguments, context or {})
 
 
@@ -36,13 +38,19 @@ def hits(text: str) -> list[dict[str, Any]]:
 @pytest.mark.parametrize(
     ("query", "url"),
     [
-        ("how do I declare dependencies in pyproject.toml", "https://pypackaging-notes.org/guides/pyproject-toml-basics"),
+        (
+            "how do I declare dependencies in pyproject.toml",
+            "https://pypackaging-notes.org/guides/pyproject-toml-basics",
+        ),
         ("429 Too Many Requests Retry-After", "https://webref.dev/http/status-codes"),
         ("vllm tensor parallel prefix caching", "https://inference-notes.dev/vllm/serving-openai-compatible"),
         ("sourdough starter feeding ratio", "https://kitchenledger.com/recipes/country-sourdough-loaf"),
         ("when was Halvorsen Instruments founded", "https://halvorsen-instruments.com/about/history"),
         ("chmod octal permission bits", "https://shellcraft.dev/articles/chmod-and-file-permissions"),
-        ("Coastal Cup final winner", "https://sportsdesk-daily.com/football/2025/northbridge-rovers-win-coastal-cup"),
+        (
+            "Coastal Cup final winner",
+            "https://sportsdesk-daily.com/football/2025/northbridge-rovers-win-coastal-cup",
+        ),
     ],
 )
 def test_the_answer_page_ranks_first(query: str, url: str) -> None:
@@ -96,7 +104,10 @@ def test_web_extractor_known_and_unknown_urls() -> None:
     assert page.is_error is False
     lines = page.text.splitlines()
     assert lines[0] == "HTTP status codes: a practical reference"
-    assert "- 429 Too Many Requests: rate limit exceeded. Respect the Retry-After header and back off" in page.text
+    assert (
+        "- 429 Too Many Requests: rate limit exceeded. Respect the Retry-After header and back off"
+        in page.text
+    )
     assert "**" not in page.text and "url:" not in page.text
 
     missing = run("web_extractor", {"url": "https://example.org/nothing-here"})
@@ -162,7 +173,9 @@ def test_user_corpus_is_rebuilt_when_a_file_changes(tmp_path: Path) -> None:
     note.write_text("# Lighthouse\n\nThe lamp turns every ten seconds.\n", encoding="utf-8")
     corpus, _ = load_corpus({"corpus": str(tmp_path)})
     assert load_corpus({"corpus": str(tmp_path)})[0] is corpus
-    note.write_text("# Lighthouse\n\nThe lamp turns every twenty seconds, since the refit.\n", encoding="utf-8")
+    note.write_text(
+        "# Lighthouse\n\nThe lamp turns every twenty seconds, since the refit.\n", encoding="utf-8"
+    )
     assert load_corpus({"corpus": str(tmp_path)})[0] is not corpus
 
 
@@ -201,7 +214,10 @@ def test_pure_python_bm25_agrees_on_the_winner() -> None:
 
 
 def test_the_same_calls_give_the_same_answers() -> None:
-    calls = [("web_search", {"queries": ["e-bike battery range", "heat island trees"]}), ("web_extractor", {"url": "https://cyclewise.co/guides/choosing-an-e-bike"})]
+    calls = [
+        ("web_search", {"queries": ["e-bike battery range", "heat island trees"]}),
+        ("web_extractor", {"url": "https://cyclewise.co/guides/choosing-an-e-bike"}),
+    ]
     assert [run(n, a).text for n, a in calls] == [run(n, a).text for n, a in calls]
 
 
@@ -215,7 +231,11 @@ def test_unknown_tool_and_bad_corpus_never_raise(tmp_path: Path) -> None:
 def test_domain_offline_step() -> None:
     domain = SearchDomain()
     state: dict[str, Any] = {}
-    result = domain.offline_step(state, SearchCall(name="web_search", arguments={"query": "BM25 length normalisation"}), {})
+    result = domain.offline_step(
+        state, SearchCall(name="web_search", arguments={"query": "BM25 length normalisation"}), {}
+    )
     assert hits(result.text)[0]["url"] == "https://searchcraft.dev/ranking/bm25-explained"
-    domain.offline_step(state, SearchCall(name="dict_memory", arguments={"operation": "add", "key": "k", "value": "v"}), {})
+    domain.offline_step(
+        state, SearchCall(name="dict_memory", arguments={"operation": "add", "key": "k", "value": "v"}), {}
+    )
     assert state[search_world.STATE_KEY]["memory"] == {"k": "v"}
