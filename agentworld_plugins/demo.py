@@ -6,6 +6,7 @@ open), so the same script runs against the offline world and a real world model.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -89,6 +90,15 @@ def search_agent(seen: list[Observation]) -> Iterator[Any]:
     yield {"name": "dict_memory", "arguments": {"operation": "retrieve_all"}}
 
 
+ABOUT_PAGE = """URL: https://www.example.com/about
+Title: About Example Search
+
+RootWebArea 'About Example Search', focused
+\t[30] heading 'About us', level=1
+\tStaticText 'Example Search indexes the simulated web.'
+\t[31] link 'Back to search', url='https://www.example.com/'"""
+
+
 def web_agent(seen: list[Observation]) -> Iterator[Any]:
     yield "noop()"
     page = seen[-1].text
@@ -96,19 +106,51 @@ def web_agent(seen: list[Observation]) -> Iterator[Any]:
     yield f"fill('{box}', 'world models')"
     check = _first(r"\[([\w-]+)\]\s+checkbox", page, box)
     yield f"click('{check}')"
-    button = _first(r"\[([\w-]+)\]\s+button", page, box)
-    yield f"click('{button}')"
+    about = _first(r"\[([\w-]+)\]\s+link 'About'", page, box)
+    yield f"click('{about}')"
+    yield "go_back()"
     yield "send_msg_to_user('Searched for world models.')"
+
+
+SETTINGS_SCREEN = "\n".join(
+    f"UI element {i}: " + json.dumps(element)
+    for i, element in enumerate(
+        [
+            {
+                "text": "Settings",
+                "class_name": "android.widget.TextView",
+                "is_clickable": False,
+                "bbox": [63, 120, 600, 220],
+            },
+            {
+                "text": "Wi-Fi",
+                "class_name": "android.widget.Switch",
+                "is_clickable": True,
+                "is_checkable": True,
+                "is_checked": False,
+                "bbox": [63, 300, 1017, 420],
+            },
+            {
+                "text": None,
+                "hint_text": "Search settings",
+                "class_name": "android.widget.EditText",
+                "is_clickable": True,
+                "is_editable": True,
+                "bbox": [63, 460, 1017, 580],
+            },
+        ]
+    )
+)
 
 
 def android_agent(seen: list[Observation]) -> Iterator[Any]:
     yield {"action_type": "wait"}
-    screen = seen[-1].text
-    editable = _first(r'UI element (\d+):[^\n]*"is_editable": true', screen, "")
-    if editable:
-        yield {"action_type": "input_text", "text": "hello", "index": int(editable)}
-    app = _first(r'UI element (\d+):[^\n]*"is_clickable": true', screen, "0")
-    yield {"action_type": "click", "index": int(app)}
+    settings = _first(r'UI element (\d+): \{"text": "Settings"', seen[-1].text, "0")
+    yield {"action_type": "click", "index": int(settings)}
+    wifi = _first(r'UI element (\d+):[^\n]*"Wi-Fi"', seen[-1].text, "1")
+    yield {"action_type": "click", "index": int(wifi)}
+    field = _first(r'UI element (\d+):[^\n]*"is_editable": true', seen[-1].text, "2")
+    yield {"action_type": "input_text", "text": "battery", "index": int(field)}
     yield {"action_type": "navigate_home"}
     yield {"action_type": "status", "goal_status": "complete"}
 
@@ -126,8 +168,8 @@ AGENTS: dict[str, tuple[Policy, dict[str, Any]]] = {
     "swe": (swe_agent, {}),
     "mcp": (mcp_agent, {"tools": NOTES_TOOLS}),
     "search": (search_agent, {}),
-    "web": (web_agent, {}),
-    "android": (android_agent, {}),
+    "web": (web_agent, {"pages": {"https://www.example.com/about": ABOUT_PAGE}}),
+    "android": (android_agent, {"screens": {"Settings": SETTINGS_SCREEN}}),
     "os": (os_agent, {}),
 }
 

@@ -19,7 +19,9 @@ import openai
 from agentworld_plugins import World
 from agentworld_plugins.fake_server import FakeWorldModelServer
 
-ANSWER = "<think>the agent lists files</think><predicted_observation>total 8\nfile.txt</predicted_observation>"
+ANSWER = (
+    "<think>the agent lists files</think><predicted_observation>total 8\nfile.txt</predicted_observation>"
+)
 
 
 def main() -> None:
@@ -39,7 +41,9 @@ def main() -> None:
                 session = world.session("terminal", initial_state="root@box:/app#")
             action = [{"keystrokes": f"ls -la dir{i}\n", "duration": 0.5}]
             # the bare baseline sends the very messages the library would send for this turn
-            prompt = session.domain.render_turn(session.turn_number, session.domain.validate_action(action), None)
+            prompt = session.domain.render_turn(
+                session.turn_number, session.domain.validate_action(action), None
+            )
             messages, _ = session.messages(prompt)
             started = time.perf_counter()
             bare.chat.completions.create(model="wm", messages=messages, temperature=0.6, max_tokens=4096)

@@ -21,6 +21,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -533,13 +534,19 @@ def load_corpus(context: dict[str, Any]) -> tuple[Corpus, list[str]]:
 # -- snippets and rendering ----------------------------------------------------------------------
 
 
+@lru_cache(maxsize=4096)
+def _analysed(page: Page) -> tuple[list[str], list[frozenset[str]]]:
+    stream = _flat_words(page)
+    return stream, [frozenset(_terms(w)) for w in stream]
+
+
 def snippet(page: Page, query: str, words: int = SNIPPET_WORDS) -> str:
     """The ~``words``-word passage of ``page`` that best matches ``query``, on one line."""
-    stream = _flat_words(page)
+    stream, stems = _analysed(page)
     if not stream:
         return page.title
     wanted = set(_terms(query))
-    hits = [set(_terms(w)) & wanted for w in stream]
+    hits = [s & wanted for s in stems]
     best, best_score = 0, -1.0
     for start in range(max(1, len(stream) - words + 1)):
         window = hits[start : start + words]

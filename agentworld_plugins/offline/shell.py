@@ -6149,7 +6149,9 @@ class TerminalScreen:
     lines, long lines wrapped at ``cols``, trailing spaces trimmed.
     """
 
-    def __init__(self, vm: VirtualMachine, initial: str | None = None, *, rows: int = 40, cols: int = COLUMNS) -> None:
+    def __init__(
+        self, vm: VirtualMachine, initial: str | None = None, *, rows: int = 40, cols: int = COLUMNS
+    ) -> None:
         self.vm = vm
         self.rows = rows
         self.cols = cols
