@@ -1252,13 +1252,17 @@ def _find_id_field(
 
 
 def _new_id(bucket: dict[str, Any], resource: str) -> Any:
-    n = bucket["next"]
-    bucket["next"] = n + 1
-    if bucket["id_kind"] == "string":
-        return f"{resource}_{n}"
-    if bucket["id_kind"] == "uuid":
-        return str(uuid.UUID(int=_seed(resource, n) << 64 | n, version=4))
-    return n
+    while True:  # skip ids that a caller chose explicitly
+        n = bucket["next"]
+        bucket["next"] = n + 1
+        if bucket["id_kind"] == "string":
+            made: Any = f"{resource}_{n}"
+        elif bucket["id_kind"] == "uuid":
+            made = str(uuid.UUID(int=(_seed(resource, n) << 64 | n) & (2**128 - 1), version=4))
+        else:
+            made = n
+        if str(made) not in bucket["items"]:
+            return made
 
 
 def _id_argument(args: dict[str, Any], bucket: dict[str, Any], resource: str) -> tuple[str, Any] | None:
@@ -1286,19 +1290,37 @@ def _describe(filters: dict[str, Any]) -> str:
 
 
 class _Outcome:
+    """What a call did to the ledger: ``data`` is the answer without an output schema, ``overlay``
+    (default: ``data``) what is laid over generated values when there is one."""
+
     def __init__(
-        self, mode: str, data: Any = None, error: str | None = None, item_key: str | None = None
+        self,
+        mode: str,
+        data: Any = None,
+        error: str | None = None,
+        item_key: str | None = None,
+        overlay: Any = None,
     ) -> None:
         self.mode = mode  # item, list, delete, other
         self.data = data
         self.error = error
         self.item_key = item_key
+        self.overlay = data if overlay is None else overlay
+
+
+def _generic(name: str, args: dict[str, Any]) -> _Outcome:
+    """A call the ledger has nothing to say about: acknowledged, arguments echoed into the schema."""
+    return _Outcome(
+        "other",
+        {"status": "ok", "tool": name, "arguments": args},
+        overlay={"status": "ok", "success": True, "ok": True, **args},
+    )
 
 
 def _apply(world: dict[str, Any], name: str, args: dict[str, Any], tool: Any, tools: Any) -> _Outcome:
     kind, resource, _ = classify_tool(name)
     if kind is None or resource is None:
-        return _Outcome("other", {"status": "ok", "tool": name, "arguments": args})
+        return _generic(name, args)
     buckets = world["resources"]
     if resource not in buckets:
         field, id_kind = _find_id_field(resource, tool, tools)
@@ -1346,8 +1368,7 @@ def _apply(world: dict[str, Any], name: str, args: dict[str, Any], tool: Any, to
             if items and kind in ("update", "delete"):
                 shown = _describe({k: v for k, v in args.items() if k not in _PAGING})
                 return _Outcome("other", error=f"Error: {_label(resource)} not found ({shown})")
-            data = {"status": "ok", "tool": name, "arguments": args} if kind != "get" else dict(args)
-            return _Outcome("other", data)
+            return _generic(name, args)
         key = hits[0]
         ident = (field, items[key][field])
 
@@ -1531,7 +1552,7 @@ def _shape(
     """A value valid against ``out_schema`` that carries the outcome's data; and the item's path."""
     schema = _Schema(out_schema, seed)
     generated = schema.fake()
-    data = outcome.data
+    data = outcome.overlay
     path: list[str] | None = None
     if outcome.mode == "item" and isinstance(data, dict):
         path = _item_slot(schema, data, resource)

@@ -327,6 +327,8 @@ class Corpus:
     pages: list[Page]
     source: str = "bundled"
     engine: str = field(default="", init=False)
+    #: the cache key the corpus was built under
+    key: Any = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         texts = [f"{p.title}\n{p.title}\n{p.plain_text()}" for p in self.pages]
@@ -382,6 +384,7 @@ def _cached(key: Any, build: Any) -> Corpus:
         corpus = _CACHE.get(key)
     if corpus is None:
         corpus = build()
+        corpus.key = key
         with _CACHE_LOCK:
             if len(_CACHE) >= _CACHE_SIZE:
                 _CACHE.pop(next(iter(_CACHE)))
@@ -527,7 +530,7 @@ def load_corpus(context: dict[str, Any]) -> tuple[Corpus, list[str]]:
     if len(parts) == 1:
         return parts[0], warnings
     pages = [p for part in parts for p in part.pages]
-    key = ("union", *(id(part) for part in parts))
+    key = ("union", *(part.key for part in parts))
     return _cached(key, lambda: Corpus(pages, source="+".join(p.source for p in parts))), warnings
 
 

@@ -144,11 +144,17 @@ class _BudgetExceeded(Exception):
 
 
 class _ExpansionError(Exception):
-    """A failed expansion (``bad substitution``, ``${X:?}``): the command is not run, status 1."""
+    """A failed expansion (``bad substitution``, ``${X:?}``): the command is not run, status 1.
+    A ``fatal`` one (arithmetic errors, ``${X:?}``) also abandons the rest of the command line."""
 
-    def __init__(self, message: str, status: int = 1) -> None:
+    def __init__(self, message: str, status: int = 1, fatal: bool = False) -> None:
         self.message = message
         self.status = status
+        self.fatal = fatal
+
+
+class _AbortLine(_ExitShell):
+    """The rest of the command line is abandoned (what bash does after a fatal expansion error)."""
 
 
 class _UsageError(Exception):
@@ -672,7 +678,11 @@ def _prepare(text: str) -> _Source:
                 emit("\\" + c)
                 i += 1
                 continue
-        if text.startswith("<<", i) and not text.startswith("<<<", i):
+        if text.startswith("<<<", i):
+            emit("<<<")
+            i += 3
+            continue
+        if text.startswith("<<", i):
             emit("<<")
             i += 2
             strip = False
@@ -756,7 +766,7 @@ def _parse(text: str) -> tuple[list[Any], _Source]:
             raise _Unsupported(msg) from None
         m = re.match(r"unexpected token '(.*)'", msg, re.S)
         token = m.group(1) if m else msg
-        raise _ShellSyntaxError("newline" if token == "\n" else token) from None
+        raise _ShellSyntaxError("newline" if token in ("\n", "\\n") else token) from None
     except (AttributeError, TypeError, IndexError, ValueError, AssertionError) as exc:
         raise _Unsupported(f"bashlex: {exc}") from None
     return nodes, src
@@ -795,16 +805,24 @@ def _arith_eval(expr: str, lookup: Callable[[str], str]) -> int:
     text = expr.strip()
     if not text:
         return 0
-    py = text.replace("&&", " and ").replace("||", " or ")
+    py = re.sub(
+        r"\b(\d+)#([0-9a-zA-Z@_]+)\b",
+        lambda m: str(int(m.group(2), int(m.group(1)))) if 2 <= int(m.group(1)) <= 36 else m.group(0),
+        text,
+    )
+    py = re.sub(r"\b0([0-7]+)\b", lambda m: str(int(m.group(1), 8)), py)
+    py = py.replace("&&", " and ").replace("||", " or ")
     py = re.sub(r"!(?!=)", " not ", py)
     try:
         tree = ast.parse(py, mode="eval")
     except SyntaxError:
-        raise _ExpansionError(f'{text}: syntax error in expression (error token is "{text}")') from None
+        raise _ExpansionError(
+            f'{text}: syntax error in expression (error token is "{text}")', fatal=True
+        ) from None
 
     def ev(node: ast.AST, depth: int = 0) -> int:
         if depth > 50:
-            raise _ExpansionError(f"{text}: expression recursion level exceeded")
+            raise _ExpansionError(f"{text}: expression recursion level exceeded", fatal=True)
         if isinstance(node, ast.Expression):
             return ev(node.body, depth)
         if isinstance(node, ast.Constant) and isinstance(node.value, int):
@@ -831,7 +849,7 @@ def _arith_eval(expr: str, lookup: Callable[[str], str]) -> int:
             if isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)):
                 if b == 0:
                     raise _ExpansionError(
-                        f'{text}: division by 0 (error token is "{text.split("/")[-1].strip()}")'
+                        f'{text}: division by 0 (error token is "{text.split("/")[-1].strip()}")', fatal=True
                     )
                 if isinstance(node.op, ast.Mod):
                     return a - _c_div(a, b) * b
@@ -839,7 +857,7 @@ def _arith_eval(expr: str, lookup: Callable[[str], str]) -> int:
             fn = _ARITH_BIN.get(type(node.op))
             if fn is not None:
                 if isinstance(node.op, ast.Pow) and (b < 0 or b > 4096):
-                    raise _ExpansionError(f'{text}: exponent less than 0 (error token is "{b}")')
+                    raise _ExpansionError(f'{text}: exponent less than 0 (error token is "{b}")', fatal=True)
                 return int(fn(a, b))
         if isinstance(node, ast.BoolOp):
             vals = [ev(v, depth + 1) for v in node.values]
@@ -855,7 +873,7 @@ def _arith_eval(expr: str, lookup: Callable[[str], str]) -> int:
             return 1
         if isinstance(node, ast.IfExp):
             return ev(node.body, depth + 1) if ev(node.test, depth + 1) else ev(node.orelse, depth + 1)
-        raise _ExpansionError(f'{text}: syntax error: operand expected (error token is "{text}")')
+        raise _ExpansionError(f'{text}: syntax error: operand expected (error token is "{text}")', fatal=True)
 
     return ev(tree)
 
@@ -923,6 +941,9 @@ class VirtualMachine:
         self._expanding_aliases: set[str] = set()
         self._tty_out: _Sink = _Null()
         self._tty_err: _Sink = _Null()
+        self._lineno = 1
+        self._scripts: list[str] = []
+        self.argv0 = "bash"
 
     # -- public ----------------------------------------------------------------------------------
 
@@ -932,6 +953,15 @@ class VirtualMachine:
             self.fs.mkdir(target, parents=True)
         self.cwd = target
         self.vars["PWD"] = target
+
+    def prefix(self) -> str:
+        """How bash starts its own error messages: ``bash: `` at an interactive prompt,
+        ``bash: line N: `` under ``bash -c``, ``script.sh: line N: `` in a script."""
+        if self._scripts:
+            return f"{self._scripts[-1]}: line {self._lineno}: "
+        if self.interactive:
+            return "bash: "
+        return f"bash: line {self._lineno}: "
 
     def prompt(self) -> str:
         """``root@agentworld:/app# `` (``~`` for the home directory, ``$`` for other users)."""
@@ -989,7 +1019,7 @@ class VirtualMachine:
 
     def _syntax_message(self, exc: _ShellSyntaxError, text: str) -> str:
         lines = text.rstrip("\n").split("\n")
-        where = "" if self.interactive else f"-c: line {len(lines)}: "
+        where = "" if self.interactive and not self._scripts else f"-c: line {len(lines)}: "
         if exc.incomplete:
             if "matching" in exc.message:
                 m = re.search(r"matching (.)", exc.message)
@@ -1012,7 +1042,8 @@ class VirtualMachine:
             except _ShellSyntaxError as exc:
                 if exc.wanted is not None:
                     ctx.err.write(
-                        f"bash: warning: here-document at line 1 delimited by end-of-file (wanted `{exc.wanted}')\n"
+                        f"{self.prefix()}warning: here-document at line 1 delimited by end-of-file"
+                        f" (wanted `{exc.wanted}')\n"
                     )
                     nodes, src = _parse(text.rstrip("\n") + "\n" + exc.wanted + "\n")
                 else:
@@ -1029,8 +1060,15 @@ class VirtualMachine:
             for node in nodes:
                 status = self._exec(node, ctx)
                 self.last_status = status
+        except _ExpansionError as exc:
+            ctx.err.write(f"{self.prefix()}{exc.message}\n")
+            if exc.fatal and not top:
+                raise _AbortLine(exc.status) from None
+            return exc.status
         except _ExitShell as exc:
             if top:
+                if isinstance(exc, _AbortLine):
+                    return exc.code
                 if self.interactive:
                     ctx.err.write("exit\n")
                 return exc
@@ -1045,7 +1083,7 @@ class VirtualMachine:
             return 0
         except _Return:
             if top:
-                ctx.err.write("bash: return: can only `return' from a function or sourced script\n")
+                ctx.err.write(self.prefix() + "return: can only `return' from a function or sourced script\n")
                 return 1
             raise
         except RecursionError:
@@ -1153,7 +1191,7 @@ class VirtualMachine:
         try:
             ctx = self._apply_redirects(getattr(node, "redirects", []) or [], ctx)
         except _ExpansionError as exc:
-            ctx.err.write(exc.message + "\n")
+            ctx.err.write(f"{self.prefix()}{exc.message}\n")
             return exc.status
         items = node.list
         inner = [p for p in items if p.kind != "reservedword"]
@@ -1246,6 +1284,7 @@ class VirtualMachine:
         return status
 
     def _exec_command(self, node: Any, ctx: _Ctx) -> int:
+        self._lineno = ctx.src.text.count("\n", 0, node.pos[0]) + 1
         assigns = [p for p in node.parts if p.kind == "assignment"]
         words = [p for p in node.parts if p.kind == "word"]
         redirects = [p for p in node.parts if p.kind == "redirect"]
@@ -1268,13 +1307,15 @@ class VirtualMachine:
                 argv.extend(self._expand_word(w, ctx))
             values = [self._expand_assignment(a, ctx) for a in assigns]
         except _ExpansionError as exc:
-            ctx.err.write(f"bash: {exc.message}\n")
+            ctx.err.write(f"{self.prefix()}{exc.message}\n")
+            if exc.fatal:
+                raise _AbortLine(exc.status) from None
             return exc.status
         subst_status = self._subst_status
         try:
             rctx = self._apply_redirects(redirects, ctx)
         except _ExpansionError as exc:
-            ctx.err.write(exc.message + "\n")
+            ctx.err.write(f"{self.prefix()}{exc.message}\n")
             return exc.status
         if not argv:
             for name, value, append in values:
@@ -1325,7 +1366,7 @@ class VirtualMachine:
             return self._exec_path(self.fs.normalize(name, self.cwd), argv, ctx)
         found = self.find_in_path(name)
         if found is None:
-            ctx.err.write(f"bash: {name}: command not found\n")
+            ctx.err.write(f"{self.prefix()}{name}: command not found\n")
             return 127
         return self._exec_path(found, argv, ctx)
 
@@ -1379,14 +1420,14 @@ class VirtualMachine:
         try:
             node = self.fs.stat(path)
         except FsError as exc:
-            ctx.err.write(f"bash: {shown}: {exc.strerror}\n")
+            ctx.err.write(f"{self.prefix()}{shown}: {exc.strerror}\n")
             return 127
         if isinstance(node, DirNode):
-            ctx.err.write(f"bash: {shown}: Is a directory\n")
+            ctx.err.write(f"{self.prefix()}{shown}: Is a directory\n")
             return 126
         assert isinstance(node, FileNode)
         if not node.mode & 0o111:
-            ctx.err.write(f"bash: {shown}: Permission denied\n")
+            ctx.err.write(f"{self.prefix()}{shown}: Permission denied\n")
             return 126
         program = stub_program(node.content)
         if program is not None:
@@ -1401,10 +1442,20 @@ class VirtualMachine:
             return 0
         return self._run_script(text, argv, ctx)
 
-    def _run_script(self, text: str, argv: list[str], ctx: _Ctx, source: bool = False) -> int:
+    def _run_script(
+        self, text: str, argv: list[str], ctx: _Ctx, source: bool = False, name: str | None = None
+    ) -> int:
+        name = name or argv[0]
+
         def go() -> int:
             saved = self.positional
+            saved_line = self._lineno
+            saved_argv0 = self.argv0
             self.positional = list(argv[1:])
+            if not source:
+                self.argv0 = argv[0]
+            if not source:
+                self._scripts.append(name)
             try:
                 result = self._run_text(text, ctx)
                 return result if isinstance(result, int) else 0
@@ -1412,6 +1463,10 @@ class VirtualMachine:
                 return exc.code
             finally:
                 self.positional = saved
+                self._lineno = saved_line
+                self.argv0 = saved_argv0
+                if not source:
+                    self._scripts.pop()
 
         if source:
             return go()
@@ -1739,7 +1794,7 @@ class VirtualMachine:
         if c == "-":
             return "himBHs" if self.interactive else "hBc"
         if c == "0":
-            return "bash"
+            return self.argv0
         k = int(c)
         return self.positional[k - 1] if 0 < k <= len(self.positional) else ""
 
@@ -1799,7 +1854,7 @@ class VirtualMachine:
                 if usable:
                     return val
                 message = self.expand_text(word, ctx) if word else "parameter null or not set"
-                raise _ExpansionError(f"{name}: {message}")
+                raise _ExpansionError(f"{name}: {message}", fatal=True)
         if rest.startswith(("##", "#", "%%", "%")):
             op = rest[:2] if rest[:2] in ("##", "%%") else rest[:1]
             rx = glob_regex(self._pattern_text(rest[len(op) :], ctx))
@@ -1857,7 +1912,7 @@ class VirtualMachine:
         if name.isdigit():
             k = int(name)
             if k == 0:
-                return "bash"
+                return self.argv0
             return self.positional[k - 1] if k <= len(self.positional) else None
         if name in "?$#!@*-":
             return self._special(name)
@@ -1869,7 +1924,7 @@ class VirtualMachine:
         fields = self._expand_word(word, ctx)
         raw = ctx.src.text[word.pos[0] : word.pos[1]]
         if len(fields) != 1 or fields[0] == "":
-            raise _ExpansionError(f"bash: {raw}: ambiguous redirect")
+            raise _ExpansionError(f"{raw}: ambiguous redirect")
         return fields[0]
 
     def _open_sink(self, target: str, ctx: _Ctx, append: bool) -> _Sink:
@@ -1886,15 +1941,15 @@ class VirtualMachine:
             node = self.fs.stat(path)
         except FsError as exc:
             if exc.code != "ENOENT":
-                raise _ExpansionError(f"bash: {target}: {exc.strerror}") from None
+                raise _ExpansionError(f"{target}: {exc.strerror}") from None
             node = None
         if isinstance(node, DirNode):
-            raise _ExpansionError(f"bash: {target}: Is a directory")
+            raise _ExpansionError(f"{target}: Is a directory")
         try:
             if node is None or not append:
                 self.fs.write(path, "")
         except FsError as exc:
-            raise _ExpansionError(f"bash: {target}: {exc.strerror}") from None
+            raise _ExpansionError(f"{target}: {exc.strerror}") from None
         return _FileSink(self.fs, path)
 
     def _heredoc(self, redirect: Any, ctx: _Ctx) -> str:
@@ -1934,7 +1989,7 @@ class VirtualMachine:
                     fds[1] = fds[2] = sink
             elif kind == ">&":
                 if r.output not in fds:
-                    raise _ExpansionError(f"bash: {r.output}: Bad file descriptor")
+                    raise _ExpansionError(f"{r.output}: Bad file descriptor")
                 fds[1 if src_fd is None else src_fd] = fds[r.output]
             elif kind in ("<", "<>"):
                 target = self._target(r.output, ctx)
@@ -1946,7 +2001,7 @@ class VirtualMachine:
                         self.fs.write(path, "")
                         content = ""
                     else:
-                        raise _ExpansionError(f"bash: {target}: {exc.strerror}") from None
+                        raise _ExpansionError(f"{target}: {exc.strerror}") from None
                 fds[0 if src_fd is None else src_fd] = _Input(content)
             elif kind in ("<<", "<<-"):
                 fds[0 if src_fd is None else src_fd] = _Input(self._heredoc(r, ctx))
@@ -2246,11 +2301,16 @@ def _lines(text: str) -> list[str]:
     return parts
 
 
+class _InvalidCount(Exception):
+    pass
+
+
 def _count_arg(p: _Proc, value: str, what: str = "lines") -> int:
     try:
         return int(value)
     except ValueError:
-        raise _UsageError(f"invalid number of {what}: {quote_always(value)}") from None
+        p.err(f"invalid number of {what}: {locale_quote(value)}")
+        raise _InvalidCount() from None
 
 
 # -- shell builtins --------------------------------------------------------------------------------
@@ -2260,16 +2320,16 @@ def _b_cd(p: _Proc) -> int:
     vm = p.vm
     args = [a for a in p.args if a not in ("-L", "-P", "--")]
     if len(args) > 1:
-        p.ctx.err.write("bash: cd: too many arguments\n")
+        p.ctx.err.write(p.vm.prefix() + "cd: too many arguments\n")
         return 1
     if not args:
         target = vm.vars.get("HOME")
         if not target:
-            p.ctx.err.write("bash: cd: HOME not set\n")
+            p.ctx.err.write(p.vm.prefix() + "cd: HOME not set\n")
             return 1
     elif args[0] == "-":
         if vm.oldpwd is None:
-            p.ctx.err.write("bash: cd: OLDPWD not set\n")
+            p.ctx.err.write(p.vm.prefix() + "cd: OLDPWD not set\n")
             return 1
         target = vm.oldpwd
         p.out(target + "\n")
@@ -2279,10 +2339,10 @@ def _b_cd(p: _Proc) -> int:
     try:
         node = vm.fs.stat(path)
     except FsError as exc:
-        p.ctx.err.write(f"bash: cd: {target}: {exc.strerror}\n")
+        p.ctx.err.write(f"{p.vm.prefix()}cd: {target}: {exc.strerror}\n")
         return 1
     if not isinstance(node, DirNode):
-        p.ctx.err.write(f"bash: cd: {target}: Not a directory\n")
+        p.ctx.err.write(f"{p.vm.prefix()}cd: {target}: Not a directory\n")
         return 1
     vm.oldpwd = vm.cwd
     vm.vars["OLDPWD"] = vm.cwd
@@ -2337,7 +2397,7 @@ def _printf_number(p: _Proc, arg: str, conv: str) -> int | float:
         return int(text, 0) if re.fullmatch(r"[-+]?(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9]\d*)", text) else int(text)
     except ValueError:
         m = re.match(r"[-+]?\d+", text)
-        p.ctx.err.write(f"bash: printf: {arg}: invalid number\n")
+        p.ctx.err.write(f"{p.vm.prefix()}printf: {arg}: invalid number\n")
         p.vm._printf_error = True  # type: ignore[attr-defined]
         return int(m.group(0)) if m else 0
 
@@ -2431,7 +2491,7 @@ def _b_export(p: _Proc) -> int:
         if append:
             name = name[:-1]
         if not _valid_name(name):
-            p.ctx.err.write(f"bash: export: `{a}': not a valid identifier\n")
+            p.ctx.err.write(f"{p.vm.prefix()}export: `{a}': not a valid identifier\n")
             status = 1
             continue
         if "-n" in p.args:
@@ -2451,7 +2511,7 @@ def _b_unset(p: _Proc) -> int:
         if name in ("-f", "-v"):
             continue
         if not _valid_name(name):
-            p.ctx.err.write(f"bash: unset: `{name}': not a valid identifier\n")
+            p.ctx.err.write(f"{p.vm.prefix()}unset: `{name}': not a valid identifier\n")
             status = 1
             continue
         if functions:
@@ -2470,10 +2530,10 @@ def _b_exit(p: _Proc) -> int:
     try:
         code = int(p.args[0]) & 0xFF
     except ValueError:
-        p.ctx.err.write(f"bash: exit: {p.args[0]}: numeric argument required\n")
+        p.ctx.err.write(f"{p.vm.prefix()}exit: {p.args[0]}: numeric argument required\n")
         raise _ExitShell(2) from None
     if len(p.args) > 1:
-        p.ctx.err.write("bash: exit: too many arguments\n")
+        p.ctx.err.write(p.vm.prefix() + "exit: too many arguments\n")
         return 1
     raise _ExitShell(code)
 
@@ -2484,7 +2544,7 @@ def _b_return(p: _Proc) -> int:
         try:
             code = int(p.args[0]) & 0xFF
         except ValueError:
-            p.ctx.err.write(f"bash: return: {p.args[0]}: numeric argument required\n")
+            p.ctx.err.write(f"{p.vm.prefix()}return: {p.args[0]}: numeric argument required\n")
             code = 2
     raise _Return(code)
 
@@ -2496,7 +2556,7 @@ def _loop_control(is_break: bool) -> Callable[[_Proc], int]:
             try:
                 levels = max(1, int(p.args[0]))
             except ValueError:
-                p.ctx.err.write(f"bash: {p.name}: {p.args[0]}: numeric argument required\n")
+                p.ctx.err.write(f"{p.vm.prefix()}{p.name}: {p.args[0]}: numeric argument required\n")
                 return 1
         raise _LoopControl(levels, is_break)
 
@@ -2575,7 +2635,7 @@ def _b_type(p: _Proc) -> int:
         text = _describe(p, name)
         if text is None:
             if not short:
-                p.ctx.err.write(f"bash: type: {name}: not found\n")
+                p.ctx.err.write(f"{p.vm.prefix()}type: {name}: not found\n")
             status = 1
             continue
         if short:
@@ -2609,7 +2669,7 @@ def _b_command(p: _Proc) -> int:
             if verbose:
                 text = _describe(p, name)
                 if text is None:
-                    p.ctx.err.write(f"bash: command: {name}: not found\n")
+                    p.ctx.err.write(f"{p.vm.prefix()}command: {name}: not found\n")
                     status = 1
                 else:
                     p.out(text + "\n")
@@ -2635,7 +2695,7 @@ def _b_command(p: _Proc) -> int:
         return vm._call(builtin, args[0], args[1:], p.ctx)
     found = vm.find_in_path(args[0]) if "/" not in args[0] else vm.fs.normalize(args[0], vm.cwd)
     if found is None:
-        p.ctx.err.write(f"bash: {args[0]}: command not found\n")
+        p.ctx.err.write(f"{p.vm.prefix()}{args[0]}: command not found\n")
         return 127
     return vm._exec_path(found, args, p.ctx)
 
@@ -2654,7 +2714,7 @@ def _b_alias(p: _Proc) -> int:
         elif name in vm.aliases:
             p.out(f"alias {name}='{vm.aliases[name]}'\n")
         else:
-            p.ctx.err.write(f"bash: alias: {name}: not found\n")
+            p.ctx.err.write(f"{p.vm.prefix()}alias: {name}: not found\n")
             status = 1
     return status
 
@@ -2667,14 +2727,14 @@ def _b_unalias(p: _Proc) -> int:
     status = 0
     for name in p.args:
         if vm.aliases.pop(name, None) is None:
-            p.ctx.err.write(f"bash: unalias: {name}: not found\n")
+            p.ctx.err.write(f"{p.vm.prefix()}unalias: {name}: not found\n")
             status = 1
     return status
 
 
 def _b_source(p: _Proc) -> int:
     if not p.args:
-        p.ctx.err.write(f"bash: {p.name}: filename argument required\n")
+        p.ctx.err.write(f"{p.vm.prefix()}{p.name}: filename argument required\n")
         return 2
     vm = p.vm
     name = p.args[0]
@@ -2686,7 +2746,7 @@ def _b_source(p: _Proc) -> int:
     try:
         text = vm.fs.read_text(path)
     except FsError as exc:
-        p.ctx.err.write(f"bash: {name}: {exc.strerror}\n")
+        p.ctx.err.write(f"{p.vm.prefix()}{name}: {exc.strerror}\n")
         return 1
     return vm._run_script(text, p.args, p.ctx, source=True)
 
@@ -2700,7 +2760,7 @@ def _b_read(p: _Proc) -> int:
     try:
         opts, names = _getopt(p.args, "rsa:p:n:d:t:u:", status=2)
     except _UsageError as exc:
-        p.ctx.err.write(f"bash: read: {exc.message}\n")
+        p.ctx.err.write(f"{p.vm.prefix()}read: {exc.message}\n")
         return 2
     line = p.ctx.stdin.readline()
     if line is None:
@@ -2755,7 +2815,7 @@ def _b_shift(p: _Proc) -> int:
 def _b_local(p: _Proc) -> int:
     vm = p.vm
     if not vm._locals:
-        p.ctx.err.write(f"bash: {p.name}: can only be used in a function\n")
+        p.ctx.err.write(f"{p.vm.prefix()}{p.name}: can only be used in a function\n")
         return 1
     frame = vm._locals[-1]
     for a in p.args:
@@ -2777,7 +2837,7 @@ def _b_declare(p: _Proc) -> int:
     for a in names:
         name, eq, value = a.partition("=")
         if not _valid_name(name):
-            p.ctx.err.write(f"bash: {p.name}: `{a}': not a valid identifier\n")
+            p.ctx.err.write(f"{p.vm.prefix()}{p.name}: `{a}': not a valid identifier\n")
             return 1
         if vm._locals and p.name in ("declare", "typeset") and name not in vm._locals[-1]:
             vm._locals[-1][name] = vm.vars.get(name)
@@ -2954,6 +3014,21 @@ def _test_eval(p: _Proc, args: list[str], double: bool) -> bool:
             value = value or right
         return value
 
+    unary = re.compile(r"-[efdsrwxLhabcgkpstuOGNSzn]")
+    binary_ops = {"=", "==", "!=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef"}
+    if not double:
+        if not args:
+            return False
+        if len(args) == 1:
+            return args[0] != ""
+        if len(args) == 2:
+            if args[0] == "!":
+                return args[1] == ""
+            if not unary.fullmatch(args[0]):
+                raise _TestError(f"{args[0]}: unary operator expected")
+        three_ok = args[1] in binary_ops or args[1] in ("-a", "-o") or args[0] in ("!", "(")
+        if len(args) == 3 and not three_ok:
+            raise _TestError(f"{args[1]}: binary operator expected")
     if not args:
         return False
     result = expr()
@@ -2969,13 +3044,13 @@ def _b_test(p: _Proc) -> int:
     if name == "[" or double:
         closing = "]" if name == "[" else "]]"
         if not args or args[-1] != closing:
-            p.ctx.err.write(f"bash: {name}: missing `{closing}'\n")
+            p.ctx.err.write(f"{p.vm.prefix()}{name}: missing `{closing}'\n")
             return 2
         args = args[:-1]
     try:
         return 0 if _test_eval(p, args, double) else 1
     except _TestError as exc:
-        p.ctx.err.write(f"bash: {name}: {exc}\n")
+        p.ctx.err.write(f"{p.vm.prefix()}{name}: {exc}\n")
         return 2
 
 
@@ -3264,7 +3339,10 @@ def _u_mkdir(p: _Proc) -> int:
                 if "v" in opts:
                     p.out(f"{p.name}: created directory {quote_always(d)}\n")
         except FsError as exc:
-            p.err(f"cannot create directory {locale_quote(d)}: {exc.strerror}")
+            shown = d
+            if exc.path and exc.path != path and path.startswith(exc.path):
+                shown = d.rstrip("/")[: len(d.rstrip("/")) - (len(path) - len(exc.path))]
+            p.err(f"cannot create directory {locale_quote(shown)}: {exc.strerror}")
             status = 1
     return status
 
@@ -3428,8 +3506,19 @@ def _copy_or_move(p: _Proc, opts: dict[str, Any], names: list[str], move: bool) 
         sources, dest = names, target_dir
     dest_path = p.path(dest)
     dest_is_dir = fs.is_dir(dest_path) and "T" not in opts
-    if len(sources) > 1 and not dest_is_dir:
-        p.err(f"target {quote_always(dest)} is not a directory")
+    try:
+        fs.stat(dest_path)
+        if dest.endswith("/") and not dest_is_dir:
+            raise FsError("ENOTDIR", dest)
+    except FsError as exc:
+        if exc.code == "ENOTDIR":
+            p.err(f"cannot stat {quote_always(dest)}: Not a directory")
+            return 1
+    if (len(sources) > 1 or target_dir is not None) and not dest_is_dir:
+        if fs.exists(dest_path):
+            p.err(f"target {quote_always(dest)} is not a directory")
+        else:
+            p.err(f"target {quote_always(dest)}: No such file or directory")
         return 1
     status = 0
     for src in sources:
@@ -3504,9 +3593,11 @@ def _copy_or_move(p: _Proc, opts: dict[str, Any], names: list[str], move: bool) 
 
 
 def _head_tail_args(args: list[str]) -> list[str]:
-    out = []
+    """``head -5`` is ``head -n 5`` (only where an option may stand, not as -n's value)."""
+    out: list[str] = []
     for a in args:
-        if re.fullmatch(r"-\d+", a):
+        takes_value = bool(out) and out[-1] in ("-n", "-c", "--lines", "--bytes")
+        if re.fullmatch(r"-\d+", a) and not takes_value:
             out += ["-n", a[1:]]
         else:
             out.append(a)
@@ -3523,7 +3614,10 @@ def _u_head(p: _Proc) -> int:
     bytes_mode = "c" in opts
     if bytes_mode:
         count = _last(opts, "c", "0") or "0"
-    n = _count_arg(p, count, "bytes" if bytes_mode else "lines")
+    try:
+        n = _count_arg(p, count, "bytes" if bytes_mode else "lines")
+    except _InvalidCount:
+        return 1
     files = files or ["-"]
     headers = ("v" in opts or len(files) > 1) and "q" not in opts
     status = 0
@@ -3557,7 +3651,6 @@ def _u_head(p: _Proc) -> int:
 
 def _u_tail(p: _Proc) -> int:
     args = _head_tail_args(p.args)
-    args = [("-n" + a[1:] if re.fullmatch(r"\+\d+", a) else a) for a in args]
     opts, files = _getopt(
         args,
         "n:c:qvfF",
@@ -3576,7 +3669,10 @@ def _u_tail(p: _Proc) -> int:
     if bytes_mode:
         raw = _last(opts, "c", "0") or "0"
     from_start = raw.startswith("+")
-    n = abs(_count_arg(p, raw.lstrip("+"), "bytes" if bytes_mode else "lines"))
+    try:
+        n = abs(_count_arg(p, raw.lstrip("+"), "bytes" if bytes_mode else "lines"))
+    except _InvalidCount:
+        return 1
     files = files or ["-"]
     headers = ("v" in opts or len(files) > 1) and "q" not in opts
     status = 0
@@ -3793,7 +3889,8 @@ def _u_grep(p: _Proc) -> int:
                 and not any(glob_regex(g).match(posixpath.basename(t[0])) for g in excludes)
             )
         ]
-    with_name = ("H" in opts or len(targets) > 1 or recursive) and "h" not in opts
+    dir_operand = recursive and (implicit_dot or any(p.fs.is_dir(p.path(f)) for f in files if f != "-"))
+    with_name = ("H" in opts or len(files) > 1 or dir_operand) and "h" not in opts
     invert = "v" in opts
     any_match = False
     out: list[str] = []
@@ -4139,7 +4236,7 @@ def _u_sort(p: _Proc) -> int:
             text_parts.append(p.read(name))
         except FsError as exc:
             p.err(
-                f"open failed: {quote_if_needed(name)}: {exc.strerror}"
+                f"cannot read: {quote_if_needed(name)}: {exc.strerror}"
                 if exc.code != "EISDIR"
                 else f"read failed: {quote_if_needed(name)}: Is a directory"
             )
@@ -4269,6 +4366,8 @@ def _u_env(p: _Proc) -> int:
         for name, value in assigns:
             vm.vars[name] = value
             vm.exported.add(name)
+        if "PATH" not in vm.vars:
+            vm.vars["PATH"] = "/bin:/usr/bin"
         found = vm.find_in_path(args[0]) if "/" not in args[0] else vm.fs.normalize(args[0], vm.cwd)
         if found is None or not vm.fs.is_file(found):
             p.err(f"{quote_always(args[0])}: No such file or directory")
@@ -5588,11 +5687,11 @@ def _u_bash(p: _Proc) -> int:
             return 2
         command = args[1]
         script_args = args[2:] or [p.name]
-        return vm._run_script(command, script_args, p.ctx)
+        return vm._run_script(command, script_args, p.ctx, name="bash")
     if not args:
         stdin = p.ctx.stdin.read()
         if stdin:
-            return vm._run_script(stdin, [p.name], p.ctx)
+            return vm._run_script(stdin, [p.name], p.ctx, name="bash")
         vm._unknown.append(p.name)
         return 0
     path = p.path(args[0])
@@ -5795,7 +5894,7 @@ def _u_kill(p: _Proc) -> int:
     status = 0
     for t in targets:
         if t not in ("1", "42"):
-            p.ctx.err.write(f"bash: kill: ({t}) - No such process\n")
+            p.ctx.err.write(f"{p.vm.prefix()}kill: ({t}) - No such process\n")
             status = 1
     return status
 

@@ -192,6 +192,30 @@ def test_ledger_without_tool_definitions() -> None:
     assert other == {"status": "ok", "tool": "send_email", "arguments": {"to": "a@example.com"}}
 
 
+def test_chosen_ids_are_kept_and_skipped() -> None:
+    state: dict[str, Any] = {}
+    assert body(call(state, "create_tag", {"id": 2, "name": "b"}, tools=None))["id"] == 2
+    assert [body(call(state, "create_tag", {"name": n}, tools=None))["id"] for n in "ac"] == [1, 3]
+    duplicate = call(state, "create_tag", {"id": 3, "name": "d"}, tools=None)
+    assert duplicate.text == "Error: tag 3 already exists" and duplicate.is_error is True
+
+
+def test_calls_outside_the_ledger_echo_their_arguments_into_the_schema() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "temperature_c": {"type": "number", "minimum": -40, "maximum": 45},
+        },
+        "required": ["city", "temperature_c"],
+        "additionalProperties": False,
+    }
+    tools = [{"name": "get_weather", "inputSchema": {"type": "object"}, "outputSchema": schema}]
+    weather = body(call({}, "get_weather", {"city": "Oslo", "units": "metric"}, tools))
+    assert weather["city"] == "Oslo" and set(weather) == {"city", "temperature_c"}
+    check(schema, weather)
+
+
 def test_string_ids_follow_the_schema() -> None:
     schema = {
         "type": "object",
