@@ -44,3 +44,20 @@ def test_prompt_files_are_package_data():
     for domain_dir in (ROOT / "prompts").iterdir():
         if domain_dir.is_dir() and (domain_dir / "system_prompt.txt").exists():
             assert "*.txt" in data.get(f"agentworld_plugins.prompts.{domain_dir.name}", []), domain_dir.name
+
+
+def test_every_listed_package_exists():
+    reverse = {v: k for k, v in MAPPED.items()}
+    missing = []
+    for name in _config()["packages"]:
+        parts = name.split(".")
+        for depth in (2, 1):
+            prefix = ".".join(parts[:depth])
+            if prefix in reverse:
+                folder = ROOT / reverse[prefix] / Path(*parts[depth:])
+                break
+        else:
+            folder = ROOT / Path(*parts)
+        if not (folder / "__init__.py").is_file():
+            missing.append(name)
+    assert not missing, f"listed in pyproject.toml but without an __init__.py: {missing}"

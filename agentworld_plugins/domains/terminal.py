@@ -77,7 +77,10 @@ class TerminalDomain(Domain):
         commands: list[str] = []
         exit_codes: list[int] = []
         unknown: list[str] = []
-        batches = action.model_dump(mode="python") if isinstance(action, BaseModel) else list(action)
+        raw = action.model_dump(mode="python") if isinstance(action, BaseModel) else action
+        batches: list[dict[str, Any]] = (
+            [b for b in raw if isinstance(b, dict)] if isinstance(raw, list) else []
+        )
         for batch in batches:
             step = terminal.send(str(batch.get("keystrokes", "")))
             commands.extend(step.commands)

@@ -21,14 +21,20 @@ Programs that exist on the fake ``PATH`` but are not simulated (``git status``, 
 the observation as a guess (``metadata["offline_unknown_effect"]``). A few of their answers are
 known and given: ``--version`` strings and ``python3 missing.py``'s error.
 
+:class:`TerminalScreen` puts a machine behind a 160x40 terminal pane (keystrokes in, screen out)
+and :func:`machine_from_context` builds one from a session's context (``files``, ``cwd``, ``env``).
+
 Simplifications: commands run one after the other (``&`` does not background); stdin that is not
-redirected reads as empty; ``case``, ``select``, ``((...))``, arrays and job control are not
-parsed (they count as unknown effect); loops stop after a fixed budget of commands.
+redirected reads as empty; ``case``, ``select``, ``((...))``, C-style ``for``, arrays, process
+substitution and job control are not parsed (they count as unknown effect); loops stop after a
+fixed budget of commands (``STEP_BUDGET``); ``find`` and ``grep -r`` walk directories in sorted
+order (real ones use the filesystem's order).
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import math
 import operator
@@ -253,6 +259,7 @@ class _Source:
     text: str
     quoted_heredocs: set[int]
     arith: dict[str, str]
+    unsupported: bool = False
 
 
 @dataclass
@@ -608,6 +615,7 @@ def _prepare(text: str) -> _Source:
     quoted: set[int] = set()
     arith: dict[str, str] = {}
     pending: list[tuple[str, bool]] = []
+    unsupported = False
     i = 0
     n = len(text)
     in_dq = False
@@ -649,6 +657,8 @@ def _prepare(text: str) -> _Source:
             i += 1
             continue
         at_word_start = i == 0 or text[i - 1] in " \t\n;&|(!{"
+        if text.startswith("((", i) and at_word_start:
+            unsupported = True
         if c == "#" and at_word_start:
             j = text.find("\n", i)
             j = n if j < 0 else j
@@ -738,15 +748,19 @@ def _prepare(text: str) -> _Source:
             continue
         emit(c)
         i += 1
-    return _Source("".join(out), quoted, arith)
+    return _Source("".join(out), quoted, arith, unsupported)
 
 
 _UNSUPPORTED_HINT = re.compile(r"(^|[\s;&|(])(case|select|coproc)\s|\(\(|\w=\(|\[\[")
 
 
+@lru_cache(maxsize=256)
 def _parse(text: str) -> tuple[list[Any], _Source]:
-    """bashlex nodes for ``text``; raises :class:`_ShellSyntaxError` or :class:`_Unsupported`."""
+    """bashlex nodes for ``text``; raises :class:`_ShellSyntaxError` or :class:`_Unsupported`.
+    Cached: the nodes are only read, never changed."""
     src = _prepare(text)
+    if src.unsupported:
+        raise _Unsupported("arithmetic command")
     body = src.text
     stripped = "\n".join(line for line in body.split("\n") if not line.lstrip().startswith("#"))
     if not stripped.strip():
@@ -795,6 +809,32 @@ _ARITH_CMP = {
 }
 
 
+def _ternary(expr: str) -> str:
+    """``c ? a : b`` as Python's ``(a if c else b)`` (nesting in the else branch works)."""
+    depth = 0
+    for i, ch in enumerate(expr):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "?" and depth == 0:
+            inner = 0
+            for j in range(i + 1, len(expr)):
+                if expr[j] == "(":
+                    inner += 1
+                elif expr[j] == ")":
+                    inner -= 1
+                elif expr[j] == "?" and inner == 0:
+                    inner += 100
+                elif expr[j] == ":" and inner >= 100:
+                    inner -= 100
+                elif expr[j] == ":" and inner == 0:
+                    cond, then, other = expr[:i], expr[i + 1 : j], expr[j + 1 :]
+                    return f"(({_ternary(then)}) if ({cond}) else ({_ternary(other)}))"
+            return expr
+    return expr
+
+
 def _c_div(a: int, b: int) -> int:
     q = abs(a) // abs(b)
     return q if (a >= 0) == (b >= 0) else -q
@@ -811,7 +851,7 @@ def _arith_eval(expr: str, lookup: Callable[[str], str]) -> int:
         text,
     )
     py = re.sub(r"\b0([0-7]+)\b", lambda m: str(int(m.group(1), 8)), py)
-    py = py.replace("&&", " and ").replace("||", " or ")
+    py = _ternary(py.replace("&&", " and ").replace("||", " or "))
     py = re.sub(r"!(?!=)", " not ", py)
     try:
         tree = ast.parse(py, mode="eval")
@@ -944,6 +984,7 @@ class VirtualMachine:
         self._lineno = 1
         self._scripts: list[str] = []
         self.argv0 = "bash"
+        self._loop_depth = 0
 
     # -- public ----------------------------------------------------------------------------------
 
@@ -998,7 +1039,11 @@ class VirtualMachine:
         exited = False
         if self.interactive and command.strip():
             self.history.append(command.rstrip("\n"))
-        status = self._run_text(command, _Ctx(_Input(stdin), out, err, _Source("", set(), {})), top=True)
+        try:
+            status = self._run_text(command, _Ctx(_Input(stdin), out, err, _Source("", set(), {})), top=True)
+        except Exception:  # an unforeseen corner of the simulation: say so rather than invent
+            self._unknown.append(command.strip())
+            status = 0
         if isinstance(status, _ExitShell):
             exited = True
             status = status.code
@@ -1022,7 +1067,7 @@ class VirtualMachine:
         where = "" if self.interactive and not self._scripts else f"-c: line {len(lines)}: "
         if exc.incomplete:
             if "matching" in exc.message:
-                m = re.search(r"matching (.)", exc.message)
+                m = re.search(r"matching ['\"](.)['\"]", exc.message)
                 quote = m.group(1) if m else '"'
                 return (
                     f"bash: {where}unexpected EOF while looking for matching `{quote}'\n"
@@ -1224,6 +1269,15 @@ class VirtualMachine:
         return status
 
     def _exec_flow(self, node: Any, ctx: _Ctx) -> int:
+        if node.kind == "if":
+            return self._exec_flow_inner(node, ctx)
+        self._loop_depth += 1
+        try:
+            return self._exec_flow_inner(node, ctx)
+        finally:
+            self._loop_depth -= 1
+
+    def _exec_flow_inner(self, node: Any, ctx: _Ctx) -> int:
         groups = self._groups(node)
         kind = node.kind
         if kind == "if":
@@ -1389,6 +1443,10 @@ class VirtualMachine:
             proc.err(exc.message)
             ctx.err.write(f"Try '{name} --help' for more information.\n")
             return exc.status
+        except (ValueError, IndexError, KeyError):
+            proc.err("invalid argument")
+            ctx.err.write(f"Try '{name} --help' for more information.\n")
+            return 1
         except _HelpRequested as req:
             base = posixpath.basename(name)
             if req.version:
@@ -1493,7 +1551,11 @@ class VirtualMachine:
         return index
 
     def _expand_word(self, node: Any, ctx: _Ctx) -> list[str]:
+        if any(part.kind == "processsubstitution" for part in getattr(node, "parts", None) or []):
+            raise _Unsupported("process substitution")
         raw = ctx.src.text[node.pos[0] : node.pos[1]]
+        if raw in ('"$@"', '"${@}"'):
+            return list(self.positional)
         variants = brace_expand(raw) if "{" in raw else [raw]
         if len(variants) == 1:
             segs = self._segments(raw, ctx, node.pos[0], self._subst_index(node))
@@ -1814,7 +1876,33 @@ class VirtualMachine:
 
     def _arith(self, expr: str, ctx: _Ctx) -> int:
         expanded = self.expand_text(expr, ctx)
-        return _arith_eval(expanded, lambda name: self.getvar(name) or "")
+
+        def lookup(name: str) -> str:
+            return self.getvar(name) or ""
+
+        results = [self._arith_one(part, lookup) for part in expanded.split(",")]
+        return results[-1] if results else 0
+
+    def _arith_one(self, expr: str, lookup: Callable[[str], str]) -> int:
+        """One arithmetic expression, with the assignments bash allows (``x++``, ``x += 2``)."""
+        m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*(\+\+|--)\s*", expr)
+        if m:
+            old = _arith_eval(m.group(1), lookup)
+            self.vars[m.group(1)] = str(old + (1 if m.group(2) == "++" else -1))
+            return old
+        m = re.fullmatch(r"\s*(\+\+|--)\s*([A-Za-z_]\w*)\s*", expr)
+        if m:
+            new = _arith_eval(m.group(2), lookup) + (1 if m.group(1) == "++" else -1)
+            self.vars[m.group(2)] = str(new)
+            return new
+        m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*([-+*/%]?)=(?!=)(.*)", expr, re.S)
+        if m:
+            value = _arith_eval(m.group(3), lookup)
+            if m.group(2):
+                value = _arith_eval(f"{_arith_eval(m.group(1), lookup)} {m.group(2)} ({value})", lookup)
+            self.vars[m.group(1)] = str(value)
+            return value
+        return _arith_eval(expr, lookup)
 
     def _param(self, inner: str, ctx: _Ctx) -> str:
         if inner in ctx.src.arith:
@@ -2171,8 +2259,9 @@ def _ansi_c(text: str, i: int) -> tuple[str, int]:
     return "".join(out), n
 
 
-def _echo_escapes(text: str) -> tuple[str, bool]:
-    """``echo -e`` / ``printf %b`` escapes; the flag says output stops here (``\\c``)."""
+def _echo_escapes(text: str, printf_format: bool = False) -> tuple[str, bool]:
+    """``echo -e`` / ``printf %b`` escapes; the flag says output stops here (``\\c``). In a
+    ``printf`` format, ``\\NNN`` is octal without a leading zero."""
     out: list[str] = []
     i = 0
     n = len(text)
@@ -2180,6 +2269,12 @@ def _echo_escapes(text: str) -> tuple[str, bool]:
         c = text[i]
         if c == "\\" and i + 1 < n:
             d = text[i + 1]
+            if printf_format and d in "01234567":
+                m = re.match(r"[0-7]{1,3}", text[i + 1 :])
+                assert m is not None
+                out.append(chr(int(m.group(0), 8)))
+                i += 1 + m.end()
+                continue
             if d == "c":
                 return "".join(out), True
             if d in "ntrabfvEe\\":
@@ -2411,7 +2506,7 @@ def _printf_format(p: _Proc, fmt: str, args: list[str]) -> str:
         consumed = False
         pos = 0
         for m in _PRINTF_SPEC.finditer(fmt):
-            text, stop = _echo_escapes(fmt[pos : m.start()])
+            text, stop = _echo_escapes(fmt[pos : m.start()], printf_format=True)
             out.append(text)
             if stop:
                 return "".join(out)
@@ -2427,7 +2522,9 @@ def _printf_format(p: _Proc, fmt: str, args: list[str]) -> str:
             arg = args.pop(0) if args else None
             consumed = consumed or arg is not None
             spec = "%" + flags + (width or "") + ("." + prec if prec is not None else "")
-            if conv in "sq":
+            if conv == "q":
+                out.append((spec + "s") % _shell_quote(arg or ""))
+            elif conv == "s":
                 out.append((spec + "s") % (arg or ""))
             elif conv == "b":
                 text, stop = _echo_escapes(arg or "")
@@ -2442,11 +2539,26 @@ def _printf_format(p: _Proc, fmt: str, args: list[str]) -> str:
                 if py_conv in "doxX":
                     value = int(value)
                 out.append((spec + py_conv) % value)
-        text, stop = _echo_escapes(fmt[pos:])
+        text, stop = _echo_escapes(fmt[pos:], printf_format=True)
         out.append(text)
         if stop or not consumed:
             break
     return "".join(out)
+
+
+def _shell_quote(text: str) -> str:
+    """``printf %q``: backslashes before special characters, ``$'...'`` for control ones."""
+    if text == "":
+        return "''"
+    if any(ord(c) < 32 or ord(c) == 127 for c in text):
+        body = "".join(
+            {"\n": "\\n", "\t": "\\t", "\r": "\\r", "'": "\\'", "\\": "\\\\"}.get(c, c)
+            if ord(c) >= 32 or c in "\n\t\r"
+            else f"\\{ord(c):03o}"
+            for c in text
+        )
+        return f"$'{body}'"
+    return "".join("\\" + c if not (c.isalnum() or c in "_./:=@%+,-") and ord(c) < 128 else c for c in text)
 
 
 def _b_printf(p: _Proc) -> int:
@@ -2551,6 +2663,11 @@ def _b_return(p: _Proc) -> int:
 
 def _loop_control(is_break: bool) -> Callable[[_Proc], int]:
     def run(p: _Proc) -> int:
+        if p.vm._loop_depth == 0:
+            p.ctx.err.write(
+                f"{p.vm.prefix()}{p.name}: only meaningful in a `for', `while', or `until' loop\n"
+            )
+            return 0
         levels = 1
         if p.args:
             try:
@@ -3330,10 +3447,15 @@ def _u_mkdir(p: _Proc) -> int:
         path = p.path(d)
         try:
             if "p" in opts:
-                existed = p.fs.exists(path)
+                missing = []
+                probe = d.rstrip("/") or "/"
+                while probe not in ("", ".", "/") and not p.fs.exists(p.path(probe)):
+                    missing.append(probe)
+                    probe = posixpath.dirname(probe)
                 p.fs.mkdir(path, parents=True, mode=mode)
-                if "v" in opts and not existed:
-                    p.out(f"{p.name}: created directory {quote_always(d)}\n")
+                if "v" in opts:
+                    for created in reversed(missing):
+                        p.out(f"{p.name}: created directory {quote_always(created)}\n")
             else:
                 p.fs.mkdir(path, mode=mode)
                 if "v" in opts:
@@ -3407,9 +3529,19 @@ def _u_rm(p: _Proc) -> int:
             status = 1
             continue
         if "v" in opts:
-            kind = "removed directory" if isinstance(node, DirNode) else "removed"
-            p.out(f"{kind} {quote_always(name)}\n")
+            p.out("".join(_removed_lines(name, node)))
     return status
+
+
+def _removed_lines(name: str, node: Node) -> list[str]:
+    """What ``rm -v`` prints for a removed entry (contents first for a directory)."""
+    if not isinstance(node, DirNode):
+        return [f"removed {quote_always(name)}\n"]
+    lines: list[str] = []
+    for child in sorted(node.children):
+        lines.extend(_removed_lines(f"{name.rstrip('/')}/{child}", node.children[child]))
+    lines.append(f"removed directory {quote_always(name)}\n")
+    return lines
 
 
 def _u_rmdir(p: _Proc) -> int:
@@ -3752,9 +3884,9 @@ def _u_wc(p: _Proc) -> int:
         width = len(str(regular_total)) if regular_total else 1
         if has_stdin or any(p.fs.is_dir(p.path(n)) for n in files if n != "-"):
             width = max(width, 7)
-    for values, name in rows:
-        line = " ".join(str(v).rjust(width) for v in values)
-        p.out(line + (f" {name}" if name is not None else "") + "\n")
+    for counts, label in rows:
+        line = " ".join(str(v).rjust(width) for v in counts)
+        p.out(line + (f" {label}" if label is not None else "") + "\n")
     return status
 
 
@@ -3844,9 +3976,18 @@ def _u_grep(p: _Proc) -> int:
     recursive = "r" in opts or "R" in opts
     files = operands or (["."] if recursive else ["-"])
     implicit_dot = recursive and not operands
-    after = int(_last(opts, "A") or _last(opts, "C") or 0)
-    before = int(_last(opts, "B") or _last(opts, "C") or 0)
-    max_count = int(_last(opts, "m") or -1)
+    numbers: dict[str, int] = {}
+    for key in "ABCm":
+        value = _last(opts, key)
+        if value is None:
+            continue
+        if not re.fullmatch(r"\d+", value):
+            p.err("invalid max count" if key == "m" else f"{value}: invalid context length argument")
+            return 2
+        numbers[key] = int(value)
+    after = numbers.get("A", numbers.get("C", 0))
+    before = numbers.get("B", numbers.get("C", 0))
+    max_count = numbers.get("m", -1)
     includes = opts.get("include", [])
     excludes = opts.get("exclude", [])
     exclude_dirs = opts.get("exclude-dir", [])
@@ -3894,15 +4035,15 @@ def _u_grep(p: _Proc) -> int:
     invert = "v" in opts
     any_match = False
     out: list[str] = []
-    for shown, path in targets:
-        if path is None:
+    for shown, target_path in targets:
+        if target_path is None:
             text = p.stdin()
         else:
             try:
-                node = p.fs.stat(path)
+                node = p.fs.stat(target_path)
                 if not isinstance(node, FileNode):
                     continue
-                text = as_text(node.content) if path != "/dev/null" else ""
+                text = as_text(node.content) if target_path != "/dev/null" else ""
             except FsError:
                 continue
         binary = is_binary(text) and "a" not in opts
@@ -5554,7 +5695,9 @@ def _u_xargs(p: _Proc) -> int:
             per_call = int(args.pop(0))
         elif a.startswith("-n") and a[2:].isdigit():
             per_call = int(a[2:])
-        elif a == "-I" and args:
+        elif a == "-I":
+            if not args:
+                raise _UsageError("option requires an argument -- 'I'")
             replace = args.pop(0)
         elif a.startswith("-I"):
             replace = a[2:]
@@ -5754,6 +5897,10 @@ def _u_yes(p: _Proc) -> int:
     return 0
 
 
+def _stat_field(values: dict[str, str], m: re.Match[str]) -> str:
+    return "%" if m.group(1) == "%" else values.get(m.group(1), "?")
+
+
 def _u_stat(p: _Proc) -> int:
     opts, names = _getopt(p.args, "c:L", {"format=": "c", "dereference": "L", "printf=": "c"})
     if not names:
@@ -5796,7 +5943,7 @@ def _u_stat(p: _Proc) -> int:
             p.out(
                 re.sub(
                     r"%([a-zA-Z%])",
-                    lambda m, v=values: "%" if m.group(1) == "%" else v.get(m.group(1), "?"),
+                    functools.partial(_stat_field, values),
                     fmt,
                 )
                 + "\n"
@@ -6042,6 +6189,34 @@ def _u_file(p: _Proc) -> int:
     return status
 
 
+def _u_paste(p: _Proc) -> int:
+    opts, files = _getopt(p.args, "sd:z", {"serial": "s", "delimiters=": "d"})
+    delims = _echo_escapes(_last(opts, "d", "\t") or "\t")[0] or "\t"
+    columns_in: list[list[str]] = []
+    status = 0
+    for name in files or ["-"]:
+        try:
+            columns_in.append(_lines(p.read(name)))
+        except FsError as exc:
+            p.err(f"{quote_if_needed(name)}: {exc.strerror}")
+            status = 1
+    out: list[str] = []
+
+    def joined(items: list[str]) -> str:
+        text = ""
+        for k, item in enumerate(items):
+            text += (delims[(k - 1) % len(delims)] if k else "") + item
+        return text
+
+    if "s" in opts:
+        out = [joined(col) + "\n" for col in columns_in]
+    else:
+        for row in range(max((len(c) for c in columns_in), default=0)):
+            out.append(joined([c[row] if row < len(c) else "" for c in columns_in]) + "\n")
+    p.out("".join(out))
+    return status
+
+
 def _u_unknown(p: _Proc) -> int:
     p.vm._unknown.append(" ".join([p.name, *p.args]))
     return 0
@@ -6165,6 +6340,7 @@ PROGRAMS: dict[str, Callable[[_Proc], int]] = {
     "cmp": _u_cmp,
     "diff": _u_diff,
     "file": _u_file,
+    "paste": _u_paste,
 }
 
 
@@ -6266,8 +6442,11 @@ class TerminalScreen:
             last = shown[-1]
             if re.search(r"[#$>]$", last):
                 last += " "
-            self.lines = [*shown[:-1], last]
-            self.prompt_text = last
+            if re.search(r"[#$>] $", last):
+                self.lines = [*shown[:-1], last]
+                self.prompt_text = last
+            else:  # the screen shows no prompt yet: the shell prints one
+                self.lines = [*shown, self.prompt_text]
         else:
             self.lines = [self.prompt_text]
 
@@ -6386,9 +6565,11 @@ class TerminalScreen:
         """The visible screen: the last ``rows`` lines (wrapped at ``cols``), ending with the
         cursor line (usually the prompt)."""
         rows: list[str] = []
-        for line in self.lines:
+        for line in reversed(self.lines):
             if len(line) <= self.cols:
                 rows.append(line)
             else:
-                rows.extend(line[k : k + self.cols] for k in range(0, len(line), self.cols))
-        return "\n".join(r.rstrip() for r in rows[-self.rows :])
+                rows.extend(reversed([line[k : k + self.cols] for k in range(0, len(line), self.cols)]))
+            if len(rows) >= self.rows:
+                break
+        return "\n".join(r.rstrip() for r in reversed(rows[: self.rows]))

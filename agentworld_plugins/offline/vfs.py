@@ -46,7 +46,7 @@ USR_BIN = (
     "cmp", "cp", "curl", "cut", "dash", "date", "df", "diff", "dirname", "dpkg", "du", "echo", "egrep",
     "env", "expr", "false", "fgrep", "file", "find", "free", "gcc", "git", "grep", "gzip", "head",
     "hostname", "id", "kill", "less", "ln", "ls", "make", "md5sum", "mkdir", "more", "mv", "nano",
-    "nl", "perl", "pip", "pip3", "printenv", "printf", "ps", "pwd", "python", "python3",
+    "nl", "paste", "perl", "pip", "pip3", "printenv", "printf", "ps", "pwd", "python", "python3",
     "python3.12", "readlink", "realpath", "rev", "rm", "rmdir", "sed", "seq", "sh", "sha1sum",
     "sha256sum", "sleep", "sort", "stat", "tac", "tail", "tar", "tee", "test", "timeout", "top",
     "touch", "tr", "true", "uname", "uniq", "unzip", "vi", "vim", "wc", "wget", "which", "whoami",
@@ -574,9 +574,9 @@ class VirtualFS:
         now = self._tick()
         if node is None:
             parent, name = self._parent(path)
-            if isinstance(parent.children.get(name), LinkNode):  # dangling link: create its target
-                target = self.normalize(parent.children[name].target, posixpath.dirname(path))  # type: ignore[union-attr]
-                self.write(target, content, append)
+            link = parent.children.get(name)
+            if isinstance(link, LinkNode):  # a dangling link: create its target
+                self.write(self.normalize(link.target, posixpath.dirname(path)), content, append)
                 return
             parent.children[name] = FileNode(mode=0o644, mtime=now, content=content)
             parent.mtime = now
