@@ -35,7 +35,10 @@ def test_domains_lists_all_seven(runner):
 def test_plugins_by_hook(runner):
     result = runner.invoke(cli, ["plugins", "--all", "--hook", "register_domains"])
     rows = json.loads(result.output)
-    assert {r["name"] for r in rows} >= {"agentworld_plugins.domains.terminal", "agentworld_plugins.domains.web"}
+    assert {r["name"] for r in rows} >= {
+        "agentworld_plugins.domains.terminal",
+        "agentworld_plugins.domains.web",
+    }
     assert all("register_domains" in r["hooks"] for r in rows)
 
 
@@ -59,9 +62,16 @@ def test_prompts_dir_overrides_templates(runner, tmp_path):
 
 
 def test_step_json_against_fake_server(runner, fake_world_server):
-    fake_world_server.enqueue({"content": "<predicted_observation>[1] https://a.example</predicted_observation>", "reasoning_content": "r"})
+    fake_world_server.enqueue(
+        {
+            "content": "<predicted_observation>[1] https://a.example</predicted_observation>",
+            "reasoning_content": "r",
+        }
+    )
     action = json.dumps({"name": "web_search", "arguments": {"query": "a"}})
-    result = runner.invoke(cli, ["step", "search", action, "--base-url", fake_world_server.url, "--json", "--seed", "5"])
+    result = runner.invoke(
+        cli, ["step", "search", action, "--base-url", fake_world_server.url, "--json", "--seed", "5"]
+    )
     assert result.exit_code == 0, result.output
     obs = json.loads(result.output)
     assert obs["text"] == "[1] https://a.example" and obs["reasoning"] == "r" and obs["is_error"] is False
@@ -79,7 +89,9 @@ def test_step_bad_action_is_one_clear_error(runner):
 def test_unreachable_world_model_is_one_line_with_the_fix(runner):
     url = _closed_port_url()
     env = {"AGENTWORLD_MAX_RETRIES": "0"}
-    result = runner.invoke(cli, ["step", "mcp", '{"tool_name": "x"}', "--base-url", url, "--model", "m"], env=env)
+    result = runner.invoke(
+        cli, ["step", "mcp", '{"tool_name": "x"}', "--base-url", url, "--model", "m"], env=env
+    )
     assert result.exit_code == 1
     assert f"Cannot reach the world model at {url}" in result.output
     assert "vllm serve" in result.output and "Traceback" not in result.output
@@ -87,9 +99,22 @@ def test_unreachable_world_model_is_one_line_with_the_fix(runner):
 
 def test_console_script_and_raise_errors(tmp_path):
     url = _closed_port_url()
-    args = [sys.executable, "-m", "agentworld_plugins", "step", "mcp", '{"tool_name": "x"}', "--base-url", url, "--model", "m"]
+    args = [
+        sys.executable,
+        "-m",
+        "agentworld_plugins",
+        "step",
+        "mcp",
+        '{"tool_name": "x"}',
+        "--base-url",
+        url,
+        "--model",
+        "m",
+    ]
     env = {"PATH": "/usr/bin:/bin", "AGENTWORLD_MAX_RETRIES": "0", "HOME": str(tmp_path)}
     quiet = subprocess.run(args, capture_output=True, text=True, env=env, timeout=60)
     assert quiet.returncode == 1 and "Traceback" not in quiet.stderr
-    loud = subprocess.run(args, capture_output=True, text=True, env={**env, "AGENTWORLD_RAISE_ERRORS": "1"}, timeout=60)
+    loud = subprocess.run(
+        args, capture_output=True, text=True, env={**env, "AGENTWORLD_RAISE_ERRORS": "1"}, timeout=60
+    )
     assert loud.returncode == 1 and "Traceback" in loud.stderr and "BackendUnavailableError" in loud.stderr
