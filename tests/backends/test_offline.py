@@ -83,8 +83,8 @@ def test_stateless_conversations_replay_and_cache():
     answer = fresh.complete(messages, Sampling())
     assert "one\ntwo" in answer.text
     again = fresh.complete(
-        messages
-        + [
+        [
+            *messages,
             {"role": "assistant", "content": answer.text},
             {
                 "role": "user",
