@@ -1,0 +1,112 @@
+"""``agentworld search``: the simulated search APIs and tools from the command line.
+
+agentworld search serve --port 8765 --world bible.md       # Tavily / Serper / Brave on 127.0.0.1
+agentworld search query "who founded Halvorsen Instruments" --tool google_serper_results_json
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .options import make_world, world_options
+
+_WORLD_HELP = "A world bible: a text/Markdown file of facts every result must agree with (a fictional web)."
+_CORPUS_HELP = "A folder of .md/.txt pages for the offline world's index (default: the bundled corpus)."
+
+
+def _bible(path: Path | None) -> str | None:
+    if path is None:
+        return None
+    from ..errors import ConfigError
+
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            f"Cannot read the world bible {path}: {exc}", hint="pass a UTF-8 text file"
+        ) from None
+
+
+@click.group()
+def search() -> None:
+    """Simulated search: Tavily/Serper/Brave APIs and LangChain search tools."""
+
+
+@search.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
+@click.option("--port", default=8765, show_default=True, type=int)
+@click.option("--world", "world_file", type=click.Path(dir_okay=False, path_type=Path), help=_WORLD_HELP)
+@click.option("--corpus", type=click.Path(file_okay=False, path_type=Path), help=_CORPUS_HELP)
+@click.option(
+    "--require-key",
+    envvar="AGENTWORLD_SEARCH_API_KEY",
+    help="Accept only this API key (Tavily bearer, Serper X-API-KEY, Brave token); default: any key.",
+)
+@click.option("--seed", type=int, default=None, help="Seed passed to the world model.")
+@world_options
+def serve(
+    host: str,
+    port: int,
+    world_file: Path | None,
+    corpus: Path | None,
+    require_key: str | None,
+    seed: int | None,
+    **world_args: Any,
+) -> None:
+    """Serve the Tavily (/search, /extract), Serper (/search, /news) and Brave APIs."""
+    import uvicorn
+
+    from ..adapters.search_api import create_search_app
+
+    bible = _bible(world_file)
+    world = make_world(**world_args)
+    app = create_search_app(
+        world,
+        api_key=require_key,
+        world_bible=bible,
+        corpus=str(corpus) if corpus else None,
+        seed=seed,
+    )
+    base = f"http://{host}:{port}"
+    click.echo(f"agentworld: search APIs over {world.backend.describe()} at {base}", err=True)
+    click.echo(f"  Tavily: TavilyClient(api_key='any', api_base_url='{base}')", err=True)
+    click.echo(f"  Serper: SERPER_URL={base}/search   Brave: base_url='{base}/res/v1/web/search'", err=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+@search.command()
+@click.argument("query_text", metavar="QUERY")
+@click.option(
+    "--tool",
+    "tool_name",
+    default="tavily_search",
+    show_default=True,
+    help="Which simulated tool answers (tavily_search, google_serper_results_json, brave_search, ...).",
+)
+@click.option("--world", "world_file", type=click.Path(dir_okay=False, path_type=Path), help=_WORLD_HELP)
+@click.option("--corpus", type=click.Path(file_okay=False, path_type=Path), help=_CORPUS_HELP)
+@world_options
+def query(
+    query_text: str, tool_name: str, world_file: Path | None, corpus: Path | None, **world_args: Any
+) -> None:
+    """Run one query through a simulated LangChain search tool and print what it returns."""
+    from ..adapters.search_tools import search_tools
+
+    tool = search_tools(
+        [tool_name],
+        world=make_world(**world_args),
+        world_bible=_bible(world_file),
+        corpus=str(corpus) if corpus else None,
+    )[0]
+    args = {"queries": [query_text]} if tool_name == "web_search" else {"query": query_text}
+    if tool_name == "web_extractor":
+        args = {"url": query_text}
+    result = tool.invoke(args)
+    if isinstance(result, (dict, list)):
+        click.echo(json.dumps(result, indent=2, ensure_ascii=False, default=repr))
+    else:
+        click.echo(result)
