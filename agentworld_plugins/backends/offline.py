@@ -136,7 +136,9 @@ class OfflineBackend(Backend):
         store = session.state.setdefault("offline", {"applied": 0, "state": {}})
         done = len(session.trajectory.turns)
         for turn in session.trajectory.turns[store["applied"] : done]:
-            if turn.action is not None:  # answered by another backend: bring the world up to date
+            # answered by another backend of a chain: bring the world up to date (a turn a plugin
+            # answered in before_step, such as an injected fault, never reached the world)
+            if turn.action is not None and not turn.observation.metadata.get("short_circuit"):
                 action = session.domain.validate_action(turn.action)
                 session.domain.offline_step(store["state"], action, session.context)
         store["applied"] = done

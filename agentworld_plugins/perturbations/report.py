@@ -1,0 +1,268 @@
+"""The perturbation scorecard: what was injected, and what the agent did about it.
+
+For every injected fault: its kind and tool, what the agent did next (``retried`` the identical
+call, ``adjusted`` the same tool's arguments, ``changed_approach`` to another tool, or
+``gave_up``: the episode ended or the agent declared it done), and the steps until the next
+observation that is not an error. Separately, loops: the same action repeated ``loop_threshold``
+or more times in a row, injected or not.
+
+It reads :class:`~agentworld_plugins.Trajectory` objects, or trajectory JSONL records that carry
+each turn's provenance in a ``perturbations`` list (as :func:`records_with_perturbations` writes
+them)::
+
+    agentworld report run.jsonl
+    agentworld report run.jsonl --json
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import AgentWorldError
+from .base import METADATA_KEY
+from .targeting import describe_action
+
+#: reactions to a fault, in the order the scorecard shows them
+REACTIONS = ("retried", "adjusted", "changed_approach", "gave_up")
+_WAITS = {"wait", "WAIT", "noop"}
+
+
+@dataclass
+class TurnInfo:
+    """One turn as the scorecard needs it."""
+
+    session_id: str
+    domain: str
+    number: int
+    action: Any
+    is_error: bool
+    perturbations: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return json.dumps(self.action, sort_keys=True, ensure_ascii=False)
+
+    @property
+    def tool(self) -> str:
+        try:
+            return describe_action(self.domain, self.action).tool
+        except Exception:
+            return ""
+
+    @property
+    def final(self) -> bool:
+        """Whether the action ends the episode (done, give up, an answer)."""
+        try:
+            view = describe_action(self.domain, self.action)
+        except Exception:
+            return False
+        return view.inert and view.tool not in _WAITS
+
+
+@dataclass
+class FaultOutcome:
+    session_id: str
+    turn: int
+    kind: str
+    tool: str
+    reaction: str
+    steps_to_recovery: int | None
+
+
+@dataclass
+class Loop:
+    session_id: str
+    first_turn: int
+    last_turn: int
+    repeats: int
+    tool: str
+    action: str
+
+
+@dataclass
+class Scorecard:
+    sessions: int = 0
+    turns: int = 0
+    faults: list[FaultOutcome] = field(default_factory=list)
+    loops: list[Loop] = field(default_factory=list)
+    other: Counter[str] = field(default_factory=Counter)
+
+    def to_dict(self) -> dict[str, Any]:
+        recovered = [f.steps_to_recovery for f in self.faults if f.steps_to_recovery is not None]
+        return {
+            "sessions": self.sessions,
+            "turns": self.turns,
+            "faults_injected": len(self.faults),
+            "faults_by_kind": dict(Counter(f.kind for f in self.faults).most_common()),
+            "faults_by_tool": dict(Counter(f.tool for f in self.faults).most_common()),
+            "reactions": {r: sum(f.reaction == r for f in self.faults) for r in REACTIONS},
+            "steps_to_recovery": {
+                "mean": round(sum(recovered) / len(recovered), 3) if recovered else None,
+                "max": max(recovered) if recovered else None,
+                "not_recovered": sum(f.steps_to_recovery is None for f in self.faults),
+            },
+            "loops": [asdict(loop) for loop in self.loops],
+            "other_perturbations": dict(self.other.most_common()),
+            "faults": [asdict(f) for f in self.faults],
+        }
+
+    def render(self) -> str:
+        data = self.to_dict()
+
+        def listing(counts: dict[str, int]) -> str:
+            return ", ".join(f"{k or '(none)'} {v}" for k, v in counts.items()) or "none"
+
+        lines = [
+            f"Perturbation scorecard: {self.sessions} session(s), {self.turns} turn(s)",
+            f"Faults injected: {len(self.faults)}",
+            f"  by kind: {listing(data['faults_by_kind'])}",
+            f"  by tool: {listing(data['faults_by_tool'])}",
+            f"What the agent did next: {listing(data['reactions'])}",
+        ]
+        rec = data["steps_to_recovery"]
+        if self.faults:
+            mean = "n/a" if rec["mean"] is None else rec["mean"]
+            lines.append(
+                f"Steps to recovery: mean {mean}, max {rec['max'] or 'n/a'}, not recovered {rec['not_recovered']}"
+            )
+        lines.append(f"Loops (the same action repeated in a row): {len(self.loops)}")
+        for loop in self.loops:
+            lines.append(
+                f"  session {loop.session_id} turns {loop.first_turn}-{loop.last_turn}: "
+                f"{loop.tool or 'action'} x{loop.repeats}: {loop.action[:80]}"
+            )
+        if self.other:
+            lines.append(f"Other perturbations: {listing(dict(self.other.most_common()))}")
+        return "\n".join(lines)
+
+
+def _reaction(fault: TurnInfo, following: TurnInfo | None) -> str:
+    if following is None or following.final:
+        return "gave_up"
+    if following.key == fault.key:
+        return "retried"
+    if following.tool and following.tool == fault.tool:
+        return "adjusted"
+    return "changed_approach"
+
+
+def _loops(turns: list[TurnInfo], threshold: int) -> list[Loop]:
+    found: list[Loop] = []
+    start = 0
+    for i in range(1, len(turns) + 1):
+        if i < len(turns) and turns[i].key == turns[start].key:
+            continue
+        run = i - start
+        if run >= threshold and not turns[start].final:
+            first = turns[start]
+            found.append(
+                Loop(first.session_id, first.number, turns[i - 1].number, run, first.tool, first.key)
+            )
+        start = i
+    return found
+
+
+def scorecard(sessions: Iterable[list[TurnInfo]], *, loop_threshold: int = 3) -> Scorecard:
+    """The scorecard of sessions given as ordered lists of :class:`TurnInfo`."""
+    card = Scorecard()
+    for turns in sessions:
+        turns = sorted(turns, key=lambda t: t.number)
+        if not turns:
+            continue
+        card.sessions += 1
+        card.turns += len(turns)
+        for i, turn in enumerate(turns):
+            for entry in turn.perturbations:
+                name = str(entry.get("name", ""))
+                if name == "faults":
+                    following = turns[i + 1] if i + 1 < len(turns) else None
+                    recovery = next((j - i for j in range(i + 1, len(turns)) if not turns[j].is_error), None)
+                    card.faults.append(
+                        FaultOutcome(
+                            turn.session_id,
+                            turn.number,
+                            str(entry.get("kind", "")),
+                            str(entry.get("tool") or turn.tool),
+                            _reaction(turn, following),
+                            recovery,
+                        )
+                    )
+                else:
+                    card.other[name] += 1
+        card.loops.extend(_loops(turns, loop_threshold))
+    return card
+
+
+def turns_of(trajectory: Any) -> list[TurnInfo]:
+    """:class:`TurnInfo` for each turn of a :class:`~agentworld_plugins.Trajectory`."""
+    return [
+        TurnInfo(
+            trajectory.session_id,
+            trajectory.domain,
+            turn.number,
+            turn.action,
+            turn.observation.is_error,
+            list(turn.observation.metadata.get(METADATA_KEY, [])),
+        )
+        for turn in trajectory.turns
+    ]
+
+
+def records_with_perturbations(trajectory: Any) -> list[dict[str, Any]]:
+    """The trajectory's AgentWorldBench records, each with its turn's ``perturbations`` list."""
+    records = trajectory.records()
+    for record, turn in zip(records, trajectory.turns):
+        record[METADATA_KEY] = list(turn.observation.metadata.get(METADATA_KEY, []))
+    return records
+
+
+def write_jsonl(trajectory: Any, path: str | Path, *, append: bool = True) -> Path:
+    """Append (or write) the trajectory's records with provenance, for ``agentworld report``."""
+    path = Path(path)
+    with path.open("a" if append else "w", encoding="utf-8") as fh:
+        for record in records_with_perturbations(trajectory):
+            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return path
+
+
+def read_jsonl(path: str | Path) -> list[list[TurnInfo]]:
+    """Sessions (lists of turns) from trajectory JSONL records; chat-form lines are skipped."""
+    sessions: dict[str, list[TurnInfo]] = {}
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise AgentWorldError(
+            f"Cannot read {path}: {exc.strerror or exc}", hint="give a trajectory JSONL file"
+        ) from None
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise AgentWorldError(
+                f"{path}:{lineno} is not JSON ({exc.msg})", hint="give a file written by Trajectory.to_jsonl"
+            ) from None
+        if not isinstance(row, dict) or "turn_idx" not in row:
+            continue
+        listed = row.get(METADATA_KEY)
+        if listed is None and isinstance(row.get("metadata"), dict):
+            listed = row["metadata"].get(METADATA_KEY)
+        domain = str(row.get("task", "")).rsplit("/", 1)[-1]
+        key = str(row.get("id"))
+        sessions.setdefault(key, []).append(
+            TurnInfo(
+                key,
+                domain,
+                int(row["turn_idx"]),
+                row.get("action"),
+                bool(row.get("is_error")),
+                list(listed or []),
+            )
+        )
+    return list(sessions.values())
