@@ -42,7 +42,7 @@ import posixpath
 import re
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cmp_to_key, lru_cache
 from typing import Any
@@ -297,13 +297,41 @@ class _Proc:
         self.ctx.out.write(text)
 
     def err(self, message: str) -> None:
+        """A program's error line: ``name: message``."""
         self.ctx.err.write(f"{self.name}: {message}\n")
+
+    def shell_err(self, message: str) -> None:
+        """A builtin's error line, started the way bash starts its own (``bash: ``...)."""
+        self.vm._complain(self.ctx, message)
+
+    def try_help(self) -> None:
+        """The line GNU tools print after a usage error."""
+        self.ctx.err.write(f"Try '{self.name} --help' for more information.\n")
+
+    def unknown(self) -> None:
+        """Note this invocation as one whose effect is not simulated."""
+        self.vm._unknown.append(" ".join([self.name, *self.args]))
 
     def stdin(self) -> str:
         return self.ctx.stdin.read()
 
     def path(self, name: str) -> str:
         return self.vm.fs.normalize(name, self.vm.cwd)
+
+    def node(
+        self,
+        name: str,
+        message: str = "cannot access {}: {}",
+        follow: bool = True,
+        quote: Callable[[str], str] | None = None,
+    ) -> Node | None:
+        """The node an operand names; None, reported (``message`` gets the quoted name and the
+        reason), where there is none."""
+        try:
+            return self.vm.fs.stat(self.path(name), follow)
+        except FsError as exc:
+            self.err(message.format((quote or quote_always)(name), exc.strerror))
+            return None
 
     def read(self, name: str) -> str:
         """The text of a file named by an operand (``-``: stdin); raises :class:`FsError`."""
@@ -508,52 +536,32 @@ def _regex_error(exc: re.error) -> str:
     return "Invalid regular expression"
 
 
-def brace_expand(word: str, limit: int = 4096) -> list[str]:
-    """Bash brace expansion (``a{b,c}``, ``{1..3}``) of a raw word, quotes respected."""
-    i = 0
-    n = len(word)
+def _unquoted(text: str, i: int = 0) -> Iterator[int]:
+    """The indexes, from ``i`` on, of the characters of ``text`` outside quotes and escapes."""
     quote = ""
-    while i < n:
-        c = word[i]
+    while i < len(text):
+        c = text[i]
         if c == "\\":
             i += 2
             continue
         if quote:
             if c == quote:
                 quote = ""
-            i += 1
-            continue
-        if c in "'\"":
+        elif c in "'\"":
             quote = c
-            i += 1
-            continue
-        if c == "{" and not (i > 0 and word[i - 1] == "$"):
-            depth = 0
+        else:
+            yield i
+        i += 1
+
+
+def brace_expand(word: str, limit: int = 4096) -> list[str]:
+    """Bash brace expansion (``a{b,c}``, ``{1..3}``) of a raw word, quotes respected."""
+    n = len(word)
+    for i in _unquoted(word):
+        if word[i] == "{" and not (i > 0 and word[i - 1] == "$"):
             commas: list[int] = []
-            j = i
-            q = ""
-            end = -1
-            while j < n:
-                d = word[j]
-                if d == "\\":
-                    j += 2
-                    continue
-                if q:
-                    if d == q:
-                        q = ""
-                elif d in "'\"":
-                    q = d
-                elif d == "{":
-                    depth += 1
-                elif d == "}":
-                    depth -= 1
-                    if depth == 0:
-                        end = j
-                        break
-                elif d == "," and depth == 1:
-                    commas.append(j)
-                j += 1
-            if end < 0:
+            end = _match_closing(word, i + 1, "{}", commas)
+            if end >= n:
                 return [word]
             prefix, suffix = word[:i], word[end + 1 :]
             if commas:
@@ -585,7 +593,6 @@ def brace_expand(word: str, limit: int = 4096) -> list[str]:
                 for item in items:
                     out.extend(brace_expand(prefix + item + suffix, limit))
                 return out
-        i += 1
     return [word]
 
 
@@ -1004,6 +1011,9 @@ class VirtualMachine:
             return "bash: "
         return f"bash: line {self._lineno}: "
 
+    def _complain(self, ctx: _Ctx, message: str) -> None:
+        ctx.err.write(f"{self.prefix()}{message}\n")
+
     def prompt(self) -> str:
         """``root@agentworld:/app# `` (``~`` for the home directory, ``$`` for other users)."""
         return f"{self.user}@{self.hostname}:{self.display_cwd()}{'#' if self.user == 'root' else '$'} "
@@ -1086,9 +1096,9 @@ class VirtualMachine:
                 nodes, src = _parse(text)
             except _ShellSyntaxError as exc:
                 if exc.wanted is not None:
-                    ctx.err.write(
-                        f"{self.prefix()}warning: here-document at line 1 delimited by end-of-file"
-                        f" (wanted `{exc.wanted}')\n"
+                    self._complain(
+                        ctx,
+                        f"warning: here-document at line 1 delimited by end-of-file (wanted `{exc.wanted}')",
                     )
                     nodes, src = _parse(text.rstrip("\n") + "\n" + exc.wanted + "\n")
                 else:
@@ -1106,7 +1116,7 @@ class VirtualMachine:
                 status = self._exec(node, ctx)
                 self.last_status = status
         except _ExpansionError as exc:
-            ctx.err.write(f"{self.prefix()}{exc.message}\n")
+            self._complain(ctx, exc.message)
             if exc.fatal and not top:
                 raise _AbortLine(exc.status) from None
             return exc.status
@@ -1128,13 +1138,18 @@ class VirtualMachine:
             return 0
         except _Return:
             if top:
-                ctx.err.write(self.prefix() + "return: can only `return' from a function or sourced script\n")
+                self._complain(ctx, "return: can only `return' from a function or sourced script")
                 return 1
             raise
         except RecursionError:
             ctx.err.write("bash: maximum recursion depth exceeded\n")
             return 1
         return status
+
+    def _run_status(self, text: str, ctx: _Ctx) -> int:
+        """Run ``text`` below the top level: its exit status."""
+        result = self._run_text(text, ctx)
+        return result if isinstance(result, int) else 0
 
     def _save(self) -> tuple[Any, ...]:
         return (
@@ -1163,10 +1178,14 @@ class VirtualMachine:
 
     # -- executing nodes -------------------------------------------------------------------------
 
-    def _exec(self, node: Any, ctx: _Ctx) -> int:
+    def _step(self) -> None:
+        """Count one step against the budget of a ``run`` (runaway loops end here)."""
         self._steps += 1
         if self._steps > STEP_BUDGET:
             raise _BudgetExceeded()
+
+    def _exec(self, node: Any, ctx: _Ctx) -> int:
+        self._step()
         kind = node.kind
         if kind == "command":
             return self._exec_command(node, ctx)
@@ -1236,17 +1255,13 @@ class VirtualMachine:
         try:
             ctx = self._apply_redirects(getattr(node, "redirects", []) or [], ctx)
         except _ExpansionError as exc:
-            ctx.err.write(f"{self.prefix()}{exc.message}\n")
+            self._complain(ctx, exc.message)
             return exc.status
         items = node.list
         inner = [p for p in items if p.kind != "reservedword"]
 
         def run_items() -> int:
-            status = 0
-            for p in inner:
-                status = self._exec(p, ctx)
-                self.last_status = status
-            return status
+            return self._run_nodes(inner, ctx)
 
         if items and items[0].kind == "reservedword" and items[0].word == "(":
             return self._subshell(run_items)
@@ -1307,35 +1322,34 @@ class VirtualMachine:
             status = 0
             for item in items:
                 self.vars[var] = item
-                try:
-                    status = self._run_nodes(body, ctx)
-                except _LoopControl as lc:
-                    if lc.levels > 1:
-                        lc.levels -= 1
-                        raise
-                    if lc.is_break:
-                        break
+                status, stop = self._loop_body(body, ctx, status)
+                if stop:
+                    break
             return status
         # while / until
         cond_nodes = groups[0][1]
         body = dict(groups).get("do", [])
         status = 0
         while True:
-            self._steps += 1
-            if self._steps > STEP_BUDGET:
-                raise _BudgetExceeded()
+            self._step()
             c = self._run_nodes(cond_nodes, ctx)
             if (c == 0) != (kind == "while"):
                 break
-            try:
-                status = self._run_nodes(body, ctx)
-            except _LoopControl as lc:
-                if lc.levels > 1:
-                    lc.levels -= 1
-                    raise
-                if lc.is_break:
-                    break
+            status, stop = self._loop_body(body, ctx, status)
+            if stop:
+                break
         return status
+
+    def _loop_body(self, body: list[Any], ctx: _Ctx, status: int) -> tuple[int, bool]:
+        """Run a loop's body once: its status (``status`` where ``break``/``continue`` cut it
+        short) and whether the loop ends here. Outer loops' ``break N``/``continue N`` pass on."""
+        try:
+            return self._run_nodes(body, ctx), False
+        except _LoopControl as lc:
+            if lc.levels > 1:
+                lc.levels -= 1
+                raise
+            return status, lc.is_break
 
     def _exec_command(self, node: Any, ctx: _Ctx) -> int:
         self._lineno = ctx.src.text.count("\n", 0, node.pos[0]) + 1
@@ -1350,10 +1364,9 @@ class VirtualMachine:
                 prefix = "".join(src[a.pos[0] : a.pos[1]] + " " for a in assigns)
                 self._expanding_aliases.add(first)
                 try:
-                    result = self._run_text(prefix + self.aliases[first] + rest, ctx)
+                    return self._run_status(prefix + self.aliases[first] + rest, ctx)
                 finally:
                     self._expanding_aliases.discard(first)
-                return result if isinstance(result, int) else 0
         self._subst_status = None
         try:
             argv: list[str] = []
@@ -1361,7 +1374,7 @@ class VirtualMachine:
                 argv.extend(self._expand_word(w, ctx))
             values = [self._expand_assignment(a, ctx) for a in assigns]
         except _ExpansionError as exc:
-            ctx.err.write(f"{self.prefix()}{exc.message}\n")
+            self._complain(ctx, exc.message)
             if exc.fatal:
                 raise _AbortLine(exc.status) from None
             return exc.status
@@ -1369,7 +1382,7 @@ class VirtualMachine:
         try:
             rctx = self._apply_redirects(redirects, ctx)
         except _ExpansionError as exc:
-            ctx.err.write(f"{self.prefix()}{exc.message}\n")
+            self._complain(ctx, exc.message)
             return exc.status
         if not argv:
             for name, value, append in values:
@@ -1384,12 +1397,16 @@ class VirtualMachine:
             return self._invoke(argv, rctx)
         finally:
             for name, old, was_exported in reversed(saved):
-                if old is None:
-                    self.vars.pop(name, None)
-                else:
-                    self.vars[name] = old
+                self._put_back(name, old)
                 if not was_exported:
                     self.exported.discard(name)
+
+    def _put_back(self, name: str, old: str | None) -> None:
+        """Give a variable back a value it had (None: it was unset)."""
+        if old is None:
+            self.vars.pop(name, None)
+        else:
+            self.vars[name] = old
 
     def _assign(self, name: str, value: str, append: bool = False) -> None:
         if name in ("PWD",):
@@ -1420,7 +1437,7 @@ class VirtualMachine:
             return self._exec_path(self.fs.normalize(name, self.cwd), argv, ctx)
         found = self.find_in_path(name)
         if found is None:
-            ctx.err.write(f"{self.prefix()}{name}: command not found\n")
+            self._complain(ctx, f"{name}: command not found")
             return 127
         return self._exec_path(found, argv, ctx)
 
@@ -1435,17 +1452,21 @@ class VirtualMachine:
                 return path
         return None
 
+    def _locate(self, name: str) -> str | None:
+        """The path a command name runs: searched on ``PATH`` unless it has a slash."""
+        return self.find_in_path(name) if "/" not in name else self.fs.normalize(name, self.cwd)
+
     def _call(self, fn: Callable[[_Proc], int], name: str, args: list[str], ctx: _Ctx) -> int:
         proc = _Proc(self, name, args, ctx)
         try:
             return fn(proc)
         except _UsageError as exc:
             proc.err(exc.message)
-            ctx.err.write(f"Try '{name} --help' for more information.\n")
+            proc.try_help()
             return exc.status
         except (ValueError, IndexError, KeyError):
             proc.err("invalid argument")
-            ctx.err.write(f"Try '{name} --help' for more information.\n")
+            proc.try_help()
             return 1
         except _HelpRequested as req:
             base = posixpath.basename(name)
@@ -1467,10 +1488,7 @@ class VirtualMachine:
         finally:
             frame = self._locals.pop()
             for var, old in frame.items():
-                if old is None:
-                    self.vars.pop(var, None)
-                else:
-                    self.vars[var] = old
+                self._put_back(var, old)
             self.positional = saved_pos
 
     def _exec_path(self, path: str, argv: list[str], ctx: _Ctx) -> int:
@@ -1478,14 +1496,14 @@ class VirtualMachine:
         try:
             node = self.fs.stat(path)
         except FsError as exc:
-            ctx.err.write(f"{self.prefix()}{shown}: {exc.strerror}\n")
+            self._complain(ctx, f"{shown}: {exc.strerror}")
             return 127
         if isinstance(node, DirNode):
-            ctx.err.write(f"{self.prefix()}{shown}: Is a directory\n")
+            self._complain(ctx, f"{shown}: Is a directory")
             return 126
         assert isinstance(node, FileNode)
         if not node.mode & 0o111:
-            ctx.err.write(f"{self.prefix()}{shown}: Permission denied\n")
+            self._complain(ctx, f"{shown}: Permission denied")
             return 126
         program = stub_program(node.content)
         if program is not None:
@@ -1515,8 +1533,7 @@ class VirtualMachine:
             if not source:
                 self._scripts.append(name)
             try:
-                result = self._run_text(text, ctx)
-                return result if isinstance(result, int) else 0
+                return self._run_status(text, ctx)
             except _Return as exc:
                 return exc.code
             finally:
@@ -1798,22 +1815,18 @@ class VirtualMachine:
             j += 1
         return self._command_output_text("".join(inner), ctx), j + 1
 
-    def _command_output_text(self, command: str, ctx: _Ctx) -> str:
+    def _command_output(self, ctx: _Ctx, run: Callable[[_Ctx], int]) -> str:
+        """What ``run`` prints in a subshell (trailing newlines cut); its status is kept for ``$?``."""
         cap = _Capture()
         sub = ctx.with_(out=cap, stdin=_Input())
-
-        def go() -> int:
-            result = self._run_text(command, sub)
-            return result if isinstance(result, int) else 0
-
-        self._subst_status = self._subshell(go)
+        self._subst_status = self._subshell(lambda: run(sub))
         return cap.text.rstrip("\n")
+
+    def _command_output_text(self, command: str, ctx: _Ctx) -> str:
+        return self._command_output(ctx, lambda sub: self._run_status(command, sub))
 
     def _command_output_node(self, node: Any, ctx: _Ctx) -> str:
-        cap = _Capture()
-        sub = ctx.with_(out=cap, stdin=_Input())
-        self._subst_status = self._subshell(lambda: self._exec(node, sub))
-        return cap.text.rstrip("\n")
+        return self._command_output(ctx, lambda sub: self._exec(node, sub))
 
     def _dollar(
         self, text: str, i: int, ctx: _Ctx, offset: int | None, subst: dict[int, Any]
@@ -1947,22 +1960,12 @@ class VirtualMachine:
             op = rest[:2] if rest[:2] in ("##", "%%") else rest[:1]
             rx = glob_regex(self._pattern_text(rest[len(op) :], ctx))
             rng = range(len(val) + 1)
-            if op == "#":
-                for k in rng:
-                    if rx.match(val[:k]):
-                        return val[k:]
-            elif op == "##":
-                for k in reversed(rng):
-                    if rx.match(val[:k]):
-                        return val[k:]
-            elif op == "%":
-                for k in reversed(rng):
-                    if rx.match(val[k:]):
-                        return val[:k]
-            else:
-                for k in rng:
-                    if rx.match(val[k:]):
-                        return val[:k]
+            # shortest prefix or longest suffix first: k ascending; the others descending
+            for k in reversed(rng) if op in ("##", "%") else rng:
+                if op[0] == "#" and rx.match(val[:k]):
+                    return val[k:]
+                if op[0] == "%" and rx.match(val[k:]):
+                    return val[:k]
             return val
         if rest.startswith("/"):
             body = rest[1:]
@@ -2117,52 +2120,26 @@ def _join(shown: str, name: str) -> str:
     return shown + "/" + name
 
 
-def _match_paren(text: str, i: int) -> int:
+def _match_closing(text: str, i: int, pair: str = "()", commas: list[int] | None = None) -> int:
+    """Index of the bracket closing one opened just before ``text[i]`` (``len(text)`` if none);
+    quoted and backslash-escaped characters do not count. Top-level commas go in ``commas``."""
+    opening, closing = pair[0], pair[1]
     depth = 1
-    quote = ""
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\":
-            i += 2
-            continue
-        if quote:
-            if c == quote:
-                quote = ""
-        elif c in "'\"":
-            quote = c
-        elif c == "(":
+    for j in _unquoted(text, i):
+        c = text[j]
+        if c == opening:
             depth += 1
-        elif c == ")":
+        elif c == closing:
             depth -= 1
             if depth == 0:
-                return i
-        i += 1
-    return n
+                return j
+        elif c == "," and depth == 1 and commas is not None:
+            commas.append(j)
+    return len(text)
 
 
-def _match_brace(text: str, i: int) -> int:
-    depth = 1
-    quote = ""
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\":
-            i += 2
-            continue
-        if quote:
-            if c == quote:
-                quote = ""
-        elif c in "'\"":
-            quote = c
-        elif c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return n
+_match_paren = functools.partial(_match_closing, pair="()")
+_match_brace = functools.partial(_match_closing, pair="{}")
 
 
 def _split_unescaped(text: str, sep: str) -> tuple[str, str, str]:
@@ -2408,6 +2385,45 @@ def _count_arg(p: _Proc, value: str, what: str = "lines") -> int:
         raise _InvalidCount() from None
 
 
+class _Inputs:
+    """A filter's operands read in order as ``(name, text)`` (none, or ``-``: stdin). One that
+    cannot be read is reported (``message`` gets its ``quote``d name and the reason) and sets
+    ``status`` to 1; the others are still read."""
+
+    def __init__(
+        self,
+        p: _Proc,
+        names: list[str],
+        message: str = "{}: {}",
+        quote: Callable[[str], str] = quote_if_needed,
+    ) -> None:
+        self.p = p
+        self.names = names or ["-"]
+        self.message = message
+        self.quote = quote
+        self.status = 0
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        for name in self.names:
+            try:
+                text = self.p.read(name)
+            except FsError as exc:
+                self.p.err(self.message.format(self.quote(name), exc.strerror))
+                self.status = 1
+                continue
+            yield name, text
+
+
+def _write_or_err(p: _Proc, name: str, text: str, message: str = "{}: {}", append: bool = False) -> bool:
+    """Write (or append) ``text`` to the file ``name``; False, reported, where that fails."""
+    try:
+        p.fs.write(p.path(name), text, append=append)
+    except FsError as exc:
+        p.err(message.format(quote_if_needed(name), exc.strerror))
+        return False
+    return True
+
+
 # -- shell builtins --------------------------------------------------------------------------------
 
 
@@ -2415,16 +2431,16 @@ def _b_cd(p: _Proc) -> int:
     vm = p.vm
     args = [a for a in p.args if a not in ("-L", "-P", "--")]
     if len(args) > 1:
-        p.ctx.err.write(p.vm.prefix() + "cd: too many arguments\n")
+        p.shell_err("cd: too many arguments")
         return 1
     if not args:
         target = vm.vars.get("HOME")
         if not target:
-            p.ctx.err.write(p.vm.prefix() + "cd: HOME not set\n")
+            p.shell_err("cd: HOME not set")
             return 1
     elif args[0] == "-":
         if vm.oldpwd is None:
-            p.ctx.err.write(p.vm.prefix() + "cd: OLDPWD not set\n")
+            p.shell_err("cd: OLDPWD not set")
             return 1
         target = vm.oldpwd
         p.out(target + "\n")
@@ -2434,10 +2450,10 @@ def _b_cd(p: _Proc) -> int:
     try:
         node = vm.fs.stat(path)
     except FsError as exc:
-        p.ctx.err.write(f"{p.vm.prefix()}cd: {target}: {exc.strerror}\n")
+        p.shell_err(f"cd: {target}: {exc.strerror}")
         return 1
     if not isinstance(node, DirNode):
-        p.ctx.err.write(f"{p.vm.prefix()}cd: {target}: Not a directory\n")
+        p.shell_err(f"cd: {target}: Not a directory")
         return 1
     vm.oldpwd = vm.cwd
     vm.vars["OLDPWD"] = vm.cwd
@@ -2492,7 +2508,7 @@ def _printf_number(p: _Proc, arg: str, conv: str) -> int | float:
         return int(text, 0) if re.fullmatch(r"[-+]?(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9]\d*)", text) else int(text)
     except ValueError:
         m = re.match(r"[-+]?\d+", text)
-        p.ctx.err.write(f"{p.vm.prefix()}printf: {arg}: invalid number\n")
+        p.shell_err(f"printf: {arg}: invalid number")
         p.vm._printf_error = True  # type: ignore[attr-defined]
         return int(m.group(0)) if m else 0
 
@@ -2603,7 +2619,7 @@ def _b_export(p: _Proc) -> int:
         if append:
             name = name[:-1]
         if not _valid_name(name):
-            p.ctx.err.write(f"{p.vm.prefix()}export: `{a}': not a valid identifier\n")
+            p.shell_err(f"export: `{a}': not a valid identifier")
             status = 1
             continue
         if "-n" in p.args:
@@ -2623,7 +2639,7 @@ def _b_unset(p: _Proc) -> int:
         if name in ("-f", "-v"):
             continue
         if not _valid_name(name):
-            p.ctx.err.write(f"{p.vm.prefix()}unset: `{name}': not a valid identifier\n")
+            p.shell_err(f"unset: `{name}': not a valid identifier")
             status = 1
             continue
         if functions:
@@ -2642,10 +2658,10 @@ def _b_exit(p: _Proc) -> int:
     try:
         code = int(p.args[0]) & 0xFF
     except ValueError:
-        p.ctx.err.write(f"{p.vm.prefix()}exit: {p.args[0]}: numeric argument required\n")
+        p.shell_err(f"exit: {p.args[0]}: numeric argument required")
         raise _ExitShell(2) from None
     if len(p.args) > 1:
-        p.ctx.err.write(p.vm.prefix() + "exit: too many arguments\n")
+        p.shell_err("exit: too many arguments")
         return 1
     raise _ExitShell(code)
 
@@ -2656,7 +2672,7 @@ def _b_return(p: _Proc) -> int:
         try:
             code = int(p.args[0]) & 0xFF
         except ValueError:
-            p.ctx.err.write(f"{p.vm.prefix()}return: {p.args[0]}: numeric argument required\n")
+            p.shell_err(f"return: {p.args[0]}: numeric argument required")
             code = 2
     raise _Return(code)
 
@@ -2664,16 +2680,14 @@ def _b_return(p: _Proc) -> int:
 def _loop_control(is_break: bool) -> Callable[[_Proc], int]:
     def run(p: _Proc) -> int:
         if p.vm._loop_depth == 0:
-            p.ctx.err.write(
-                f"{p.vm.prefix()}{p.name}: only meaningful in a `for', `while', or `until' loop\n"
-            )
+            p.shell_err(f"{p.name}: only meaningful in a `for', `while', or `until' loop")
             return 0
         levels = 1
         if p.args:
             try:
                 levels = max(1, int(p.args[0]))
             except ValueError:
-                p.ctx.err.write(f"{p.vm.prefix()}{p.name}: {p.args[0]}: numeric argument required\n")
+                p.shell_err(f"{p.name}: {p.args[0]}: numeric argument required")
                 return 1
         raise _LoopControl(levels, is_break)
 
@@ -2752,7 +2766,7 @@ def _b_type(p: _Proc) -> int:
         text = _describe(p, name)
         if text is None:
             if not short:
-                p.ctx.err.write(f"{p.vm.prefix()}type: {name}: not found\n")
+                p.shell_err(f"type: {name}: not found")
             status = 1
             continue
         if short:
@@ -2786,7 +2800,7 @@ def _b_command(p: _Proc) -> int:
             if verbose:
                 text = _describe(p, name)
                 if text is None:
-                    p.ctx.err.write(f"{p.vm.prefix()}command: {name}: not found\n")
+                    p.shell_err(f"command: {name}: not found")
                     status = 1
                 else:
                     p.out(text + "\n")
@@ -2810,9 +2824,9 @@ def _b_command(p: _Proc) -> int:
     builtin = BUILTINS.get(args[0])
     if builtin is not None:
         return vm._call(builtin, args[0], args[1:], p.ctx)
-    found = vm.find_in_path(args[0]) if "/" not in args[0] else vm.fs.normalize(args[0], vm.cwd)
+    found = vm._locate(args[0])
     if found is None:
-        p.ctx.err.write(f"{p.vm.prefix()}{args[0]}: command not found\n")
+        p.shell_err(f"{args[0]}: command not found")
         return 127
     return vm._exec_path(found, args, p.ctx)
 
@@ -2831,7 +2845,7 @@ def _b_alias(p: _Proc) -> int:
         elif name in vm.aliases:
             p.out(f"alias {name}='{vm.aliases[name]}'\n")
         else:
-            p.ctx.err.write(f"{p.vm.prefix()}alias: {name}: not found\n")
+            p.shell_err(f"alias: {name}: not found")
             status = 1
     return status
 
@@ -2844,14 +2858,14 @@ def _b_unalias(p: _Proc) -> int:
     status = 0
     for name in p.args:
         if vm.aliases.pop(name, None) is None:
-            p.ctx.err.write(f"{p.vm.prefix()}unalias: {name}: not found\n")
+            p.shell_err(f"unalias: {name}: not found")
             status = 1
     return status
 
 
 def _b_source(p: _Proc) -> int:
     if not p.args:
-        p.ctx.err.write(f"{p.vm.prefix()}{p.name}: filename argument required\n")
+        p.shell_err(f"{p.name}: filename argument required")
         return 2
     vm = p.vm
     name = p.args[0]
@@ -2863,21 +2877,20 @@ def _b_source(p: _Proc) -> int:
     try:
         text = vm.fs.read_text(path)
     except FsError as exc:
-        p.ctx.err.write(f"{p.vm.prefix()}{name}: {exc.strerror}\n")
+        p.shell_err(f"{name}: {exc.strerror}")
         return 1
     return vm._run_script(text, p.args, p.ctx, source=True)
 
 
 def _b_eval(p: _Proc) -> int:
-    result = p.vm._run_text(" ".join(p.args), p.ctx)
-    return result if isinstance(result, int) else 0
+    return p.vm._run_status(" ".join(p.args), p.ctx)
 
 
 def _b_read(p: _Proc) -> int:
     try:
         opts, names = _getopt(p.args, "rsa:p:n:d:t:u:", status=2)
     except _UsageError as exc:
-        p.ctx.err.write(f"{p.vm.prefix()}read: {exc.message}\n")
+        p.shell_err(f"read: {exc.message}")
         return 2
     line = p.ctx.stdin.readline()
     if line is None:
@@ -2932,7 +2945,7 @@ def _b_shift(p: _Proc) -> int:
 def _b_local(p: _Proc) -> int:
     vm = p.vm
     if not vm._locals:
-        p.ctx.err.write(f"{p.vm.prefix()}{p.name}: can only be used in a function\n")
+        p.shell_err(f"{p.name}: can only be used in a function")
         return 1
     frame = vm._locals[-1]
     for a in p.args:
@@ -2954,7 +2967,7 @@ def _b_declare(p: _Proc) -> int:
     for a in names:
         name, eq, value = a.partition("=")
         if not _valid_name(name):
-            p.ctx.err.write(f"{p.vm.prefix()}{p.name}: `{a}': not a valid identifier\n")
+            p.shell_err(f"{p.name}: `{a}': not a valid identifier")
             return 1
         if vm._locals and p.name in ("declare", "typeset") and name not in vm._locals[-1]:
             vm._locals[-1][name] = vm.vars.get(name)
@@ -3000,6 +3013,12 @@ def _b_exec(p: _Proc) -> int:
 
 class _TestError(Exception):
     pass
+
+
+#: the binary operators of ``test`` (``[[`` adds ``=~``)
+_TEST_BINARY = frozenset(
+    ("=", "==", "!=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef")
+)
 
 
 def _test_eval(p: _Proc, args: list[str], double: bool) -> bool:
@@ -3057,24 +3076,7 @@ def _test_eval(p: _Proc, args: list[str], double: bool) -> bool:
             pos += 1
             return value
         nxt = peek(1)
-        binary = {
-            "=",
-            "==",
-            "!=",
-            "<",
-            ">",
-            "-eq",
-            "-ne",
-            "-lt",
-            "-le",
-            "-gt",
-            "-ge",
-            "=~",
-            "-nt",
-            "-ot",
-            "-ef",
-        }
-        if nxt in binary and peek(2) is not None:
+        if (nxt in _TEST_BINARY or nxt == "=~") and peek(2) is not None:
             left, op, right = tok, nxt, args[pos + 2]
             pos += 3
             if op in ("=", "=="):
@@ -3113,26 +3115,23 @@ def _test_eval(p: _Proc, args: list[str], double: bool) -> bool:
         pos += 1
         return tok != ""
 
-    def conj() -> bool:
+    def chain(operand: Callable[[], bool], ops: tuple[str, str], either: bool) -> bool:
+        """``operand`` joined by ``ops`` (every operand is evaluated, as by the tests)."""
         nonlocal pos
-        value = primary()
-        while peek() in ("-a", "&&"):
+        value = operand()
+        while peek() in ops:
             pos += 1
-            right = primary()
-            value = value and right
+            right = operand()
+            value = (value or right) if either else (value and right)
         return value
+
+    def conj() -> bool:
+        return chain(primary, ("-a", "&&"), either=False)
 
     def expr() -> bool:
-        nonlocal pos
-        value = conj()
-        while peek() in ("-o", "||"):
-            pos += 1
-            right = conj()
-            value = value or right
-        return value
+        return chain(conj, ("-o", "||"), either=True)
 
     unary = re.compile(r"-[efdsrwxLhabcgkpstuOGNSzn]")
-    binary_ops = {"=", "==", "!=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef"}
     if not double:
         if not args:
             return False
@@ -3143,7 +3142,7 @@ def _test_eval(p: _Proc, args: list[str], double: bool) -> bool:
                 return args[1] == ""
             if not unary.fullmatch(args[0]):
                 raise _TestError(f"{args[0]}: unary operator expected")
-        three_ok = args[1] in binary_ops or args[1] in ("-a", "-o") or args[0] in ("!", "(")
+        three_ok = args[1] in _TEST_BINARY or args[1] in ("-a", "-o") or args[0] in ("!", "(")
         if len(args) == 3 and not three_ok:
             raise _TestError(f"{args[1]}: binary operator expected")
     if not args:
@@ -3161,13 +3160,13 @@ def _b_test(p: _Proc) -> int:
     if name == "[" or double:
         closing = "]" if name == "[" else "]]"
         if not args or args[-1] != closing:
-            p.ctx.err.write(f"{p.vm.prefix()}{name}: missing `{closing}'\n")
+            p.shell_err(f"{name}: missing `{closing}'")
             return 2
         args = args[:-1]
     try:
         return 0 if _test_eval(p, args, double) else 1
     except _TestError as exc:
-        p.ctx.err.write(f"{p.vm.prefix()}{name}: {exc}\n")
+        p.shell_err(f"{name}: {exc}")
         return 2
 
 
@@ -3187,15 +3186,9 @@ def _u_cat(p: _Proc) -> int:
             "show-tabs": "T",
         },
     )
-    status = 0
+    inputs = _Inputs(p, files)
     number = 0
-    for name in files or ["-"]:
-        try:
-            text = p.read(name)
-        except FsError as exc:
-            p.err(f"{quote_if_needed(name)}: {exc.strerror}")
-            status = 1
-            continue
+    for _, text in inputs:
         if not (set(opts) & set("nbAEsT")):
             p.out(text)
             continue
@@ -3227,7 +3220,7 @@ def _u_cat(p: _Proc) -> int:
                 shown = f"{number:6d}\t{shown}"
             out.append(shown + ("" if last else "\n"))
         p.out("".join(out))
-    return status
+    return inputs.status
 
 
 def _ls_time(mtime: int, now: int) -> str:
@@ -3421,7 +3414,7 @@ def _u_ls(p: _Proc) -> int:
         printed = True
         if "R" in opts:
             subs = [
-                (_join(shown, n) if shown != "/" else "/" + n, posixpath.join(path, n), c)
+                (_join(shown, n), posixpath.join(path, n), c)
                 for n, c in entries
                 if isinstance(c, DirNode) and n not in (".", "..")
             ]
@@ -3737,19 +3730,36 @@ def _head_tail_args(args: list[str]) -> list[str]:
 
 
 def _u_head(p: _Proc) -> int:
-    opts, files = _getopt(
-        _head_tail_args(p.args),
-        "n:c:qv",
-        {"lines=": "n", "bytes=": "c", "quiet": "q", "silent": "q", "verbose": "v"},
-    )
-    count = _last(opts, "n", "10") or "10"
+    return _head_or_tail(p, tail=False)
+
+
+def _u_tail(p: _Proc) -> int:
+    return _head_or_tail(p, tail=True)
+
+
+def _head_or_tail(p: _Proc, tail: bool) -> int:
+    """``head`` (the first N lines or bytes) or ``tail`` (the last N; ``+N``: from the Nth on)."""
+    longs: dict[str, str | None] = {"lines=": "n", "bytes=": "c", "quiet": "q", "silent": "q", "verbose": "v"}
+    if tail:
+        longs.update({"follow": "f", "follow=": "f"})
+    opts, files = _getopt(_head_tail_args(p.args), "n:c:qvfF" if tail else "n:c:qv", longs)
     bytes_mode = "c" in opts
-    if bytes_mode:
-        count = _last(opts, "c", "0") or "0"
+    raw = (_last(opts, "c", "0") or "0") if bytes_mode else (_last(opts, "n", "10") or "10")
+    from_start = tail and raw.startswith("+")
     try:
-        n = _count_arg(p, count, "bytes" if bytes_mode else "lines")
+        n = _count_arg(p, raw.lstrip("+") if tail else raw, "bytes" if bytes_mode else "lines")
     except _InvalidCount:
         return 1
+    if tail:
+        n = abs(n)
+
+    def pick(items: Any) -> Any:
+        if not tail:
+            return items[:n]
+        if from_start:
+            return items[max(n - 1, 0) :]
+        return items[-n:] if n else items[:0]
+
     files = files or ["-"]
     headers = ("v" in opts or len(files) > 1) and "q" not in opts
     status = 0
@@ -3761,7 +3771,7 @@ def _u_head(p: _Proc) -> int:
             text = p.read(name)
         except FsError as exc:
             if exc.code == "EISDIR":
-                if headers:
+                if headers and not tail:
                     p.out(("" if first else "\n") + f"==> {name} <==\n")
                     first = False
                 p.err(f"error reading {quote_always(name)}: Is a directory")
@@ -3773,66 +3783,11 @@ def _u_head(p: _Proc) -> int:
             p.out(("" if first else "\n") + f"==> {'standard input' if name == '-' else name} <==\n")
         first = False
         if bytes_mode:
-            data = text.encode("utf-8", "surrogateescape")
-            p.out(data[:n].decode("utf-8", "surrogateescape"))
-            continue
-        lines = text.splitlines(keepends=True)
-        p.out("".join(lines[:n]))
-    return status
-
-
-def _u_tail(p: _Proc) -> int:
-    args = _head_tail_args(p.args)
-    opts, files = _getopt(
-        args,
-        "n:c:qvfF",
-        {
-            "lines=": "n",
-            "bytes=": "c",
-            "quiet": "q",
-            "silent": "q",
-            "verbose": "v",
-            "follow": "f",
-            "follow=": "f",
-        },
-    )
-    raw = _last(opts, "n", "10") or "10"
-    bytes_mode = "c" in opts
-    if bytes_mode:
-        raw = _last(opts, "c", "0") or "0"
-    from_start = raw.startswith("+")
-    try:
-        n = abs(_count_arg(p, raw.lstrip("+"), "bytes" if bytes_mode else "lines"))
-    except _InvalidCount:
-        return 1
-    files = files or ["-"]
-    headers = ("v" in opts or len(files) > 1) and "q" not in opts
-    status = 0
-    first = True
-    for name in files:
-        try:
-            if name != "-" and p.fs.is_dir(p.path(name)):
-                raise FsError("EISDIR", name)
-            text = p.read(name)
-        except FsError as exc:
-            if exc.code == "EISDIR":
-                p.err(f"error reading {quote_always(name)}: Is a directory")
-            else:
-                p.err(f"cannot open {quote_always(name)} for reading: {exc.strerror}")
-            status = 1
-            continue
-        if headers:
-            p.out(("" if first else "\n") + f"==> {'standard input' if name == '-' else name} <==\n")
-        first = False
-        if bytes_mode:
-            data = text.encode("utf-8", "surrogateescape")
-            part = data[max(n - 1, 0) :] if from_start else (data[-n:] if n else b"")
-            p.out(part.decode("utf-8", "surrogateescape"))
-            continue
-        lines = text.splitlines(keepends=True)
-        p.out("".join(lines[max(n - 1, 0) :] if from_start else (lines[-n:] if n else [])))
+            p.out(pick(text.encode("utf-8", "surrogateescape")).decode("utf-8", "surrogateescape"))
+        else:
+            p.out("".join(pick(text.splitlines(keepends=True))))
     if "f" in opts or "F" in opts:
-        p.vm._unknown.append(" ".join([p.name, *p.args]))
+        p.unknown()
     return status
 
 
@@ -3965,7 +3920,7 @@ def _u_grep(p: _Proc) -> int:
     if not patterns:
         if not operands:
             p.ctx.err.write(f"Usage: {p.name} [OPTION]... PATTERNS [FILE]...\n")
-            p.ctx.err.write(f"Try '{p.name} --help' for more information.\n")
+            p.try_help()
             return 2
         patterns = [operands.pop(0)]
     try:
@@ -4301,22 +4256,14 @@ def _u_find(p: _Proc) -> int:
                 child = node.children.get(name)
                 if child is None:
                     continue
-                visit(
-                    _join(shown, name) if shown != "/" else "/" + name,
-                    posixpath.join(path, name),
-                    child,
-                    depth + 1,
-                )
+                visit(_join(shown, name), posixpath.join(path, name), child, depth + 1)
 
     for start in paths:
-        path = p.path(start)
-        try:
-            node = fs.stat(path)
-        except FsError as exc:
-            p.err(f"{locale_quote(start)}: {exc.strerror}")
+        node = p.node(start, "{}: {}", quote=locale_quote)
+        if node is None:
             status = 1
             continue
-        visit(start, path, node, 0)
+        visit(start, p.path(start), node, 0)
     return status
 
 
@@ -4423,12 +4370,7 @@ def _u_sort(p: _Proc) -> int:
     text = "".join(line + "\n" for line in ordered)
     target = _last(opts, "o")
     if target:
-        try:
-            p.fs.write(p.path(target), text)
-        except FsError as exc:
-            p.err(f"open failed: {quote_if_needed(target)}: {exc.strerror}")
-            return 2
-        return 0
+        return 0 if _write_or_err(p, target, text, "open failed: {}: {}") else 2
     p.out(text)
     return 0
 
@@ -4459,12 +4401,7 @@ def _u_uniq(p: _Proc) -> int:
         out.append(f"{count:7d} {line}\n" if "c" in opts else line + "\n")
     text_out = "".join(out)
     if len(files) > 1:
-        try:
-            p.fs.write(p.path(files[1]), text_out)
-        except FsError as exc:
-            p.err(f"{quote_if_needed(files[1])}: {exc.strerror}")
-            return 1
-        return 0
+        return 0 if _write_or_err(p, files[1], text_out) else 1
     p.out(text_out)
     return 0
 
@@ -4509,7 +4446,7 @@ def _u_env(p: _Proc) -> int:
             vm.exported.add(name)
         if "PATH" not in vm.vars:
             vm.vars["PATH"] = "/bin:/usr/bin"
-        found = vm.find_in_path(args[0]) if "/" not in args[0] else vm.fs.normalize(args[0], vm.cwd)
+        found = vm._locate(args[0])
         if found is None or not vm.fs.is_file(found):
             p.err(f"{quote_always(args[0])}: No such file or directory")
             return 127
@@ -4644,7 +4581,7 @@ def _u_date(p: _Proc) -> int:
             elif value in ("now", "today"):
                 pass
             else:
-                p.vm._unknown.append(" ".join([p.name, *p.args]))
+                p.unknown()
                 return 0
         elif a.startswith("--date="):
             value = a.split("=", 1)[1]
@@ -4717,7 +4654,7 @@ def _u_sleep(p: _Proc) -> int:
     for a in p.args:
         if not re.fullmatch(r"\d*\.?\d+[smhd]?|inf(inity)?", a):
             p.err(f"invalid time interval {quote_always(a)}")
-            p.ctx.err.write(f"Try '{p.name} --help' for more information.\n")
+            p.try_help()
             return 1
     return 0
 
@@ -4786,7 +4723,7 @@ def _u_seq(p: _Proc) -> int:
     except ValueError:
         bad = next(a for a in args if not re.fullmatch(r"-?\d+(\.\d+)?", a))
         p.err(f"invalid floating point argument: {quote_always(bad)}")
-        p.ctx.err.write(f"Try '{p.name} --help' for more information.\n")
+        p.try_help()
         return 1
     first, step, last = 1.0, 1.0, nums[-1]
     if len(nums) >= 2:
@@ -4921,13 +4858,7 @@ def _u_tee(p: _Proc) -> int:
     text = p.stdin()
     status = 0
     for name in files:
-        path = p.path(name)
-        try:
-            if path == "/dev/null":
-                continue
-            p.fs.write(path, text, append="a" in opts)
-        except FsError as exc:
-            p.err(f"{quote_if_needed(name)}: {exc.strerror}")
+        if p.path(name) != "/dev/null" and not _write_or_err(p, name, text, append="a" in opts):
             status = 1
     p.out(text)
     return status
@@ -4970,15 +4901,9 @@ def _u_cut(p: _Proc) -> int:
         return 1
     delim = _last(opts, "d", "\t") or "\t"
     out_delim = _last(opts, "od", delim) or delim
-    status = 0
+    inputs = _Inputs(p, files)
     out: list[str] = []
-    for name in files or ["-"]:
-        try:
-            text = p.read(name)
-        except FsError as exc:
-            p.err(f"{quote_if_needed(name)}: {exc.strerror}")
-            status = 1
-            continue
+    for _, text in inputs:
         for line in _lines(text):
             if "f" in opts:
                 if delim not in line:
@@ -5000,7 +4925,7 @@ def _u_cut(p: _Proc) -> int:
                 ]
                 out.append("".join(chosen_chars) + "\n")
     p.out("".join(out))
-    return status
+    return inputs.status
 
 
 def _sed_replacement(rep: str) -> Callable[[re.Match[str]], str]:
@@ -5468,10 +5393,8 @@ def _u_chmod(p: _Proc) -> int:
     status = 0
     for name in names:
         path = p.path(name)
-        try:
-            node = p.fs.stat(path)
-        except FsError as exc:
-            p.err(f"cannot access {quote_always(name)}: {exc.strerror}")
+        node = p.node(name)
+        if node is None:
             status = 1
             continue
         targets = [(name, path, node)]
@@ -5486,7 +5409,7 @@ def _u_chmod(p: _Proc) -> int:
             new = _parse_mode(spec, n.mode, isinstance(n, DirNode))
             if new is None:
                 p.err(f"invalid mode: {quote_always(spec)}")
-                p.ctx.err.write(f"Try '{p.name} --help' for more information.\n")
+                p.try_help()
                 return 1
             old = n.mode
             p.fs.chmod(full, new)
@@ -5591,51 +5514,33 @@ def _u_readlink(p: _Proc) -> int:
 
 def _u_tac(p: _Proc) -> int:
     _, files = _getopt(p.args, "bs:r")
-    status = 0
-    for name in files or ["-"]:
-        try:
-            text = p.read(name)
-        except FsError as exc:
-            p.err(f"failed to open {quote_always(name)} for reading: {exc.strerror}")
-            status = 1
-            continue
+    inputs = _Inputs(p, files, "failed to open {} for reading: {}", quote_always)
+    for _, text in inputs:
         p.out("".join(line + "\n" for line in reversed(_lines(text))))
-    return status
+    return inputs.status
 
 
 def _u_rev(p: _Proc) -> int:
-    status = 0
-    for name in p.args or ["-"]:
-        try:
-            text = p.read(name)
-        except FsError as exc:
-            p.err(f"cannot open {name}: {exc.strerror}")
-            status = 1
-            continue
+    inputs = _Inputs(p, p.args, "cannot open {}: {}", str)
+    for _, text in inputs:
         p.out("".join(line[::-1] + "\n" for line in _lines(text)))
-    return status
+    return inputs.status
 
 
 def _u_nl(p: _Proc) -> int:
     _, files = _getopt(p.args, "b:n:w:s:v:")
-    status = 0
+    inputs = _Inputs(p, files, quote=str)
     number = 0
-    for name in files or ["-"]:
-        try:
-            text = p.read(name)
-        except FsError as exc:
-            p.err(f"{name}: {exc.strerror}")
-            status = 1
-            continue
+    for _, text in inputs:
         out = []
         for line in _lines(text):
             if line.strip():
                 number += 1
                 out.append(f"{number:6d}\t{line}\n")
             else:
-                out.append("       \n" if False else "\n")
+                out.append("\n")
         p.out("".join(out))
-    return status
+    return inputs.status
 
 
 def _hash_program(algorithm: str) -> Callable[[_Proc], int]:
@@ -5646,19 +5551,13 @@ def _hash_program(algorithm: str) -> Callable[[_Proc], int]:
             {"check": "c", "binary": "b", "text": "t", "tag": None, "quiet": None, "status": None},
         )
         if "c" in opts:
-            p.vm._unknown.append(" ".join([p.name, *p.args]))
+            p.unknown()
             return 0
-        status = 0
-        for name in files or ["-"]:
-            try:
-                text = p.read(name)
-            except FsError as exc:
-                p.err(f"{name}: {exc.strerror}")
-                status = 1
-                continue
+        inputs = _Inputs(p, files, quote=str)
+        for name, text in inputs:
             digest = hashlib.new(algorithm, text.encode("utf-8", "surrogateescape")).hexdigest()
             p.out(f"{digest}  {name}\n")
-        return status
+        return inputs.status
 
     return run
 
@@ -5797,7 +5696,7 @@ def _u_python(p: _Proc) -> int:
         if isinstance(node, DirNode) and not p.fs.exists(posixpath.join(path, "__main__.py")):
             p.ctx.err.write(f"{p.name}: can't find '__main__' module in {quote_always(args[0])}\n")
             return 1
-    p.vm._unknown.append(" ".join([p.name, *args]))
+    p.unknown()
     return 0
 
 
@@ -5881,7 +5780,7 @@ def _u_expr(p: _Proc) -> int:
             p.out(args[0] + "\n")
             return 0 if args[0] not in ("", "0") else 1
         else:
-            p.vm._unknown.append(" ".join([p.name, *args]))
+            p.unknown()
             return 0
     except ValueError:
         p.err("non-integer argument")
@@ -5893,7 +5792,7 @@ def _u_expr(p: _Proc) -> int:
 def _u_yes(p: _Proc) -> int:
     text = " ".join(p.args) or "y"
     p.out((text + "\n") * 1000)
-    p.vm._unknown.append(" ".join([p.name, *p.args]))
+    p.unknown()
     return 0
 
 
@@ -5909,10 +5808,8 @@ def _u_stat(p: _Proc) -> int:
     status = 0
     for name in names:
         path = p.path(name)
-        try:
-            node = p.fs.stat(path) if "L" in opts else p.fs.lstat(path)
-        except FsError as exc:
-            p.err(f"cannot statx {quote_always(name)}: {exc.strerror}")
+        node = p.node(name, "cannot statx {}: {}", follow="L" in opts)
+        if node is None:
             status = 1
             continue
         size = getattr(node, "size", 0)
@@ -5989,11 +5886,8 @@ def _u_du(p: _Proc) -> int:
         return total
 
     for name in names or ["."]:
-        path = p.path(name)
-        try:
-            node = p.fs.stat(path)
-        except FsError as exc:
-            p.err(f"cannot access {quote_always(name)}: {exc.strerror}")
+        node = p.node(name)
+        if node is None:
             status = 1
             continue
         lines.clear()
@@ -6007,28 +5901,31 @@ def _u_du(p: _Proc) -> int:
     return status
 
 
-def _u_df(p: _Proc) -> int:
-    if "-h" in p.args:
-        p.out(
-            "Filesystem      Size  Used Avail Use% Mounted on\noverlay          59G   12G   45G  21% /\ntmpfs            64M     0   64M   0% /dev\n"
-        )
-    else:
-        p.out(
-            "Filesystem     1K-blocks     Used Available Use% Mounted on\noverlay         61255492 12047352  46066948  21% /\ntmpfs              65536        0     65536   0% /dev\n"
-        )
-    return 0
+def _fixed_report(plain: str, human: str) -> Callable[[_Proc], int]:
+    """A program that prints a fixed report (``human`` with ``-h``)."""
+
+    def run(p: _Proc) -> int:
+        p.out(human if "-h" in p.args else plain)
+        return 0
+
+    return run
 
 
-def _u_free(p: _Proc) -> int:
-    if "-h" in p.args:
-        p.out(
-            "               total        used        free      shared  buff/cache   available\nMem:            15Gi       1.2Gi        12Gi       4.0Mi       2.1Gi        14Gi\nSwap:             0B          0B          0B\n"
-        )
-    else:
-        p.out(
-            "               total        used        free      shared  buff/cache   available\nMem:        16303292     1258796    12830480        4096     2214016    15044496\nSwap:              0           0           0\n"
-        )
-    return 0
+_u_df = _fixed_report(
+    "Filesystem     1K-blocks     Used Available Use% Mounted on\n"
+    "overlay         61255492 12047352  46066948  21% /\n"
+    "tmpfs              65536        0     65536   0% /dev\n",
+    "Filesystem      Size  Used Avail Use% Mounted on\n"
+    "overlay          59G   12G   45G  21% /\n"
+    "tmpfs            64M     0   64M   0% /dev\n",
+)
+_FREE_HEADER = "               total        used        free      shared  buff/cache   available\n"
+_u_free = _fixed_report(
+    _FREE_HEADER + "Mem:        16303292     1258796    12830480        4096     2214016    15044496\n"
+    "Swap:              0           0           0\n",
+    _FREE_HEADER + "Mem:            15Gi       1.2Gi        12Gi       4.0Mi       2.1Gi        14Gi\n"
+    "Swap:             0B          0B          0B\n",
+)
 
 
 def _u_kill(p: _Proc) -> int:
@@ -6041,7 +5938,7 @@ def _u_kill(p: _Proc) -> int:
     status = 0
     for t in targets:
         if t not in ("1", "42"):
-            p.ctx.err.write(f"{p.vm.prefix()}kill: ({t}) - No such process\n")
+            p.shell_err(f"kill: ({t}) - No such process")
             status = 1
     return status
 
@@ -6100,13 +5997,13 @@ def _u_diff(p: _Proc) -> int:
     opts, files = _getopt(p.args, "uqrNwBi", {"unified": "u", "brief": "q", "recursive": "r"})
     if len(files) != 2:
         p.err(f"missing operand after {quote_always(files[-1])}" if files else "missing operand")
-        p.ctx.err.write(f"{p.name}: Try '{p.name} --help' for more information.\n")
+        p.err(f"Try '{p.name} --help' for more information.")
         return 2
     texts = []
     for name in files:
         try:
             if p.fs.is_dir(p.path(name)):
-                p.vm._unknown.append(" ".join([p.name, *p.args]))
+                p.unknown()
                 return 0
             texts.append(p.read(name))
         except FsError as exc:
@@ -6192,14 +6089,8 @@ def _u_file(p: _Proc) -> int:
 def _u_paste(p: _Proc) -> int:
     opts, files = _getopt(p.args, "sd:z", {"serial": "s", "delimiters=": "d"})
     delims = _echo_escapes(_last(opts, "d", "\t") or "\t")[0] or "\t"
-    columns_in: list[list[str]] = []
-    status = 0
-    for name in files or ["-"]:
-        try:
-            columns_in.append(_lines(p.read(name)))
-        except FsError as exc:
-            p.err(f"{quote_if_needed(name)}: {exc.strerror}")
-            status = 1
+    inputs = _Inputs(p, files)
+    columns_in = [_lines(text) for _, text in inputs]
     out: list[str] = []
 
     def joined(items: list[str]) -> str:
@@ -6214,11 +6105,11 @@ def _u_paste(p: _Proc) -> int:
         for row in range(max((len(c) for c in columns_in), default=0)):
             out.append(joined([c[row] if row < len(c) else "" for c in columns_in]) + "\n")
     p.out("".join(out))
-    return status
+    return inputs.status
 
 
 def _u_unknown(p: _Proc) -> int:
-    p.vm._unknown.append(" ".join([p.name, *p.args]))
+    p.unknown()
     return 0
 
 

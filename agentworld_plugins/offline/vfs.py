@@ -476,37 +476,27 @@ class VirtualFS:
     def lstat(self, path: str) -> Node:
         return self.stat(path, follow=False)
 
-    def exists(self, path: str) -> bool:
+    def _probe(self, path: str, follow: bool = True) -> Node | None:
+        """The node at ``path``, or None where there is none (or it cannot be reached)."""
         try:
-            self.stat(path)
+            return self.stat(path, follow)
         except FsError:
-            return False
-        return True
+            return None
+
+    def exists(self, path: str) -> bool:
+        return self._probe(path) is not None
 
     def lexists(self, path: str) -> bool:
-        try:
-            self.lstat(path)
-        except FsError:
-            return False
-        return True
+        return self._probe(path, follow=False) is not None
 
     def is_dir(self, path: str) -> bool:
-        try:
-            return isinstance(self.stat(path), DirNode)
-        except FsError:
-            return False
+        return isinstance(self._probe(path), DirNode)
 
     def is_file(self, path: str) -> bool:
-        try:
-            return isinstance(self.stat(path), FileNode)
-        except FsError:
-            return False
+        return isinstance(self._probe(path), FileNode)
 
     def is_link(self, path: str) -> bool:
-        try:
-            return isinstance(self.lstat(path), LinkNode)
-        except FsError:
-            return False
+        return isinstance(self._probe(path, follow=False), LinkNode)
 
     def readlink(self, path: str) -> str:
         node = self.lstat(path)
@@ -562,15 +552,19 @@ class VirtualFS:
 
     # -- mutations -------------------------------------------------------------------------------
 
-    def write(self, path: str, content: str | bytes, append: bool = False) -> None:
-        """Create or replace (or append to) a file; the parent directory must exist."""
-        path = self.normalize(path)
+    def _existing(self, path: str) -> Node | None:
+        """The node at a normalized ``path``; None where nothing is (other failures raise)."""
         try:
-            node = self._lookup(path)
+            return self._lookup(path)
         except FsError as exc:
             if exc.code != "ENOENT":
                 raise
-            node = None
+            return None
+
+    def write(self, path: str, content: str | bytes, append: bool = False) -> None:
+        """Create or replace (or append to) a file; the parent directory must exist."""
+        path = self.normalize(path)
+        node = self._existing(path)
         now = self._tick()
         if node is None:
             parent, name = self._parent(path)
@@ -600,11 +594,8 @@ class VirtualFS:
     def touch(self, path: str) -> None:
         """Create an empty file, or bump the modification time of an existing entry."""
         path = self.normalize(path)
-        try:
-            node = self._lookup(path)
-        except FsError as exc:
-            if exc.code != "ENOENT":
-                raise
+        node = self._existing(path)
+        if node is None:
             self.write(path, "")
             return
         node.mtime = self._tick()
@@ -616,14 +607,10 @@ class VirtualFS:
             current = "/"
             for part in self._components(path):
                 current = posixpath.join(current, part)
-                try:
-                    node = self._lookup(current)
-                except FsError as exc:
-                    if exc.code != "ENOENT":
-                        raise
+                node = self._existing(current)
+                if node is None:
                     self.mkdir(current, mode=mode)
-                    continue
-                if not isinstance(node, DirNode):
+                elif not isinstance(node, DirNode):
                     raise FsError("EEXIST" if current == path else "ENOTDIR", current)
             return
         parent, name = self._parent(path)

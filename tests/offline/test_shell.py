@@ -389,3 +389,130 @@ def test_nothing_runs_or_writes_on_the_host(monkeypatch: pytest.MonkeyPatch) -> 
     after = {name for name in os.listdir("/tmp") if name.startswith("agentworld-host-probe")}
     assert after == before == set()
     assert os.path.isdir("/tmp") and os.path.isfile("/etc/passwd")
+
+
+PINNED_SETUP = "printf 'one\\ntwo\\nthree\\n' > a.txt; printf 'tail' > b.txt; mkdir d"
+
+
+@pytest.mark.parametrize(
+    ("command", "stdout", "stderr", "code", "unknown"),
+    [
+        # head and tail: headers, byte counts, directories, counts from the start or the end
+        ("head -2 a.txt b.txt", "==> a.txt <==\none\ntwo\n\n==> b.txt <==\ntail", "", 0, False),
+        (
+            "head d a.txt",
+            "==> d <==\n\n==> a.txt <==\none\ntwo\nthree\n",
+            "head: error reading 'd': Is a directory\n",
+            1,
+            False,
+        ),
+        ("head -c 3 b.txt", "tai", "", 0, False),
+        ("head -n -1 a.txt", "one\ntwo\n", "", 0, False),
+        ("echo x | head -v", "==> standard input <==\nx\n", "", 0, False),
+        ("tail -c +2 b.txt", "ail", "", 0, False),
+        ("tail -n 0 a.txt", "", "", 0, False),
+        (
+            "tail d a.txt",
+            "==> a.txt <==\none\ntwo\nthree\n",
+            "tail: error reading 'd': Is a directory\n",
+            1,
+            False,
+        ),
+        ("tail -c x a.txt", "", "tail: invalid number of bytes: \u2018x\u2019\n", 1, False),
+        ("tail -f a.txt", "one\ntwo\nthree\n", "", 0, True),
+        # filters over several operands: a missing one is reported in each program's words, the rest still read
+        (
+            "tac nope a.txt",
+            "three\ntwo\none\n",
+            "tac: failed to open 'nope' for reading: No such file or directory\n",
+            1,
+            False,
+        ),
+        ("rev nope b.txt", "liat\n", "rev: cannot open nope: No such file or directory\n", 1, False),
+        (
+            "nl nope a.txt",
+            "     1\tone\n     2\ttwo\n     3\tthree\n",
+            "nl: nope: No such file or directory\n",
+            1,
+            False,
+        ),
+        (
+            "md5sum nope b.txt",
+            "7aea2552dfe7eb84b9443b6fc9ba6e01  b.txt\n",
+            "md5sum: nope: No such file or directory\n",
+            1,
+            False,
+        ),
+        ("paste -d: a.txt nope", "one\ntwo\nthree\n", "paste: nope: No such file or directory\n", 1, False),
+        ("cut -c1 nope a.txt", "o\nt\nt\n", "cut: nope: No such file or directory\n", 1, False),
+        ("cat -n nope b.txt", "     1\ttail", "cat: nope: No such file or directory\n", 1, False),
+        ("uniq nope", "", "uniq: nope: No such file or directory\n", 1, False),
+        ("sort -o /nodir/x a.txt", "", "sort: open failed: /nodir/x: No such file or directory\n", 2, False),
+        ("uniq a.txt /nodir/x", "", "uniq: /nodir/x: No such file or directory\n", 1, False),
+        # usage errors point at --help
+        (
+            "sleep x",
+            "",
+            "sleep: invalid time interval 'x'\nTry 'sleep --help' for more information.\n",
+            1,
+            False,
+        ),
+        (
+            "seq x",
+            "",
+            "seq: invalid floating point argument: 'x'\nTry 'seq --help' for more information.\n",
+            1,
+            False,
+        ),
+        (
+            "chmod zz a.txt",
+            "",
+            "chmod: invalid mode: 'zz'\nTry 'chmod --help' for more information.\n",
+            1,
+            False,
+        ),
+        (
+            "diff a.txt",
+            "",
+            "diff: missing operand after 'a.txt'\ndiff: Try 'diff --help' for more information.\n",
+            2,
+            False,
+        ),
+        # break and continue with levels, in for and while loops
+        (
+            "for i in 1 2 3; do for j in a b c; do [ $j = b ] && continue 2; [ $i = 3 ] && break 2; echo $i$j;"
+            " done; done; echo $?",
+            "1a\n2a\n0\n",
+            "",
+            0,
+            False,
+        ),
+        (
+            "i=0; while true; do i=$((i+1)); [ $i = 2 ] && continue; [ $i -gt 3 ] && break; echo $i; done",
+            "1\n3\n",
+            "",
+            0,
+            False,
+        ),
+        ("for i in 1 2; do true; break; done; echo $?", "0\n", "", 0, False),
+        ("break", "", "bash: break: only meaningful in a `for', `while', or `until' loop\n", 0, False),
+        ("for i in 1; do break x; done", "", "bash: break: x: numeric argument required\n", 1, False),
+        # builtins' errors start the way bash starts its own
+        ("local x=1", "", "bash: local: can only be used in a function\n", 1, False),
+        ("alias nope", "", "bash: alias: nope: not found\n", 1, False),
+        ("unalias nope", "", "bash: unalias: nope: not found\n", 1, False),
+        ("type nope", "", "bash: type: nope: not found\n", 1, False),
+        ("command -V nope", "", "bash: command: nope: not found\n", 1, False),
+        ("source", "", "bash: source: filename argument required\n", 2, False),
+        ("source nope", "", "bash: nope: No such file or directory\n", 1, False),
+        # brackets inside $(...), ${...} and brace expansion: quotes and escapes do not count
+        ("echo $(echo \"a)b\" '(c' $(echo d))", "a)b (c d\n", "", 0, False),
+        ("echo ${x:-'}'} ${x:-\"{}\"}", "} {}\n", "", 0, False),
+        ("echo {a,'b,c'}{1..2} {a,{b,c}}d {x,\\,y}", "a1 a2 b,c1 b,c2 ad bd cd x ,y\n", "", 0, False),
+    ],
+)
+def test_pinned_behaviour(command: str, stdout: str, stderr: str, code: int, unknown: bool) -> None:
+    vm = VirtualMachine()
+    vm.run(PINNED_SETUP)
+    r = vm.run(command)
+    assert (r.stdout, r.stderr, r.exit_code, r.unknown_effect) == (stdout, stderr, code, unknown)

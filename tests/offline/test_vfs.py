@@ -162,3 +162,22 @@ def test_snapshot_round_trips_and_deepcopy_is_independent(fs: VirtualFS) -> None
     assert fs.read_text("/tmp/x.txt") == "hello" and fs.exists("/app/main.py")
     assert twin.clock == fs.clock + 2
     assert fs.snapshot("/tmp") == {"/tmp/": "", "/tmp/link": Symlink("/tmp/x.txt"), "/tmp/x.txt": "hello"}
+
+
+def test_existence_queries_follow_links_or_not(fs: VirtualFS) -> None:
+    fs.symlink("/app/main.py", "/app/good")
+    fs.symlink("/app/nowhere", "/app/dangling")
+    fs.symlink("/tmp", "/app/dirlink")
+    cases = {
+        # path: (exists, lexists, is_dir, is_file, is_link)
+        "/app/main.py": (True, True, False, True, False),
+        "/app": (True, True, True, False, False),
+        "/app/good": (True, True, False, True, True),
+        "/app/dangling": (False, True, False, False, True),
+        "/app/dirlink": (True, True, True, False, True),
+        "/app/missing": (False, False, False, False, False),
+        "/app/main.py/under": (False, False, False, False, False),
+    }
+    for path, expected in cases.items():
+        got = (fs.exists(path), fs.lexists(path), fs.is_dir(path), fs.is_file(path), fs.is_link(path))
+        assert got == expected, path
