@@ -57,3 +57,9 @@ __all__ = [
     "parse_output",
     "render_turn",
 ]
+
+# gymnasium environments (browsergym/agentworld.*, agentworld/<domain>-v0): registered when gymnasium
+# is imported, without importing it here (see agentworld_plugins.adapters.gui.registration)
+from .adapters.gui.registration import install as _install_gym_envs
+
+_install_gym_envs()

@@ -32,7 +32,8 @@ class UnknownNameError(AgentWorldError, KeyError):
         listing = ", ".join(self.known) or "none"
         super().__init__(
             f"Unknown {kind} {name!r}",
-            hint=f"registered {kind}s: {listing}; a plugin can add more with register_{kind}s",
+            hint=f"registered {kind}s: {listing}; a plugin can add more with "
+            f"register_{kind.replace(' ', '_')}s",
         )
 
     def __str__(self) -> str:  # KeyError would repr() the message otherwise

@@ -36,6 +36,9 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "agentworld_plugins.domains.os",
     "agentworld_plugins.backends.default_plugin",
     "agentworld_plugins.backends.replay_plugin",
+    "agentworld_plugins.toolpacks",
+    "agentworld_plugins.perturbations",
+    "agentworld_plugins.adapters.shell.plugin",
 )
 
 BackendFactory = Callable[["Settings", str], "Backend"]

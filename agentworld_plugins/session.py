@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 import uuid
@@ -24,7 +25,7 @@ from .config import Settings, load_settings
 from .domains.base import Domain
 from .errors import AgentWorldError, ContextBudgetError
 from .plugins import PluginManager, get_plugin_manager
-from .turns import build_messages, estimate_tokens
+from .turns import build_messages
 
 
 class Observation(BaseModel):
@@ -72,6 +73,7 @@ class Trajectory:
                 "total_turns": len(self.turns),
                 "action": turn.action,
                 "is_error": turn.observation.is_error,
+                "perturbations": turn.observation.metadata.get("perturbations", []),
             }
             for turn in self.turns
         ]
@@ -142,6 +144,17 @@ class Trajectory:
         turn.action = row.get("action")
 
 
+def _tokens(text: str) -> int:
+    """One message's share of :func:`~agentworld_plugins.turns.estimate_tokens`."""
+    return len(text) // 4 + 4
+
+
+def _short_circuited(observation: Observation) -> Observation:
+    """Mark an observation that a ``before_step`` plugin gave instead of the backend: the action
+    never reached the world, so worlds that replay actions (the offline backend) skip it."""
+    return observation.model_copy(update={"metadata": {**observation.metadata, "short_circuit": True}})
+
+
 class Session:
     """One simulated environment instance. Create it with :meth:`World.session`."""
 
@@ -187,25 +200,29 @@ class Session:
         server's prefix cache from that point, so it happens only when it must.
         """
         history = [(t.prompt, t.observation.text) for t in self.trajectory.turns]
-        messages = build_messages(self.system_prompt, history, current_prompt)
         budget = self.max_context_tokens - self.sampling.max_tokens
-        if estimate_tokens(messages) <= budget:
-            return messages, []
-        kept = list(enumerate(history, 1))
+        fixed = _tokens(self.system_prompt) + _tokens(current_prompt)
+        costs = [_tokens(prompt) + _tokens(observation) for prompt, observation in history]
+        total = fixed + sum(costs)
         dropped: list[int] = []
-        order = [i for i in range(1, len(history))] + [0]  # oldest after the first, then the first
-        for position in order:
-            number = position + 1
-            kept = [(n, h) for n, h in kept if n != number]
-            dropped.append(number)
-            messages = build_messages(self.system_prompt, [h for _, h in kept], current_prompt)
-            if estimate_tokens(messages) <= budget:
-                return messages, sorted(dropped)
-        raise ContextBudgetError(
-            f"Turn {self.turn_number} of session {self.id} needs about {estimate_tokens(messages)} tokens "
-            f"with no history, over the budget of {budget} (max_context_tokens minus max_tokens)",
-            hint="raise max_context_tokens or lower the sampling max_tokens",
-        )
+        if total > budget:
+            for index in [*range(1, len(history)), 0][
+                : len(history)
+            ]:  # oldest after the first, then the first
+                total -= costs[index]
+                dropped.append(index + 1)
+                if total <= budget:
+                    break
+        if total > budget:
+            raise ContextBudgetError(
+                f"Turn {self.turn_number} of session {self.id} needs about {fixed} tokens with no history, "
+                f"over the budget of {budget} (max_context_tokens minus max_tokens)",
+                hint="raise max_context_tokens or lower the sampling max_tokens",
+            )
+        if dropped:
+            gone = set(dropped)
+            history = [pair for number, pair in enumerate(history, 1) if number not in gone]
+        return build_messages(self.system_prompt, history, current_prompt), sorted(dropped)
 
     def _before(self, action: Any) -> tuple[BaseModel, Observation | None]:
         validated = self.domain.validate_action(action)
@@ -266,7 +283,7 @@ class Session:
         """Send one action; return the world model's observation."""
         validated, short = self._before(action)
         if short is not None:
-            return self._finish(validated, None, short)
+            return self._finish(validated, None, _short_circuited(short))
         prompt, messages, dropped = self._request(validated)
         started = time.perf_counter()
         request = BackendRequest(messages, self.sampling, self.backend, is_async=False)
@@ -281,7 +298,7 @@ class Session:
         """The async twin of :meth:`step`."""
         validated, short = self._before(action)
         if short is not None:
-            return self._finish(validated, None, short)
+            return self._finish(validated, None, _short_circuited(short))
         prompt, messages, dropped = self._request(validated)
         started = time.perf_counter()
         request = BackendRequest(messages, self.sampling, self.backend, is_async=True)
@@ -312,6 +329,7 @@ class World:
         *,
         settings: Settings | None = None,
         plugin_manager: PluginManager | None = None,
+        perturbations: Iterable[Any] | None = None,
         **overrides: Any,
     ) -> None:
         backend_name = backend if isinstance(backend, str) else None
@@ -319,6 +337,14 @@ class World:
             base_url=base_url, model=model, api_key=api_key, backend=backend_name, **overrides
         )
         self.pm = plugin_manager or get_plugin_manager()
+        if perturbations is None:  # AGENTWORLD_PERTURB / AGENTWORLD_PERTURB_FILE, so every front honours them
+            from .perturbations.config import perturbations_from_options
+
+            perturbations = perturbations_from_options(
+                (), os.environ.get("AGENTWORLD_PERTURB_FILE") or None, self.pm.registry
+            )
+        #: perturbations every session gets, before its own (objects are shared by the sessions)
+        self.perturbations: list[Any] = list(perturbations)
         self._backend: Backend | None = backend if isinstance(backend, Backend) else None
 
     @property
@@ -365,7 +391,7 @@ class World:
             self,
             dom,
             context=context,
-            plugin_manager=self._session_pm(list(perturbations)),
+            plugin_manager=self._session_pm([*self.perturbations, *perturbations]),
             seed=seed,
             session_id=session_id or uuid.uuid4().hex[:12],
             sampling=chosen,
@@ -376,17 +402,15 @@ class World:
         """The world's manager, or a copy with the session's perturbation plugins added."""
         if not perturbations:
             return self.pm
-        return self.pm.derive([self._perturbation(item) for item in perturbations])
+        plugins = [self._perturbation(item) for item in perturbations]
+        # pluggy calls the last registered first: register in reverse so they run in the order given
+        return self.pm.derive(plugins[::-1])
 
     def _perturbation(self, item: Any) -> Any:
-        if not isinstance(item, str):
-            return item
-        name, _, opts = item.partition(":")
-        options = {}
-        for pair in filter(None, opts.split(",")):
-            key, _, value = pair.partition("=")
-            options[key.strip()] = value.strip()
-        return self.pm.registry.perturbation(name.strip())(**options)
+        """A plugin object from a ``"name:key=value,..."`` spec (or the object itself)."""
+        from .perturbations.config import resolve
+
+        return resolve(item, self.pm.registry)
 
     def close(self) -> None:
         if self._backend is not None:

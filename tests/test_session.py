@@ -174,3 +174,16 @@ def test_is_error_per_domain():
     assert world.session("mcp").step({"tool_name": "x"}).is_error
     assert world.session("swe").step({"tool_name": "run_shell_command", "arguments": {"command": "false"}}).is_error
     assert world.session("terminal").step([{"keystrokes": "foo\n"}]).is_error
+
+
+def test_perturbations_from_the_environment_apply_to_every_session(monkeypatch, tmp_path):
+    monkeypatch.setenv("AGENTWORLD_PERTURB", "faults:kinds=not_found,tools=get_*")
+    world = World(backend="offline")
+    session = world.session("mcp")
+    session.step({"tool_name": "create_note", "arguments": {"title": "a"}})
+    faulted = session.step({"tool_name": "get_note", "arguments": {"id": "note_1"}})
+    assert faulted.is_error and faulted.metadata["short_circuit"] is True
+    (record,) = [r for r in session.trajectory.records() if r["turn_idx"] == 2]
+    assert record["perturbations"][0]["name"] == "faults"
+    monkeypatch.delenv("AGENTWORLD_PERTURB")
+    assert World(backend="offline").perturbations == []

@@ -120,8 +120,11 @@ def read_jsonl(path: Path) -> Iterator[JsonlLine]:
 
 
 def dump_line(value: Mapping[str, Any]) -> str:
-    """One JSONL line (with its newline), the same way everywhere so files compare byte for byte."""
-    return json.dumps(value, ensure_ascii=False) + "\n"
+    """One JSONL line (with its newline), the same way everywhere so files compare byte for byte.
+
+    Non-ASCII characters are escaped: the encoder is twice as fast that way, and every JSON
+    reader gives the same text back."""
+    return json.dumps(value) + "\n"
 
 
 # -- datasets ---------------------------------------------------------------------------------------
@@ -175,9 +178,7 @@ def _wanted_domains(files: Mapping[str, Path], domains: Sequence[str] | None) ->
     return wanted
 
 
-def load_dataset(
-    path: str | Path, domains: Sequence[str] | None = None, limit: int | None = None
-) -> Dataset:
+def load_dataset(path: str | Path, domains: Sequence[str] | None = None, limit: int | None = None) -> Dataset:
     """Read the records of ``path`` (a folder of ``<domain>_test.jsonl`` files, or one file).
 
     ``domains`` picks files; ``limit`` keeps the first N valid records of each domain. Records
@@ -207,7 +208,9 @@ def load_dataset(
                 continue
             key = record_key(record)
             if key in seen:
-                dataset.problems.append(f"{where}: {key_text(key)} repeats an earlier record; the first is kept")
+                dataset.problems.append(
+                    f"{where}: {key_text(key)} repeats an earlier record; the first is kept"
+                )
                 continue
             seen.add(key)
             dataset.records.append(record)
@@ -219,7 +222,9 @@ def load_results(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
     """The objects of a predictions or judgements file, and ``file:line`` problems for bad lines."""
     path = Path(path).expanduser()
     if not path.is_file():
-        raise ConfigError(f"No results file at {path}", hint="give the file `agentworld bench infer/judge` wrote")
+        raise ConfigError(
+            f"No results file at {path}", hint="give the file `agentworld bench infer/judge` wrote"
+        )
     rows: list[dict[str, Any]] = []
     problems: list[str] = []
     for line in read_jsonl(path):

@@ -13,6 +13,11 @@ import click
 
 from ..errors import AgentWorldError
 from . import cassette, core, demo, serve
+from .bench import bench as _bench
+from .mcp import mcp as mcp_group
+from .search import search as search_group
+from .shell import shell as shell_group
+from .shell import shim as shim_group
 
 
 class AgentWorldGroup(click.Group):
@@ -41,6 +46,11 @@ for command in core.COMMANDS:
 cli.add_command(serve.serve)
 cli.add_command(demo.demo)
 cli.add_command(cassette.cassette)
+cli.add_command(mcp_group)
+cli.add_command(search_group)
+cli.add_command(_bench)
+cli.add_command(shell_group)
+cli.add_command(shim_group)
 
 
 def _load_plugin_commands() -> None:

@@ -12,7 +12,8 @@ F = Callable[..., Any]
 
 
 def world_options(fn: F) -> F:
-    """``--base-url``, ``--model``, ``--api-key``, ``--backend``, ``--prompts-dir``, ``--timeout``."""
+    """``--base-url``, ``--model``, ``--api-key``, ``--backend``, ``--prompts-dir``, ``--timeout``,
+    ``--perturb`` and ``--perturb-file``."""
     options = [
         click.option(
             "--base-url", envvar="AGENTWORLD_BASE_URL", help="OpenAI-compatible URL(s), comma separated."
@@ -31,6 +32,19 @@ def world_options(fn: F) -> F:
             help="Folder of <domain>/system_prompt.txt templates (e.g. the official ones).",
         ),
         click.option("--timeout", type=float, default=None, help="Seconds per world-model request."),
+        click.option(
+            "--perturb",
+            multiple=True,
+            metavar="NAME:KEY=VALUE,...",
+            help="Perturb every session, e.g. faults:rate=0.3,kinds=timeout (repeatable; default: "
+            "$AGENTWORLD_PERTURB, ';'-separated). See 'agentworld perturbations'.",
+        ),
+        click.option(
+            "--perturb-file",
+            envvar="AGENTWORLD_PERTURB_FILE",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="YAML list of perturbations (applied before --perturb ones).",
+        ),
     ]
     for option in reversed(options):
         fn = option(fn)
@@ -44,10 +58,15 @@ def make_world(
     backend: str | None,
     prompts_dir: Path | None,
     timeout: float | None,
+    perturb: tuple[str, ...] = (),
+    perturb_file: Path | None = None,
 ) -> Any:
+    from ..perturbations.config import perturbations_from_options
+    from ..plugins import get_plugin_manager
     from ..session import World
 
     return World(
+        perturbations=perturbations_from_options(perturb, perturb_file, get_plugin_manager().registry),
         base_url=base_url,
         model=model,
         api_key=api_key,

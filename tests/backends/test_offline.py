@@ -139,3 +139,13 @@ def test_every_domain_answers_offline():
         assert obs.metadata["offline"] is True, domain
         assert obs.text.strip(), domain
         assert json.dumps(obs.model_dump())  # serialisable
+
+
+def test_an_action_stopped_by_a_fault_never_reaches_the_offline_world():
+    world = World(backend="offline", perturbations=["faults:kinds=rate_limit,tools=delete_*"])
+    session = world.session("mcp")
+    session.step({"tool_name": "create_note", "arguments": {"title": "keep me"}})
+    refused = session.step({"tool_name": "delete_note", "arguments": {"id": 1}})
+    assert refused.is_error and refused.metadata["short_circuit"]
+    still_there = session.step({"tool_name": "get_note", "arguments": {"id": 1}})
+    assert not still_there.is_error and "keep me" in still_there.text

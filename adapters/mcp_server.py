@@ -1,0 +1,501 @@
+"""A drop-in fake MCP server: a real MCP server whose tool calls are answered by the world model.
+
+From the command line (stdio is what Claude Desktop, Cursor and VS Code launch)::
+
+    agentworld mcp serve --tools tools.json --backend offline
+    agentworld mcp serve --pack github-issues --http --port 8765 --token s3cret
+    agentworld mcp serve --mirror --save-snapshot github.json -- npx -y @modelcontextprotocol/server-github
+
+From Python, in-process (what the tests do)::
+
+    import anyio
+    from mcp import Client
+    from agentworld_plugins import World
+    from agentworld_plugins.adapters.mcp_catalog import load_catalog
+    from agentworld_plugins.adapters.mcp_server import FakeMcpServer
+
+    fake = FakeMcpServer(World(backend="offline"), load_catalog("tools.json"))
+
+    async def main() -> None:
+        async with Client(fake.server, mode="legacy") as client:
+            print(await client.call_tool("list_issues", {"repo": "acme/api"}))
+
+    anyio.run(main)          # or anyio.run(fake.run_stdio) to serve stdin/stdout
+
+The layers follow the MCP SDK's:
+
+- transport: :meth:`FakeMcpServer.run_stdio`, :meth:`FakeMcpServer.http_app` (streamable HTTP with an
+  optional bearer token) and :meth:`FakeMcpServer.serve_http`;
+- session: :class:`ConnectionSessions` gives every MCP client connection its own world session,
+  so state carries across that client's calls and no other client sees it;
+- dispatcher: :class:`ToolDispatcher` turns one ``tools/call`` into one world step (arguments
+  validated first, structured output validated after, one corrective retry) and the observation
+  into a ``CallToolResult``;
+- front: :class:`FakeMcpServer` wires them to the SDK's low-level ``Server``.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hmac
+import json
+import logging
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server import Server, ServerRequestContext
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+
+from agentworld_plugins.errors import ActionValidationError, AgentWorldError, ConfigError
+from agentworld_plugins.hookspecs import hookimpl
+from agentworld_plugins.session import Observation, Session, World
+
+from .mcp_catalog import Catalog
+from .mcp_validation import StructuredOutput, ToolSchemas, argument_errors, parse_structured
+
+__all__ = [
+    "ConnectionSessions",
+    "FakeMcpServer",
+    "ToolDispatcher",
+    "TrajectoryRecorder",
+    "WorldConnection",
+]
+
+logger = logging.getLogger("agentworld.mcp")
+
+#: an observation that answers the current turn without asking the backend (set per call)
+_PREANSWER: contextvars.ContextVar[Observation | None] = contextvars.ContextVar("mcp_preanswer", default=None)
+#: a note appended to the current turn's request only (the retry after invalid structured output)
+_RETRY_NOTE: contextvars.ContextVar[str | None] = contextvars.ContextVar("mcp_retry_note", default=None)
+
+RETRY_NOTE = (
+    "**Note:** The previous prediction for this action was rejected because it does not match the "
+    "tool's outputSchema ({problem}). Predict the server's response to this action again: one JSON "
+    "object that validates against the outputSchema, and nothing else."
+)
+
+
+def _package_version() -> str:
+    try:
+        return version("agentworld-plugins")
+    except PackageNotFoundError:  # pragma: no cover - running from a plain checkout
+        return "0"
+
+
+# -- recording -------------------------------------------------------------------------------------
+
+
+class TrajectoryRecorder:
+    """Appends each finished turn to a JSONL file (AgentWorldBench record form), flushed at once."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        try:
+            self._fh = self.path.open("a", encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(
+                f"Cannot open trajectory file {self.path}: {exc.strerror}", hint="check the --record path"
+            ) from None
+        self._lock = threading.Lock()
+
+    def write(self, session: Session) -> None:
+        record = session.trajectory.records()[-1]
+        line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+        with self._lock:
+            self._fh.write(line)
+            self._fh.flush()
+
+    def close(self) -> None:
+        with self._lock:
+            self._fh.close()
+
+
+# -- session layer ---------------------------------------------------------------------------------
+
+
+@dataclass
+class WorldConnection:
+    """One MCP client connection's world session. Calls take turns (``lock``): each sees the
+    effects of the ones before, and the session's history stays one clean line of turns."""
+
+    session: Session
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+    calls: int = 0
+    closed: bool = False
+
+
+class _TurnControl:
+    """Per-session plugin through which the dispatcher steers a turn (state lives in contextvars,
+    so concurrent calls of other sessions are not affected)."""
+
+    @hookimpl(tryfirst=True)
+    def before_step(self, session: Session, action: Any) -> Observation | None:
+        return _PREANSWER.get()
+
+    @hookimpl
+    def transform_messages(self, session: Session, messages: list[dict[str, Any]]) -> Any:
+        note = _RETRY_NOTE.get()
+        if note is None or not messages:
+            return None
+        last = dict(messages[-1])
+        last["content"] = f"{last.get('content') or ''}\n\n{note}"
+        return [*messages[:-1], last]
+
+
+_STATE_KEY = "agentworld_session"
+
+
+def _mcp_connection(ctx: ServerRequestContext[Any, Any]) -> Any:
+    # The SDK keeps the per-client Connection (with its public ``state`` and ``exit_stack``) on the
+    # request's ServerSession without a public accessor. Without it, every request shares one session.
+    return getattr(ctx.session, "_connection", None)
+
+
+class ConnectionSessions:
+    """Maps MCP client connections to world sessions.
+
+    Handshake-era connections (stdio, streamable HTTP with ``Mcp-Session-Id``, in-process legacy)
+    each get their own session, closed with the connection. The 2026-07-28 protocol has no
+    connection (every request stands alone), so its requests share one session: right for stdio,
+    where the process serves a single client. Over HTTP the server steers clients to the handshake
+    era so that each keeps its own session (see :meth:`FakeMcpServer._discover`).
+    """
+
+    def __init__(self, open_session: Callable[[], Session], keep_closed: int = 64) -> None:
+        self._open_session = open_session
+        self._shared: WorldConnection | None = None
+        self.active: dict[str, WorldConnection] = {}
+        #: the most recently closed connections, newest last (for inspection and tests)
+        self.closed: deque[WorldConnection] = deque(maxlen=keep_closed)
+        self.opened = 0
+
+    def _open(self) -> WorldConnection:
+        conn = WorldConnection(self._open_session())
+        self.active[conn.session.id] = conn
+        self.opened += 1
+        logger.info("world session %s opened", conn.session.id)
+        return conn
+
+    def _close(self, conn: WorldConnection) -> None:
+        conn.closed = True
+        self.active.pop(conn.session.id, None)
+        self.closed.append(conn)
+        logger.info("world session %s closed after %d calls", conn.session.id, conn.calls)
+
+    def for_request(self, ctx: ServerRequestContext[Any, Any]) -> WorldConnection:
+        mcp_conn = _mcp_connection(ctx)
+        if mcp_conn is not None and mcp_conn.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            found: WorldConnection | None = mcp_conn.state.get(_STATE_KEY)
+            if found is None:
+                found = mcp_conn.state[_STATE_KEY] = self._open()
+                mcp_conn.exit_stack.callback(self._close, found)
+            return found
+        if self._shared is None:
+            self._shared = self._open()
+        return self._shared
+
+    def all(self) -> list[WorldConnection]:
+        """Recently closed connections (in closing order), then the open ones (in opening order)."""
+        return [*self.closed, *self.active.values()]
+
+
+# -- dispatcher layer ------------------------------------------------------------------------------
+
+
+def _text_result(text: str, *, is_error: bool = False, structured: Any = None) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)],
+        structured_content=structured,
+        is_error=is_error,
+    )
+
+
+class ToolDispatcher:
+    """Answers ``tools/call`` requests from a world session."""
+
+    def __init__(self, catalog: Catalog, recorder: TrajectoryRecorder | None = None) -> None:
+        self.tools = {tool.name: tool for tool in catalog.tools}
+        self.schemas = {t.name: ToolSchemas(t.input_schema, t.output_schema) for t in catalog.tools}
+        self.recorder = recorder
+
+    def unknown_tool(self, name: str) -> str:
+        listing = ", ".join(sorted(self.tools)) or "(none)"
+        return f"Unknown tool: {name}\nAvailable tools: {listing}"
+
+    async def call(
+        self, conn: WorldConnection, name: str, arguments: dict[str, Any] | None
+    ) -> types.CallToolResult:
+        """One call, in its turn: checked, stepped, recorded."""
+        async with conn.lock:
+            conn.calls += 1
+            turns = len(conn.session.trajectory.turns)
+            result = await self._call(conn.session, name, arguments or {})
+            if self.recorder is not None and len(conn.session.trajectory.turns) > turns:
+                self.recorder.write(conn.session)
+            return result
+
+    async def _call(self, session: Session, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        action = {"tool_name": name, "arguments": arguments}
+        schemas = self.schemas.get(name)
+        if schemas is None:
+            return await self._answer_without_model(session, action, self.unknown_tool(name))
+        problem = argument_errors(name, arguments, schemas)
+        if problem is not None:
+            return await self._answer_without_model(session, action, problem)
+        observation = await session.astep(action)
+        if observation.is_error or schemas.output is None:
+            return _text_result(observation.text, is_error=observation.is_error)
+        parsed = parse_structured(observation.text, schemas)
+        if not parsed.ok:
+            observation, parsed = await self._retry(session, action, observation, parsed, schemas, name)
+            if observation.is_error or not parsed.ok:
+                return _text_result(observation.text, is_error=True)
+        text = observation.text if parsed.exact else json.dumps(parsed.value, ensure_ascii=False, indent=2)
+        return _text_result(text, structured=parsed.value)
+
+    async def _answer_without_model(
+        self, session: Session, action: dict[str, Any], text: str
+    ) -> types.CallToolResult:
+        """Answer as the real server would (unknown tool, bad arguments) and keep the turn in the
+        history: the world model learns from it what the agent saw."""
+        token = _PREANSWER.set(Observation(text=text, is_error=True, metadata={"answered_by": "mcp-server"}))
+        try:
+            observation = await session.astep(action)
+        except ActionValidationError:  # not even a tool call (an empty name): nothing to record
+            return _text_result(text, is_error=True)
+        finally:
+            _PREANSWER.reset(token)
+        return _text_result(observation.text, is_error=observation.is_error)
+
+    async def _retry(
+        self,
+        session: Session,
+        action: dict[str, Any],
+        first: Observation,
+        parsed: StructuredOutput,
+        schemas: ToolSchemas,
+        name: str,
+    ) -> tuple[Observation, StructuredOutput]:
+        """Ask again once, with the validation problem appended to this turn's request only.
+
+        The rejected answer leaves the history (kept in the new observation's metadata), so the
+        session reads as one turn per call and the server's prefix cache still matches.
+        """
+        rejected = session.trajectory.turns.pop()
+        token = _RETRY_NOTE.set(RETRY_NOTE.format(problem=parsed.problem))
+        try:
+            observation = await session.astep(action)
+        except BaseException:
+            session.trajectory.turns.append(rejected)
+            raise
+        finally:
+            _RETRY_NOTE.reset(token)
+        observation.metadata["output_retry"] = {
+            "problem": parsed.problem,
+            "rejected": first.raw or first.text,
+        }
+        if observation.is_error:
+            return observation, parsed
+        second = parse_structured(observation.text, schemas)
+        if second.ok:
+            return observation, second
+        failed = Observation(
+            text=f"Output validation error: the result of {name} does not match its outputSchema: {second.problem}",
+            raw=observation.raw,
+            reasoning=observation.reasoning,
+            is_error=True,
+            metadata={**observation.metadata, "output_invalid": second.problem},
+        )
+        session.trajectory.turns[-1].observation = failed
+        return failed, second
+
+
+# -- transports ------------------------------------------------------------------------------------
+
+
+class BearerAuth:
+    """ASGI middleware: HTTP requests must carry ``Authorization: Bearer <token>`` (else 401)."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self._expected = f"Bearer {token}".encode()
+
+    def _authorized(self, scope: dict[str, Any]) -> bool:
+        for key, value in scope.get("headers") or []:
+            if key == b"authorization":
+                return hmac.compare_digest(value, self._expected)
+        return False
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and not self._authorized(scope):
+            body = json.dumps(
+                {"error": "invalid_token", "error_description": "send Authorization: Bearer <token>"}
+            ).encode()
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 401,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"content-length", str(len(body)).encode()),
+                        (b"www-authenticate", b'Bearer realm="agentworld"'),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": body})
+            return
+        await self.app(scope, receive, send)
+
+
+# -- the front -------------------------------------------------------------------------------------
+
+
+class FakeMcpServer:
+    """A real MCP server (``self.server``, the SDK's low-level ``Server``) backed by a :class:`World`.
+
+    :param world: where sessions come from (backend, plugins, settings).
+    :param catalog: the tools (and resources and prompts lists) to offer.
+    :param name: the server name reported to clients (default: the catalog's, else ``agentworld``).
+    :param record: a JSONL file each turn is appended to as it is produced.
+    :param perturbations: per-session perturbations (names or plugin objects), as ``World.session``.
+    :param context: more session context (task, world_bible, initial_state, ...).
+    """
+
+    def __init__(
+        self,
+        world: World,
+        catalog: Catalog,
+        *,
+        name: str | None = None,
+        record: str | Path | None = None,
+        perturbations: Iterable[Any] = (),
+        **context: Any,
+    ) -> None:
+        self.world = world
+        self.catalog = catalog
+        self.name = name or catalog.server_name or "agentworld"
+        self.perturbations = list(perturbations)
+        self.context = context
+        self.recorder = TrajectoryRecorder(record) if record is not None else None
+        self.dispatcher = ToolDispatcher(catalog, self.recorder)
+        self.sessions = ConnectionSessions(self._open_session)
+        self._control = _TurnControl()
+        self._tool_definitions = catalog.tool_definitions()
+        self.server: Server[Any] = self._build()
+
+    def _open_session(self) -> Session:
+        return self.world.session(
+            "mcp",
+            tools=self._tool_definitions,
+            perturbations=[self._control, *self.perturbations],
+            **self.context,
+        )
+
+    # -- handlers ----------------------------------------------------------------------------------
+
+    def _build(self) -> Server[Any]:
+        catalog = self.catalog
+        handlers: dict[str, Any] = {"on_list_tools": self._list_tools, "on_call_tool": self._call_tool}
+        if catalog.resources or catalog.resource_templates:
+            handlers["on_list_resources"] = self._list_resources
+            handlers["on_list_resource_templates"] = self._list_resource_templates
+        if catalog.prompts:
+            handlers["on_list_prompts"] = self._list_prompts
+        server: Server[Any] = Server(
+            self.name,
+            version=_package_version() if catalog.server_version is None else catalog.server_version,
+            title=catalog.server_title,
+            instructions=catalog.instructions,
+            get_tool_input_schema=self._input_schema,
+            **handlers,
+        )
+        server.add_request_handler("server/discover", types.RequestParams, self._discover)
+        return server
+
+    def _input_schema(self, name: str) -> dict[str, Any] | None:
+        schemas = self.dispatcher.schemas.get(name)
+        return schemas.input_schema if schemas else None
+
+    async def _discover(self, ctx: ServerRequestContext[Any, Any], params: Any) -> types.DiscoverResult:
+        # A 2026-07-28 HTTP request carries no session, so HTTP clients are told to use the
+        # handshake era, where each keeps its own Mcp-Session-Id and thus its own world session.
+        over_http = ctx.request is not None
+        versions = HANDSHAKE_PROTOCOL_VERSIONS if over_http else MODERN_PROTOCOL_VERSIONS
+        return types.DiscoverResult(
+            supported_versions=list(versions),
+            capabilities=self.server.get_capabilities(protocol_version=ctx.protocol_version),
+            instructions=self.server.instructions,
+        )
+
+    async def _list_tools(self, ctx: ServerRequestContext[Any, Any], params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=self.catalog.tools)
+
+    async def _list_resources(
+        self, ctx: ServerRequestContext[Any, Any], params: Any
+    ) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=self.catalog.resources)
+
+    async def _list_resource_templates(
+        self, ctx: ServerRequestContext[Any, Any], params: Any
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=self.catalog.resource_templates)
+
+    async def _list_prompts(
+        self, ctx: ServerRequestContext[Any, Any], params: Any
+    ) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=self.catalog.prompts)
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        try:
+            conn = self.sessions.for_request(ctx)
+            return await self.dispatcher.call(conn, params.name, params.arguments)
+        except AgentWorldError as exc:
+            logger.error("tool %s failed: %s", params.name, exc)
+            return _text_result(f"Error executing tool {params.name}: {exc}", is_error=True)
+        except Exception as exc:  # a bug or an unexpected backend failure: the client still gets an answer
+            logger.exception("tool %s failed", params.name)
+            return _text_result(
+                f"Error executing tool {params.name}: {type(exc).__name__}: {exc}", is_error=True
+            )
+
+    # -- transports --------------------------------------------------------------------------------
+
+    async def run_stdio(self) -> None:
+        """Serve one client over this process's stdin/stdout until it disconnects."""
+        from mcp.server.stdio import stdio_server
+
+        try:
+            async with stdio_server() as (read_stream, write_stream):
+                await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
+        finally:
+            self.close()
+
+    def http_app(self, *, token: str | None = None, host: str = "127.0.0.1", path: str = "/mcp") -> Any:
+        """The streamable-HTTP ASGI app (at ``path``), behind a bearer token when one is given.
+
+        Build it once per server: its lifespan runs the SDK's session manager, which runs once.
+        """
+        app = self.server.streamable_http_app(streamable_http_path=path, host=host)
+        return BearerAuth(app, token) if token else app
+
+    def serve_http(self, host: str = "127.0.0.1", port: int = 8765, *, token: str | None = None) -> None:
+        """Serve streamable HTTP at ``http://host:port/mcp`` until interrupted."""
+        import uvicorn
+
+        try:
+            uvicorn.run(self.http_app(token=token, host=host), host=host, port=port, log_level="warning")
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self.recorder is not None:
+            self.recorder.close()

@@ -1,0 +1,678 @@
+"""The ``bash`` / ``sh`` shim: a program that looks like bash and simulates every command.
+
+``agentworld shim install DIR`` writes ``DIR/bash`` and ``DIR/sh``, small scripts that load this
+file. With ``DIR`` first on ``PATH``::
+
+    bash -c 'echo hi > a.txt; cat a.txt'       # hi
+    bash -lc 'ls'                              # README.md a.txt main.py requirements.txt
+    echo 'wc -l a.txt' | bash                  # a script on stdin
+    bash                                       # an interactive shell (for pexpect-driven agents)
+
+Nothing is run on the host: the command text goes to the virtual terminal of the session named
+by ``AGENTWORLD_SESSION`` (default ``default``) in ``AGENTWORLD_HOME`` (see :mod:`.service`),
+and the simulated stdout, stderr and exit status come back as a real shell's would. Options are
+parsed as bash parses them (``-c``, ``-l``, ``-i``, ``-s``, ``-e``, ``-o pipefail``, ``-O
+shopt``, ``--norc``, ...); one bash rejects gets bash's message and exit status 2.
+
+Speed: importing the simulation (pydantic, bashlex, ...) takes a second or more, far too long
+for every ``bash -c``. So this file imports nothing but built-in modules and forwards each
+request over a Unix socket to a long-lived helper, :mod:`.daemon`, started on first use and gone
+after ``AGENTWORLD_SHIM_IDLE`` seconds (default 900) without requests. ``AGENTWORLD_SHIM_DAEMON=0``
+(or a helper that cannot start) makes the shim serve itself in-process instead: the same
+answers, slowly.
+
+Other variables: ``AGENTWORLD_SHIM_STDIN`` (``auto``: feed stdin to ``-c`` commands when data
+is waiting on it; ``never``; ``always``), ``AGENTWORLD_SHIM_START_TIMEOUT`` (seconds to wait
+for the helper to start, default 30).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+__all__ = ["Invocation", "ShimExit", "build_token", "main", "parse_args", "socket_path"]
+
+BASH_VERSION = "5.2.21(1)-release"
+VERSION_TEXT = (
+    f"GNU bash, version {BASH_VERSION} (x86_64-pc-linux-gnu)\n"
+    "Copyright (C) 2022 Free Software Foundation, Inc.\n"
+    "License GPLv3+: GNU GPL version 3 or later <http://gnu.org/licenses/gpl.html>\n"
+    "\n"
+    "This is free software; you are free to change and redistribute it.\n"
+    "There is NO WARRANTY, to the extent permitted by law.\n"
+)
+_LONG_OPTIONS = (
+    "debug",
+    "debugger",
+    "dump-po-strings",
+    "dump-strings",
+    "help",
+    "init-file",
+    "login",
+    "noediting",
+    "noprofile",
+    "norc",
+    "posix",
+    "pretty-print",
+    "rcfile",
+    "restricted",
+    "verbose",
+    "version",
+)
+USAGE = (
+    "Usage:\t{name} [GNU long option] [option] ...\n"
+    "\t{name} [GNU long option] [option] script-file ...\n"
+    "GNU long options:\n" + "".join(f"\t--{o}\n" for o in _LONG_OPTIONS) + "Shell options:\n"
+    "\t-ilrsD or -c command or -O shopt_option\t\t(invocation only)\n"
+    "\t-abefhkmnptuvxBCEHPT or -o option\n"
+)
+HELP_TAIL = (
+    'Type `{name} -c "help set"\' for more information about shell options.\n'
+    "Type `{name} -c help' for more information about shell builtin commands.\n"
+    "Use the `bashbug' command to report bugs.\n"
+)
+_SET_LETTERS = "abefhkmnptuvxBCEHPT"
+_INVOCATION_LETTERS = "ilrsD"
+_SET_O = [
+    "allexport",
+    "braceexpand",
+    "emacs",
+    "errexit",
+    "errtrace",
+    "functrace",
+    "hashall",
+    "histexpand",
+    "history",
+    "ignoreeof",
+    "interactive-comments",
+    "keyword",
+    "monitor",
+    "noclobber",
+    "noexec",
+    "noglob",
+    "nolog",
+    "notify",
+    "nounset",
+    "onecmd",
+    "physical",
+    "pipefail",
+    "posix",
+    "privileged",
+    "verbose",
+    "vi",
+    "xtrace",
+]
+_SHOPT = [
+    "assoc_expand_once",
+    "autocd",
+    "cdable_vars",
+    "cdspell",
+    "checkhash",
+    "checkjobs",
+    "checkwinsize",
+    "cmdhist",
+    "compat31",
+    "compat32",
+    "compat40",
+    "compat41",
+    "compat42",
+    "compat43",
+    "compat44",
+    "complete_fullquote",
+    "direxpand",
+    "dirspell",
+    "dotglob",
+    "execfail",
+    "expand_aliases",
+    "extdebug",
+    "extglob",
+    "extquote",
+    "failglob",
+    "force_fignore",
+    "globasciiranges",
+    "globskipdots",
+    "globstar",
+    "gnu_errfmt",
+    "histappend",
+    "histreedit",
+    "histverify",
+    "hostcomplete",
+    "huponexit",
+    "inherit_errexit",
+    "interactive_comments",
+    "lastpipe",
+    "lithist",
+    "localvar_inherit",
+    "localvar_unset",
+    "login_shell",
+    "mailwarn",
+    "no_empty_cmd_completion",
+    "nocaseglob",
+    "nocasematch",
+    "noexpand_translation",
+    "nullglob",
+    "patsub_replacement",
+    "progcomp",
+    "progcomp_alias",
+    "promptvars",
+    "restricted_shell",
+    "shift_verbose",
+    "sourcepath",
+    "varredir_close",
+    "xpg_echo",
+]
+_DASH_LETTERS = "aCefhimnpsuvxEIlVbc"
+#: bytes of stdin one command may receive
+MAX_STDIN = 16 * 1024 * 1024
+
+
+class ShimExit(Exception):
+    """Leave with ``code`` after writing ``stdout`` / ``stderr`` (bad options, --version, --help)."""
+
+    def __init__(self, code: int, stderr: str = "", stdout: str = "") -> None:
+        super().__init__(code)
+        self.code = code
+        self.stderr = stderr
+        self.stdout = stdout
+
+
+class Invocation:
+    """What a bash command line asks for."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.command: str | None = None
+        self.script: str | None = None
+        self.args: list[str] = []
+        self.dollar0: str | None = None
+        self.read_stdin = False
+        self.interactive = False
+        self.noexec = False
+        self.set_letters = ""
+        self.set_options: list[str] = []
+
+    def command_text(self) -> str:
+        """The command line the simulated machine runs for this invocation."""
+        if self.command is not None:
+            text = self.command
+            if self.name != "bash" and self.dollar0 is None and ("$0" in text or "${0" in text):
+                self.dollar0 = self.name
+            if self.dollar0 is not None or self.args:
+                text = " ".join(
+                    _quote(a) for a in ["bash", "-c", text, self.dollar0 or self.name, *self.args]
+                )
+        elif self.script is not None:
+            text = " ".join(_quote(a) for a in ["bash", self.script, *self.args])
+        else:
+            text = ""
+        flags = "".join(ch for ch in self.set_letters if ch in "euxv")
+        options = [o for o in self.set_options if o in ("errexit", "nounset", "xtrace", "pipefail")]
+        if flags or options:
+            prefix = "set" + (f" -{flags}" if flags else "") + "".join(f" -o {o}" for o in options)
+            text = f"{prefix}\n{text}"
+        return text
+
+
+def _quote(text: str) -> str:
+    if text and all(ch.isalnum() or ch in "@%+=:,./-_" for ch in text):
+        return text
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def _is_dash(name: str) -> bool:
+    return name in ("sh", "dash")
+
+
+def parse_args(name: str, args: list[str]) -> Invocation:
+    """Parse a bash (or, for ``sh``, dash) command line; raise :class:`ShimExit` where the real
+    shell would stop (invalid option: message and status 2; ``--version`` / ``--help``: 0)."""
+    inv = Invocation(name)
+    dash = _is_dash(name)
+    wants_c = False
+    i = 0
+    # GNU long options come first
+    while i < len(args) and args[i].startswith("--") and len(args[i]) > 2 and not dash:
+        opt = args[i][2:]
+        if opt not in _LONG_OPTIONS:
+            raise ShimExit(2, f"{name}: --{opt}: invalid option\n" + USAGE.format(name=name))
+        if opt == "version":
+            raise ShimExit(0, stdout=VERSION_TEXT)
+        if opt == "help":
+            out = f"GNU bash, version {BASH_VERSION}-(x86_64-pc-linux-gnu)\n" + USAGE.format(name=name)
+            raise ShimExit(0, stdout=out + HELP_TAIL.format(name=name))
+        if opt in ("rcfile", "init-file"):
+            if i + 1 >= len(args):
+                raise ShimExit(2, f"{name}: {opt}: option requires an argument\n")
+            i += 1
+        i += 1
+    while i < len(args):
+        arg = args[i]
+        if arg in ("--", "-"):
+            i += 1
+            break
+        if dash and arg.startswith("--"):
+            raise ShimExit(2, f"{name}: 0: Illegal option --\n")
+        if len(arg) < 2 or arg[0] not in "-+":
+            break
+        on = arg[0] == "-"
+        i += 1
+        for letter in arg[1:]:
+            if letter == "c":
+                wants_c = True
+            elif letter in "oO":
+                if i >= len(args):
+                    if letter == "o":
+                        raise ShimExit(0, stdout="".join(f"{o:<15}\toff\n" for o in _SET_O))
+                    raise ShimExit(2, f"{name}: -O: option requires an argument\n")
+                value = args[i]
+                i += 1
+                if letter == "o" and value not in _SET_O:
+                    raise ShimExit(2, f"{name}: line 0: {name}: {value}: invalid option name\n")
+                if letter == "O" and value not in _SHOPT:
+                    raise ShimExit(2, f"{name}: {value}: invalid shell option name\n")
+                if letter == "o" and on:
+                    inv.set_options.append(value)
+            elif (dash and letter in _DASH_LETTERS) or (
+                not dash and letter in _SET_LETTERS + _INVOCATION_LETTERS
+            ):
+                if letter == "i":
+                    inv.interactive = True
+                elif letter == "s":
+                    inv.read_stdin = True
+                elif letter == "n":
+                    inv.noexec = True
+                elif on and letter in _SET_LETTERS:
+                    inv.set_letters += letter
+            elif dash:
+                raise ShimExit(2, f"{name}: 0: Illegal option -{letter}\n")
+            else:
+                raise ShimExit(2, f"{name}: {arg[0]}{letter}: invalid option\n" + USAGE.format(name=name))
+    rest = args[i:]
+    if wants_c:
+        if not rest:
+            msg = (
+                f"{name}: 0: -c requires an argument\n"
+                if dash
+                else f"{name}: -c: option requires an argument\n"
+            )
+            raise ShimExit(2, msg)
+        inv.command = rest[0]
+        if len(rest) > 1:
+            inv.dollar0 = rest[1]
+            inv.args = rest[2:]
+    elif rest and not inv.read_stdin:
+        inv.script = rest[0]
+        inv.args = rest[1:]
+    else:
+        inv.read_stdin = True
+        inv.args = rest
+    return inv
+
+
+# -- talking to the helper -------------------------------------------------------------------------
+
+
+def build_token() -> str:
+    """What the running helper must have been started from (this folder's sources, this Python)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    newest = 0
+    try:
+        with os.scandir(here) as entries:
+            for entry in entries:
+                if entry.name.endswith(".py"):
+                    newest = max(newest, entry.stat().st_mtime_ns)
+    except OSError:
+        pass
+    return f"{sys.version_info[0]}.{sys.version_info[1]}:{newest}"
+
+
+def home_dir(env: dict[str, str] | None = None) -> str:
+    env = os.environ if env is None else env  # type: ignore[assignment]
+    home = env.get("AGENTWORLD_HOME") or os.path.join(os.path.expanduser("~"), ".agentworld")
+    return os.path.abspath(os.path.expanduser(home))
+
+
+def socket_path(home: str) -> str:
+    """The helper's socket for ``home`` (in ``home/run``, or in /tmp when that path is too long)."""
+    path = os.path.join(home, "run", "shelld.sock")
+    if len(path.encode()) < 100:
+        return path
+    import zlib
+
+    return f"/tmp/agentworld-{os.getuid()}-{zlib.crc32(home.encode()):08x}.sock"
+
+
+def _send(sock: object, message: dict[str, object]) -> None:
+    import marshal
+
+    payload = marshal.dumps(message)
+    sock.sendall(len(payload).to_bytes(4, "big") + payload)  # type: ignore[attr-defined]
+
+
+def _recv_exact(sock: object, size: int) -> bytes:
+    chunks = []
+    while size:
+        chunk = sock.recv(min(size, 1 << 20))  # type: ignore[attr-defined]
+        if not chunk:
+            raise ConnectionError("the shell helper closed the connection")
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+def _recv(sock: object) -> dict[str, object]:
+    import marshal
+
+    size = int.from_bytes(_recv_exact(sock, 4), "big")
+    message = marshal.loads(_recv_exact(sock, size))
+    if not isinstance(message, dict):
+        raise ConnectionError("the shell helper sent something unexpected")
+    return message
+
+
+class _Unavailable(Exception):
+    """No helper answers and none could be started."""
+
+
+class _Client:
+    """Requests to the helper, starting it on first use."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = env
+        self.home = home_dir(env)
+        self.path = socket_path(self.home)
+        self.token = build_token()
+
+    def _connect(self) -> object | None:
+        import _socket
+
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        try:
+            sock.connect(self.path)
+        except OSError:
+            sock.close()
+            return None
+        return sock
+
+    def _start(self) -> None:
+        import subprocess
+
+        run_dir = os.path.join(self.home, "run")
+        try:
+            os.makedirs(run_dir, mode=0o700, exist_ok=True)
+            log = open(os.path.join(run_dir, "shelld.log"), "ab")  # noqa: SIM115
+        except OSError as exc:
+            raise _Unavailable(str(exc)) from None
+        with log:
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "agentworld_plugins.adapters.shell.daemon",
+                    "--home",
+                    self.home,
+                    "--build",
+                    self.token,
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+                cwd="/",
+                start_new_session=True,
+                close_fds=True,
+            )
+
+    def connect(self) -> object:
+        sock = self._connect()
+        if sock is not None:
+            return sock
+        import time
+
+        self._start()
+        deadline = time.monotonic() + float(os.environ.get("AGENTWORLD_SHIM_START_TIMEOUT") or 30)
+        while time.monotonic() < deadline:
+            time.sleep(0.02)
+            sock = self._connect()
+            if sock is not None:
+                return sock
+        raise _Unavailable("the shell helper did not start")
+
+    def request(self, message: dict[str, object], sock: object | None = None) -> dict[str, object]:
+        message = {**message, "env": self.env, "build": self.token}
+        for _attempt in range(3):
+            if sock is None:
+                sock = self.connect()
+            try:
+                _send(sock, message)
+                answer = _recv(sock)
+            except OSError as exc:
+                return {"error": f"lost the shell helper ({exc})"}
+            finally:
+                sock.close()  # type: ignore[attr-defined]
+                sock = None
+            if not answer.get("restart"):
+                return answer
+            import time
+
+            time.sleep(0.05)  # an older helper is leaving: start the current one
+        return {"error": "the shell helper keeps restarting"}
+
+
+class _Local:
+    """Requests served in this process (no helper)."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        from agentworld_plugins.adapters.shell.service import ShellService
+
+        self.env = env
+        self.service = ShellService()
+
+    def request(self, message: dict[str, object]) -> dict[str, object]:
+        return self.service.handle({**message, "env": self.env})
+
+
+# -- the shell -------------------------------------------------------------------------------------
+
+
+def _write(fd: int, text: str) -> None:
+    data = text.encode("utf-8", "replace")
+    while data:
+        try:
+            written = os.write(fd, data)
+        except BrokenPipeError:
+            os._exit(141)
+        except InterruptedError:
+            continue
+        data = data[written:]
+
+
+def _read_stdin(wait: float | None) -> str | None:
+    """What is waiting on stdin (None when it is a terminal or nothing comes within ``wait``);
+    ``wait`` None reads to the end of the input, as a shell reading a script does."""
+    try:
+        if os.isatty(0):
+            return None
+    except OSError:
+        return None
+    import select
+
+    chunks: list[bytes] = []
+    total = 0
+    try:
+        if wait is not None and not select.select([0], [], [], wait)[0]:
+            return None
+        while total < MAX_STDIN:
+            data = os.read(0, 1 << 16)
+            if not data:
+                break
+            chunks.append(data)
+            total += len(data)
+            if wait is not None and not select.select([0], [], [], 0.5)[0]:
+                break
+    except (OSError, ValueError):
+        pass
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+def _fail(message: str) -> None:
+    _write(2, f"agentworld: {message}\n")
+    sys.exit(1)
+
+
+def _interactive(name: str, client: _Client | _Local, first: dict[str, object]) -> None:
+    if "error" in first:
+        _fail(str(first["error"]))
+    prompt = str(first.get("prompt") or "$ ")
+    status = 0
+    stdin = sys.stdin
+    while True:
+        _write(2, prompt)
+        try:
+            line = stdin.readline()
+        except KeyboardInterrupt:
+            _write(2, "\n")
+            if prompt.strip() == ">":
+                answer = client.request({"op": "interrupt"})
+                prompt = str(answer.get("prompt") or prompt)
+            continue
+        if not line:
+            _write(2, "exit\n")
+            sys.exit(status)
+        try:
+            answer = client.request({"op": "line", "text": line.rstrip("\n")})
+        except KeyboardInterrupt:
+            _write(2, "\n")
+            continue
+        if "error" in answer:
+            _write(2, f"agentworld: {answer['error']}\n")
+            continue
+        _write(1, str(answer.get("output") or ""))
+        status = int(answer.get("status") or 0)  # type: ignore[call-overload]
+        if answer.get("exited") is not None:
+            sys.exit(int(answer["exited"]) & 0xFF)  # type: ignore[call-overload]
+        prompt = str(answer.get("prompt") or prompt)
+
+
+def _full_python() -> bool:
+    return not sys.flags.no_site
+
+
+def _serve_locally(argv: list[str], name: str) -> None:
+    """Continue in a Python that can import the package (this one, or one exec'd now)."""
+    if _full_python():
+        return
+    os.environ["AGENTWORLD_SHIM_ARGV0"] = name
+    os.environ["AGENTWORLD_SHIM_DAEMON"] = "0"
+    os.execv(sys.executable, [sys.executable, "-m", "agentworld_plugins.adapters.shell.shim", *argv[1:]])
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Behave as ``bash`` (or ``sh``) invoked with ``argv``; never returns."""
+    argv = list(sys.argv if argv is None else argv)
+    name = os.environ.pop("AGENTWORLD_SHIM_ARGV0", "") or os.path.basename(argv[0]) or "bash"
+    if len(argv) > 2 and argv[1] == "--argv0" and argv[0].endswith(".py"):  # the /bin/sh trampoline
+        name, argv = argv[2], [argv[0], *argv[3:]]
+    if name.endswith(".py") or name == "__main__":
+        name = "bash"
+    try:
+        inv = parse_args(name, argv[1:])
+    except ShimExit as stop:
+        _write(1, stop.stdout)
+        _write(2, stop.stderr)
+        sys.exit(stop.code)
+    if inv.noexec:
+        sys.exit(0)
+    env = {k: v for k, v in os.environ.items() if k.startswith("AGENTWORLD_")}
+    client: _Client | _Local
+    sock: object | None = None
+    if os.environ.get("AGENTWORLD_SHIM_DAEMON", "1").strip().lower() in ("0", "no", "false", "off"):
+        _serve_locally(argv, name)
+        client = _Local(env)
+    else:
+        client = _Client(env)
+        try:
+            sock = client.connect()
+        except _Unavailable:
+            _serve_locally(argv, name)
+            client = _Local(env)
+            sock = None
+    interactive = inv.interactive or (inv.command is None and inv.script is None and _stdin_is_tty())
+    if interactive:
+        first = (
+            client.request({"op": "prompt"}, sock)
+            if isinstance(client, _Client)
+            else client.request({"op": "prompt"})
+        )
+        _interactive(name, client, first)
+    stdin_data: str | None = None
+    if inv.command is None and inv.script is None:
+        text = _read_stdin(None) or ""
+        inv.command = text
+    else:
+        mode = os.environ.get("AGENTWORLD_SHIM_STDIN", "auto").strip().lower()
+        if mode != "never":
+            stdin_data = _read_stdin(None if mode == "always" else 0.02)
+    request: dict[str, object] = {"op": "run", "command": inv.command_text(), "stdin": stdin_data or ""}
+    answer = client.request(request, sock) if isinstance(client, _Client) else client.request(request)
+    if "error" in answer:
+        _fail(str(answer["error"]))
+    _write(1, str(answer.get("stdout") or ""))
+    _write(2, str(answer.get("stderr") or ""))
+    sys.exit(int(answer.get("exit_code") or 0) & 0xFF)  # type: ignore[call-overload]
+
+
+def _stdin_is_tty() -> bool:
+    try:
+        return os.isatty(0)
+    except OSError:
+        return False
+
+
+# -- installing ------------------------------------------------------------------------------------
+
+NAMES = ("bash", "sh")
+_SCRIPT = """#!{python} -IS
+# Written by `agentworld shim install`: a simulated {name}. Nothing this runs touches this
+# computer; every command goes to the agentworld session named by $AGENTWORLD_SESSION.
+import importlib.util as _util
+
+_spec = _util.spec_from_file_location("_agentworld_shim", {shim!r})
+_shim = _util.module_from_spec(_spec)
+_spec.loader.exec_module(_shim)
+_shim.main()
+"""
+_TRAMPOLINE = """#!/bin/sh
+# Written by `agentworld shim install`: a simulated {name} (see {shim}).
+exec {python} -IS {shim} "$@"
+"""
+
+
+def install(directory: str, names: tuple[str, ...] = NAMES, python: str | None = None) -> list[str]:
+    """Write the shim executables (``bash``, ``sh``) into ``directory``; return their paths.
+
+    They run ``python`` (default: this interpreter) without site packages, which is what keeps
+    them fast; the interpreter path is written into them, so reinstall after moving it.
+    """
+    python = os.path.abspath(python or sys.executable)
+    shim = os.path.abspath(__file__)
+    os.makedirs(directory, exist_ok=True)
+    written = []
+    for name in names:
+        path = os.path.join(directory, name)
+        if len(python) < 120 and " " not in python:
+            text = _SCRIPT.format(python=python, name=name, shim=shim)
+        else:  # a shebang cannot hold this path: go through /bin/sh (it runs only python)
+            text = _TRAMPOLINE.format(python=_quote(python), name=name, shim=_quote(shim))
+            text = text.replace(f'{_quote(shim)} "$@"', f'{_quote(shim)} --argv0 {name} "$@"')
+        tmp = path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, path)
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    main()

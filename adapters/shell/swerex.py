@@ -1,0 +1,258 @@
+"""A SWE-ReX-compatible HTTP runtime answered by the virtual terminal.
+
+SWE-agent (and anything built on SWE-ReX's ``RemoteRuntime``) talks to a runtime server over
+HTTP; point it here instead of at a container::
+
+    agentworld shell swerex --port 8000 --token s3cret --session swe-1
+
+    from swerex.runtime.remote import RemoteRuntime
+    runtime = RemoteRuntime(host="http://127.0.0.1", port=8000, auth_token="s3cret")
+
+Endpoints (JSON bodies as SWE-ReX's pydantic models): ``GET /``, ``GET /is_alive``,
+``POST /create_session``, ``/run_in_session``, ``/close_session``, ``/execute``, ``/read_file``,
+``/write_file``, ``/upload`` (multipart: ``file``, ``target_path``, ``unzip``), ``/close``.
+With a token, every request needs ``X-API-Key``. A runtime error comes back as SWE-ReX sends
+it, status 511 with ``{"swerexception": {message, class_path, traceback, extra_info}}``, so the
+client raises the same exception class; a malformed body gets FastAPI's 422 ``{"detail": [...]}``.
+
+``run_in_session`` uses the persistent shell of the terminal's command front (``cd`` and
+``export`` last); every named session shares it. ``execute`` runs like ``bash -c``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import io
+import shlex
+import zipfile
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from agentworld_plugins.errors import AgentWorldError
+
+from .core import VirtualTerminal
+
+__all__ = ["swerex_app"]
+
+
+def _exception(class_path: str, message: str, **extra: Any) -> JSONResponse:
+    return JSONResponse(
+        {
+            "swerexception": {
+                "message": message,
+                "class_path": class_path,
+                "traceback": "",
+                "extra_info": extra,
+            }
+        },
+        status_code=511,
+    )
+
+
+def _invalid(field: str, message: str, value: Any = None) -> JSONResponse:
+    return JSONResponse(
+        {"detail": [{"type": "value_error", "loc": ["body", field], "msg": message, "input": value}]},
+        status_code=422,
+    )
+
+
+async def _body(request: Request) -> dict[str, Any] | JSONResponse:
+    try:
+        data = await request.json()
+    except Exception:
+        return JSONResponse(
+            {"detail": [{"type": "json_invalid", "loc": ["body"], "msg": "JSON decode error", "input": {}}]},
+            status_code=422,
+        )
+    if not isinstance(data, dict):
+        return _invalid("", "Input should be a valid dictionary", data)
+    return data
+
+
+def swerex_app(terminal: VirtualTerminal, *, token: str | None = None) -> Starlette:
+    """The SWE-ReX runtime server for ``terminal`` (a Starlette app; serve it with uvicorn)."""
+    sessions: set[str] = set()
+
+    def authorized(request: Request) -> bool:
+        if not token:
+            return True
+        return hmac.compare_digest(request.headers.get("X-API-Key", ""), token)
+
+    def guarded(handler: Any) -> Any:
+        async def endpoint(request: Request) -> Response:
+            if not authorized(request):
+                return JSONResponse({"detail": "Invalid API Key"}, status_code=401)
+            try:
+                return await handler(request)
+            except AgentWorldError as exc:
+                return _exception("swerex.exceptions.SwerexException", str(exc))
+
+        return endpoint
+
+    async def root(request: Request) -> Response:
+        return JSONResponse({"message": "hello world"})
+
+    async def is_alive(request: Request) -> Response:
+        return JSONResponse({"is_alive": True, "message": ""})
+
+    async def create_session(request: Request) -> Response:
+        body = await _body(request)
+        if isinstance(body, JSONResponse):
+            return body
+        name = str(body.get("session", "default"))
+        if name in sessions:
+            return _exception("swerex.exceptions.SessionExistsError", f"session {name} already exists")
+        sessions.add(name)
+        output = ""
+        for source in body.get("startup_source") or []:
+            result = await asyncio.to_thread(terminal.execute_bash, f"source {shlex.quote(str(source))}")
+            output += result.stdout
+        return JSONResponse({"output": output, "session_type": "bash", "success": True, "failure_reason": ""})
+
+    async def run_in_session(request: Request) -> Response:
+        body = await _body(request)
+        if isinstance(body, JSONResponse):
+            return body
+        command = body.get("command")
+        if not isinstance(command, str):
+            return _invalid(
+                "command", "Field required" if command is None else "Input should be a valid string", command
+            )
+        name = str(body.get("session", "default"))
+        if name not in sessions:
+            return _exception(
+                "swerex.exceptions.SessionDoesNotExistError", f"session {name!r} does not exist"
+            )
+        result = await asyncio.to_thread(terminal.execute_bash, command)
+        output = result.stdout[:-1] if result.stdout.endswith("\n") else result.stdout
+        check = body.get("check", "raise")
+        if check == "raise" and result.exit_code != 0 and not body.get("is_interactive_command"):
+            message = body.get("error_msg") or (
+                f"Command {command!r} failed with exit code {result.exit_code}. Here is the output:\n{output!r}"
+            )
+            return _exception("swerex.exceptions.NonZeroExitCodeError", message)
+        return JSONResponse(
+            {
+                "output": output,
+                "exit_code": result.exit_code,
+                "failure_reason": "",
+                "expect_string": "",
+                "session_type": "bash",
+                "success": True,
+            }
+        )
+
+    async def close_session(request: Request) -> Response:
+        body = await _body(request)
+        if isinstance(body, JSONResponse):
+            return body
+        name = str(body.get("session", "default"))
+        if name not in sessions:
+            return _exception(
+                "swerex.exceptions.SessionDoesNotExistError", f"session {name!r} does not exist"
+            )
+        sessions.discard(name)
+        return JSONResponse({"session_type": "bash", "success": True, "failure_reason": ""})
+
+    async def execute(request: Request) -> Response:
+        body = await _body(request)
+        if isinstance(body, JSONResponse):
+            return body
+        command = body.get("command")
+        if isinstance(command, list) and all(isinstance(c, str) for c in command):
+            command = shlex.join(command)
+        if not isinstance(command, str):
+            return _invalid("command", "Input should be a valid string or list of strings", command)
+        env = body.get("env") if isinstance(body.get("env"), dict) else None
+        result = await terminal.arun(command, cwd=body.get("cwd") or None, env=env)
+        if body.get("check") and result.exit_code != 0:
+            message = body.get("error_msg") or (
+                f"Command {command!r} failed with exit code {result.exit_code}. "
+                f"Stdout:\n{result.stdout!r}\nStderr:\n{result.stderr!r}"
+            )
+            return _exception("swerex.exceptions.NonZeroExitCodeError", message)
+        stdout, stderr = result.stdout, result.stderr
+        if body.get("merge_output_streams"):
+            stdout, stderr = stdout + stderr, ""
+        return JSONResponse(
+            {
+                "stdout": stdout,
+                "stderr": stderr,
+                "exit_code": result.exit_code,
+                "success": True,
+                "failure_reason": "",
+            }
+        )
+
+    async def read_file(request: Request) -> Response:
+        body = await _body(request)
+        if isinstance(body, JSONResponse):
+            return body
+        path = body.get("path")
+        if not isinstance(path, str):
+            return _invalid("path", "Field required", path)
+        result = await terminal.arun(f"cat -- {shlex.quote(path)}")
+        if result.exit_code != 0:
+            return _exception("builtins.FileNotFoundError", f"[Errno 2] No such file or directory: {path!r}")
+        return JSONResponse({"content": result.stdout, "success": True, "failure_reason": ""})
+
+    async def write_file(request: Request) -> Response:
+        body = await _body(request)
+        if isinstance(body, JSONResponse):
+            return body
+        path, content = body.get("path"), body.get("content")
+        if not isinstance(path, str) or not isinstance(content, str):
+            field = "path" if not isinstance(path, str) else "content"
+            return _invalid(field, "Field required", body.get(field))
+        observation = await terminal.atool("write_file", {"file_path": path, "content": content})
+        if observation.is_error:
+            return _exception("builtins.OSError", observation.text)
+        return JSONResponse({"success": True, "failure_reason": ""})
+
+    async def upload(request: Request) -> Response:
+        form = await request.form()
+        upload_file = form.get("file")
+        target = form.get("target_path")
+        if upload_file is None or not isinstance(target, str):
+            return _invalid("file" if upload_file is None else "target_path", "Field required")
+        data = await upload_file.read()  # type: ignore[union-attr]
+        unzip = str(form.get("unzip", "false")).lower() in ("true", "1", "yes")
+        files: list[tuple[str, bytes]] = []
+        if unzip:
+            try:
+                with zipfile.ZipFile(io.BytesIO(data)) as archive:
+                    for info in archive.infolist():
+                        if not info.is_dir():
+                            files.append((f"{target.rstrip('/')}/{info.filename}", archive.read(info)))
+            except zipfile.BadZipFile:
+                return _exception("zipfile.BadZipFile", "File is not a zip file")
+        else:
+            files.append((target, data))
+        for path, content in files:
+            await terminal.atool(
+                "write_file", {"file_path": path, "content": content.decode("utf-8", "replace")}
+            )
+        return JSONResponse({"success": True, "failure_reason": ""})
+
+    async def close(request: Request) -> Response:
+        sessions.clear()
+        return JSONResponse({"success": True, "failure_reason": ""})
+
+    routes = [
+        Route("/", guarded(root), methods=["GET"]),
+        Route("/is_alive", guarded(is_alive), methods=["GET"]),
+        Route("/create_session", guarded(create_session), methods=["POST"]),
+        Route("/run_in_session", guarded(run_in_session), methods=["POST"]),
+        Route("/close_session", guarded(close_session), methods=["POST"]),
+        Route("/execute", guarded(execute), methods=["POST"]),
+        Route("/read_file", guarded(read_file), methods=["POST"]),
+        Route("/write_file", guarded(write_file), methods=["POST"]),
+        Route("/upload", guarded(upload), methods=["POST"]),
+        Route("/close", guarded(close), methods=["POST"]),
+    ]
+    return Starlette(routes=routes)

@@ -1,0 +1,119 @@
+"""``bench infer``: ask the world model for the observation of every benchmark record.
+
+Each record's messages are exactly :func:`~agentworld_plugins.turns.messages_for_record`: the
+record's ``system_str``, the prompt/observation pairs before ``turn_idx``, then ``current_prompt``.
+The answer is parsed like a session's (reasoning removed, the last ``<predicted_observation>``).
+
+A result line is the record with two fields added::
+
+    {..., "prediction": "total 0\\n...",
+     "infer": {"status": "ok", "model": "...", "raw": "...", "reasoning": null,
+               "finish_reason": "stop", "usage": {...}, "warnings": []}}
+
+A record whose inference fails (after retries) is written with ``"status": "failed"`` and its
+``error``, never as an empty prediction; it is left out of the scores and retried by the next run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..backends import Backend, Completion, Sampling
+from ..turns import messages_for_record, parse_output
+from .data import record_domain
+from .defaults import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
+from .runner import JobResult, RunOptions, RunSummary, release_connections, retrying, run_jobs
+
+
+def default_sampling(**overrides: Any) -> Sampling:
+    """Temperature 0.6 and 32768 max tokens (the published figures' settings), with overrides."""
+    fields = {"temperature": DEFAULT_TEMPERATURE, "max_tokens": DEFAULT_MAX_TOKENS}
+    fields.update({k: v for k, v in overrides.items() if v is not None})
+    return Sampling(**fields)
+
+
+def _requires_block(domain: str) -> bool:
+    from ..plugins import get_plugin_manager
+
+    found = get_plugin_manager().registry.domains.get(domain)
+    return bool(found and found.requires_block)
+
+
+def _check_completion(completion: Completion) -> str | None:
+    if not isinstance(completion, Completion):
+        return f"the backend answered {type(completion).__name__}, not a Completion"
+    return None
+
+
+def prediction_line(record: dict[str, Any], completion: Completion) -> dict[str, Any]:
+    """The result line for a record the world model answered."""
+    parsed = parse_output(
+        completion.text, completion.reasoning, require_block=_requires_block(record_domain(record))
+    )
+    return {
+        **record,
+        "prediction": parsed.text,
+        "infer": {
+            "status": "ok",
+            "model": completion.model,
+            "raw": completion.text,
+            "reasoning": parsed.reasoning,
+            "finish_reason": completion.finish_reason,
+            "usage": completion.usage,
+            "warnings": parsed.warnings,
+        },
+    }
+
+
+def failed_line(record: dict[str, Any], error: str) -> dict[str, Any]:
+    return {**record, "prediction": None, "infer": {"status": "failed", "error": error}}
+
+
+async def infer_record(
+    record: dict[str, Any], backend: Backend, sampling: Sampling, options: RunOptions
+) -> JobResult:
+    """Infer one record with retries; failures come back as a failed line, never raised."""
+    try:
+        messages = messages_for_record(record)
+    except Exception as exc:  # the loader checks records; this guards records given directly
+        return JobResult(failed_line(record, f"cannot build the messages: {exc}"), ok=False)
+    outcome = await retrying(
+        lambda: backend.acomplete(messages, sampling),
+        max_retries=options.max_retries,
+        backoff=options.retry_backoff,
+        timeout=options.request_timeout,
+        check=_check_completion,
+    )
+    if outcome.error is not None or outcome.value is None:
+        error = outcome.error or "no answer"
+        if outcome.attempts > 1:
+            error += f" (after {outcome.attempts} attempts)"
+        return JobResult(failed_line(record, error), ok=False, unavailable=outcome.unavailable)
+    return JobResult(prediction_line(record, outcome.value), ok=True)
+
+
+async def infer_records(
+    records: Sequence[dict[str, Any]],
+    backend: Backend,
+    output: str | Path,
+    *,
+    sampling: Sampling | None = None,
+    options: RunOptions | None = None,
+    on_result: Any = None,
+) -> RunSummary:
+    """Infer every record not already done in ``output`` (resume), appending results as they come."""
+    chosen = sampling or default_sampling()
+    opts = options or RunOptions()
+    try:
+        return await run_jobs(
+            records,
+            lambda record: infer_record(record, backend, chosen, opts),
+            output,
+            opts,
+            label="infer",
+            on_result=on_result,
+        )
+    finally:
+        await release_connections(backend)

@@ -1,0 +1,506 @@
+"""``bench judge``: an LLM judge scores each prediction against the ground truth.
+
+The judge gets its domain's system prompt (``prompts/<domain>/judge_system_prompt.txt``, or the
+official ones through ``--prompts-dir``) and one user message holding the interaction history,
+the current turn, the PREDICTED and the GROUND-TRUTH observation. It reasons, then answers inside
+``<final_evaluation>`` with ``{"strengths", "weaknesses", "scores": {format, factuality,
+consistency, realism, quality}}``.
+
+:func:`parse_judgement` reads that answer robustly (tagged block, fenced JSON, a bare object,
+common repairs) and never raises. An answer with no scores is retried; after the retries the
+record is written as failed and left out of the means.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..backends import Backend, Completion, Sampling
+from ..errors import ConfigError
+from ..turns import OBSERVATION_MARKER, split_reasoning
+from .data import ground_truth, record_domain
+from .runner import JobResult, RunOptions, RunSummary, release_connections, retrying, run_jobs
+from .score import DIMENSIONS, record_total
+
+JUDGE_PROMPT_FILE = "judge_system_prompt.txt"
+_OPEN = "<final_evaluation>"
+_CLOSE = "</final_evaluation>"
+_MAX_CANDIDATES = 64  # "{" positions tried per text, from the end
+
+
+# -- messages ---------------------------------------------------------------------------------------
+
+
+def render_history(record: Mapping[str, Any]) -> str:
+    """The turns before ``turn_idx``: each turn prompt, then its observation."""
+    turn = int(record["turn_idx"])
+    prompts, responses = list(record["prompt"]), list(record["response"])
+    parts = []
+    for prompt, observation in zip(prompts[: turn - 1], responses[: turn - 1]):
+        parts.append(f"{str(prompt).rstrip(chr(10))}\n\n{OBSERVATION_MARKER}\n{observation}")
+    return "\n\n".join(parts)
+
+
+def judge_user_message(record: Mapping[str, Any], prediction: str) -> str:
+    """The judge's user message: history, current turn, predicted and real observation."""
+    history = render_history(record) or "(none: this is the first turn)"
+    return (
+        "# Interaction history\n\n"
+        f"{history}\n\n"
+        "# Current turn\n\n"
+        f"{str(record['current_prompt']).rstrip(chr(10))}\n\n"
+        "# PREDICTED observation (from the world model under test)\n\n"
+        f"<predicted>\n{prediction}\n</predicted>\n\n"
+        "# GROUND-TRUTH observation (what the real environment returned)\n\n"
+        f"<ground_truth>\n{ground_truth(record)}\n</ground_truth>\n\n"
+        "Score the PREDICTED observation against the GROUND-TRUTH one as your instructions say, "
+        f"reasoning first and ending with the {_OPEN} block."
+    )
+
+
+def judge_messages(record: Mapping[str, Any], prediction: str, system_prompt: str) -> list[dict[str, str]]:
+    return [
+        {"role": "system", "content": system_prompt},
+        {"role": "user", "content": judge_user_message(record, prediction)},
+    ]
+
+
+class JudgePrompts:
+    """The judge system prompt of each domain: bundled, or from ``prompts_dir/<domain>/``."""
+
+    def __init__(self, prompts_dir: str | Path | None = None) -> None:
+        self.prompts_dir = Path(prompts_dir).expanduser() if prompts_dir else None
+        self._cache: dict[str, str] = {}
+
+    def get(self, domain: str) -> str:
+        if domain not in self._cache:
+            self._cache[domain] = self._load(domain)
+        return self._cache[domain]
+
+    def _load(self, domain: str) -> str:
+        from ..plugins import get_plugin_manager
+
+        registered = get_plugin_manager().registry.domains.get(domain)
+        if registered is not None:
+            return registered.template(self.prompts_dir, JUDGE_PROMPT_FILE)
+        if self.prompts_dir is not None:
+            path = self.prompts_dir / domain / JUDGE_PROMPT_FILE
+            if path.is_file():
+                return path.read_text(encoding="utf-8")
+        raise ConfigError(
+            f"No judge prompt for domain {domain!r}",
+            hint=f"add {domain}/{JUDGE_PROMPT_FILE} to a folder passed as --prompts-dir",
+        )
+
+
+# -- parsing ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class Judgement:
+    """A parsed judge answer. ``scores`` holds the dimensions found (clamped to 1-5); ``error``
+    says why the answer is unusable (None when it is usable)."""
+
+    scores: dict[str, int | float] = field(default_factory=dict)
+    strengths: str | None = None
+    weaknesses: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def total(self) -> float | None:
+        return record_total(self.scores)
+
+
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+_LINE_COMMENT = re.compile(r"^\s*//.*$", re.MULTILINE)
+_UNQUOTED_KEY = re.compile(r"([{,]\s*)([A-Za-z_][\w-]*)(\s*:)")
+_DANGLING_KEY = re.compile(r'([,{])\s*"[^"]*"\s*:?\s*$')
+_PY_LITERAL = re.compile(r"\b(True|False|None)\b")
+_SMART = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'"})
+_NUMBER = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*(?:/\s*(?:5|5\.0))?\s*$")
+_TEXT_SCORE = re.compile(
+    r"""["'*]*\b(format|factuality|consistency|realism|quality)\b["'*]*\s*[:=]\s*["']?(-?\d+(?:\.\d+)?)""",
+    re.IGNORECASE,
+)
+
+
+def _loads(text: str) -> Any:
+    try:
+        return json.loads(text, strict=False)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _literal(text: str) -> Any:
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+
+
+def _close_truncated(text: str) -> str:
+    """Add the closing quotes and brackets a cut-off object lacks (strings are respected)."""
+    stack: list[str] = []
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]" and stack:
+            stack.pop()
+    body = (text + ('"' if in_string else "")).rstrip()
+    body = _DANGLING_KEY.sub(lambda m: m.group(1) if m.group(1) == "{" else "", body).rstrip().rstrip(",")
+    return body + "".join(reversed(stack))
+
+
+def loads_lenient(text: str) -> tuple[Any, list[str]]:
+    """Parse a JSON-ish object, repairing what judges commonly get wrong. Returns (value or None,
+    the repairs made)."""
+    value = _loads(text)
+    if value is not None:
+        return value, []
+    repairs: list[str] = []
+    fixed = text.translate(_SMART)
+    if fixed != text:
+        repairs.append("curly quotes")
+    fixed = _LINE_COMMENT.sub("", fixed)
+    steps = [
+        ("trailing commas", lambda s: _TRAILING_COMMA.sub(r"\1", s)),
+        (
+            "Python literals",
+            lambda s: _PY_LITERAL.sub(lambda m: {"True": "true", "False": "false"}.get(m[1], "null"), s),
+        ),
+        ("unquoted keys", lambda s: _UNQUOTED_KEY.sub(r'\1"\2"\3', s)),
+    ]
+    for name, step in steps:
+        changed = step(fixed)
+        if changed != fixed:
+            repairs.append(name)
+            fixed = changed
+        value = _loads(fixed)
+        if value is not None:
+            return value, repairs
+    value = _literal(text.translate(_SMART))  # a Python dict: single quotes, True/None, trailing commas
+    if value is not None:
+        return value, [*repairs, "Python syntax"]
+    if '"' not in fixed and "'" in fixed:
+        value = _loads(fixed.replace("'", '"'))
+        if value is not None:
+            return value, [*repairs, "single quotes"]
+    closed = _close_truncated(fixed)
+    if closed != fixed:
+        value = _loads(closed)
+        if value is not None:
+            return value, [*repairs, "closed a truncated object"]
+    return None, repairs
+
+
+def _object_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the object opened at each of the last ``{``s (end: its matching ``}``, or
+    the end of the text when it never closes), double-quoted strings respected."""
+    starts = [m.start() for m in re.finditer(r"\{", text)][-_MAX_CANDIDATES:]
+    spans = []
+    for start in starts:
+        depth = 0
+        in_string = escaped = False
+        end = len(text)
+        for i in range(start, len(text)):
+            ch = text[i]
+            if in_string:
+                if escaped:
+                    escaped = False
+                elif ch == "\\":
+                    escaped = True
+                elif ch == '"':
+                    in_string = False
+            elif ch == '"':
+                in_string = True
+            elif ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+                if depth == 0:
+                    end = i + 1
+                    break
+        spans.append((start, end))
+    return spans
+
+
+def _score_value(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        match = _NUMBER.match(value)
+        return float(match.group(1)) if match else None
+    if isinstance(value, Mapping):
+        for key in ("score", "value", "rating"):
+            if key in value:
+                return _score_value(value[key])
+    return None
+
+
+def _find_scores(obj: Any) -> Mapping[str, Any] | None:
+    """The mapping holding the dimension scores: ``scores``, the object itself, or a nested one."""
+    if not isinstance(obj, Mapping):
+        return None
+    lowered = {str(k).strip().lower(): v for k, v in obj.items()}
+    scores = lowered.get("scores")
+    if isinstance(scores, Mapping):
+        return {str(k).strip().lower(): v for k, v in scores.items()}
+    if any(d in lowered for d in DIMENSIONS):
+        return lowered
+    for value in obj.values():
+        found = _find_scores(value) if isinstance(value, Mapping) else None
+        if found is not None:
+            return found
+    return None
+
+
+def clamp_scores(raw: Mapping[str, Any], warnings: list[str]) -> dict[str, int | float]:
+    """Dimension scores as numbers clamped to 1-5; missing, non-numeric and non-positive ones are
+    left out (they do not count in the record's mean)."""
+    scores: dict[str, int | float] = {}
+    for dim in DIMENSIONS:
+        if dim not in raw:
+            warnings.append(f"no {dim} score")
+            continue
+        value = _score_value(raw[dim])
+        if value is None or value != value:  # NaN
+            warnings.append(f"{dim} score {raw[dim]!r} is not a number: left out")
+            continue
+        if value <= 0:
+            warnings.append(f"{dim} score {value:g} is not positive: left out")
+            continue
+        clamped = min(max(value, 1.0), 5.0)
+        if clamped != value:
+            warnings.append(f"{dim} score {value:g} clamped to {clamped:g}")
+        scores[dim] = int(clamped) if clamped.is_integer() else round(clamped, 4)
+    return scores
+
+
+def _text_field(obj: Mapping[str, Any], name: str) -> str | None:
+    lowered = {str(k).strip().lower(): v for k, v in obj.items()}
+    value = lowered.get(name)
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        return "\n".join(str(v) for v in value)
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _from_objects(text: str) -> tuple[Mapping[str, Any], Mapping[str, Any], list[str]] | None:
+    """The last (then outermost) object in ``text`` that holds dimension scores."""
+    best: tuple[int, int, Mapping[str, Any], Mapping[str, Any], list[str]] | None = None
+    for start, end in _object_spans(text):
+        if best is not None and end < best[1]:
+            continue
+        obj, repairs = loads_lenient(text[start:end])
+        scores = _find_scores(obj)
+        if scores is None or not isinstance(obj, Mapping):
+            continue
+        if best is None or end > best[1] or (end == best[1] and start < best[0]):
+            best = (start, end, obj, scores, repairs)
+    return None if best is None else (best[2], best[3], best[4])
+
+
+def _last_block(text: str) -> str | None:
+    start = text.rfind(_OPEN)
+    if start < 0:
+        return None
+    body = text[start + len(_OPEN) :]
+    end = body.find(_CLOSE)
+    return body if end < 0 else body[:end]
+
+
+def parse_judgement(content: str | None, reasoning: str | None = None) -> Judgement:
+    """Read the judge's scores from its answer. Never raises.
+
+    Looks, in order, in the last ``<final_evaluation>`` block, the answer without its reasoning,
+    then the whole answer; in each, at the last JSON object holding the scores (fenced or bare),
+    repaired when needed (trailing commas, single quotes, Python literals, unquoted keys, a
+    truncated end); as a last resort at ``name: N`` pairs in the text.
+    """
+    text = content if isinstance(content, str) else ""
+    warnings: list[str] = []
+    try:
+        kept, _, think_warnings = split_reasoning(text)
+    except Exception:  # split_reasoning is total today; this keeps the never-raises promise
+        kept, think_warnings = text, []
+    block = _last_block(kept)
+    sources: list[tuple[str, str | None]] = []
+    if block is not None:
+        sources.append((block, None))
+    else:
+        warnings.append(f"no {_OPEN} block")
+    sources.append(
+        (kept, "scores taken from outside the final_evaluation block" if block is not None else None)
+    )
+    if kept != text:
+        sources.append((text, "scores taken from inside the reasoning"))
+    for source, note in sources:
+        found = _from_objects(source)
+        if found is None:
+            continue
+        obj, raw_scores, repairs = found
+        if note:
+            warnings.append(note)
+        if repairs:
+            warnings.append("repaired JSON: " + ", ".join(repairs))
+        scores = clamp_scores(raw_scores, warnings)
+        if not scores:
+            return Judgement(warnings=warnings + think_warnings, error="the judgement holds no usable score")
+        return Judgement(
+            scores=scores,
+            strengths=_text_field(obj, "strengths"),
+            weaknesses=_text_field(obj, "weaknesses"),
+            warnings=warnings,
+        )
+    pairs: dict[str, str] = {}
+    for match in _TEXT_SCORE.finditer(block if block is not None else kept):
+        pairs[match.group(1).lower()] = match.group(2)
+    if pairs:
+        warnings.append("no JSON object: scores read from 'name: N' text")
+        scores = clamp_scores(pairs, warnings)
+        if scores:
+            return Judgement(scores=scores, warnings=warnings)
+    snippet = " ".join(text.split())[-160:]
+    return Judgement(
+        warnings=warnings + think_warnings,
+        error=f"no scores in the judge's answer ({len(text)} chars, ends {snippet!r})"
+        if text
+        else "empty judge answer",
+    )
+
+
+# -- judging ----------------------------------------------------------------------------------------
+
+_PREDICTION_FIELDS = ("prediction", "predict", "pred", "model_prediction", "output")
+
+
+def prediction_of(line: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """(prediction, why there is none) of a predictions line."""
+    infer = line.get("infer")
+    if isinstance(infer, Mapping) and infer.get("status") not in (None, "ok"):
+        return None, f"inference failed: {infer.get('error') or 'unknown error'}"
+    for name in _PREDICTION_FIELDS:
+        value = line.get(name)
+        if isinstance(value, str):
+            return value, None
+    return None, f"no prediction field ({', '.join(_PREDICTION_FIELDS)})"
+
+
+def judged_line(
+    line: Mapping[str, Any], completion: Completion | None, judgement: Judgement | None, error: str | None
+) -> dict[str, Any]:
+    """The result line: the predictions line with a ``judge`` section."""
+    if error is not None or judgement is None or not judgement.ok:
+        section: dict[str, Any] = {
+            "status": "failed",
+            "error": error or (judgement.error if judgement else "no judgement"),
+        }
+        if completion is not None:
+            section["model"] = completion.model
+            section["raw"] = completion.text
+        if judgement is not None and judgement.warnings:
+            section["warnings"] = judgement.warnings
+        return {**line, "judge": section}
+    assert completion is not None
+    return {
+        **line,
+        "judge": {
+            "status": "ok",
+            "model": completion.model,
+            "scores": judgement.scores,
+            "total": judgement.total,
+            "strengths": judgement.strengths,
+            "weaknesses": judgement.weaknesses,
+            "warnings": judgement.warnings,
+            "raw": completion.text,
+        },
+    }
+
+
+async def judge_record(
+    line: dict[str, Any], backend: Backend, prompts: JudgePrompts, sampling: Sampling, options: RunOptions
+) -> JobResult:
+    """Judge one predictions line with retries (transport errors and answers without scores)."""
+    prediction, missing = prediction_of(line)
+    if prediction is None:
+        return JobResult(judged_line(line, None, None, missing), ok=False)
+    try:
+        messages = judge_messages(line, prediction, prompts.get(record_domain(line)))
+    except Exception as exc:
+        return JobResult(judged_line(line, None, None, f"cannot build the judge messages: {exc}"), ok=False)
+    parsed: list[Judgement] = []  # one per answer; the last belongs to outcome.value
+
+    def check(completion: Completion) -> str | None:
+        parsed.append(parse_judgement(completion.text, completion.reasoning))
+        return parsed[-1].error
+
+    outcome = await retrying(
+        lambda: backend.acomplete(messages, sampling),
+        max_retries=options.max_retries,
+        backoff=options.retry_backoff,
+        timeout=options.request_timeout,
+        check=check,
+    )
+    completion = outcome.value
+    judgement = parsed[-1] if completion is not None and parsed else None
+    if outcome.error is not None:
+        error = outcome.error + (f" (after {outcome.attempts} attempts)" if outcome.attempts > 1 else "")
+        return JobResult(
+            judged_line(line, completion, judgement, error), ok=False, unavailable=outcome.unavailable
+        )
+    return JobResult(judged_line(line, completion, judgement, None), ok=True)
+
+
+async def judge_lines(
+    lines: Sequence[dict[str, Any]],
+    backend: Backend,
+    output: str | Path,
+    *,
+    prompts: JudgePrompts | None = None,
+    sampling: Sampling | None = None,
+    options: RunOptions | None = None,
+    on_result: Any = None,
+) -> RunSummary:
+    """Judge every predictions line not already judged in ``output`` (resume)."""
+    from .infer import default_sampling
+
+    chosen_prompts = prompts or JudgePrompts()
+    for domain in sorted({record_domain(line) for line in lines}):
+        chosen_prompts.get(domain)  # a missing prompt stops the run before any request
+    chosen = sampling or default_sampling()
+    opts = options or RunOptions()
+    try:
+        return await run_jobs(
+            lines,
+            lambda line: judge_record(line, backend, chosen_prompts, chosen, opts),
+            output,
+            opts,
+            label="judge",
+            on_result=on_result,
+        )
+    finally:
+        await release_connections(backend)

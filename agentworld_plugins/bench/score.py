@@ -1,0 +1,207 @@
+"""``bench score``: the published arithmetic over judged records.
+
+- a record's total is the mean of its positive dimension scores (a dimension the judge left out,
+  or scored 0, does not count);
+- a record without a usable judgement (inference failed, the judge never gave scores) is counted
+  as failed and left out of every mean: it is not a zero;
+- a figure is normalised ``(raw - 1) / 4 * 100``, so 1 -> 0 and 5 -> 100;
+- per domain, the mean over that domain's valid records; overall, the mean over ALL valid records
+  (not the mean of the domain figures).
+
+>>> board = score_file("judgements.jsonl")         # doctest: +SKIP
+>>> round(board.overall.total, 2)                   # doctest: +SKIP
+58.71
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .data import domain_order, load_results, record_domain
+
+DIMENSIONS: tuple[str, ...] = ("format", "factuality", "consistency", "realism", "quality")
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def record_total(scores: Mapping[str, Any] | None) -> float | None:
+    """The mean of the positive scores among the five dimensions; None when there is none."""
+    if not isinstance(scores, Mapping):
+        return None
+    values = [v for v in (_number(scores.get(d)) for d in DIMENSIONS) if v is not None and v > 0]
+    return sum(values) / len(values) if values else None
+
+
+def normalise(raw: float | None) -> float | None:
+    """A 1-5 mean as a 0-100 figure: ``(raw - 1) / 4 * 100``."""
+    return None if raw is None else (raw - 1.0) / 4.0 * 100.0
+
+
+def judged_scores(line: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The scores of a judged line when its judgement is usable, else None.
+
+    Reads ``judge.scores`` (our files) or a top-level ``scores`` (other tools' files).
+    """
+    judge = line.get("judge")
+    if isinstance(judge, Mapping):
+        if judge.get("status") != "ok":
+            return None
+        scores = judge.get("scores")
+    else:
+        scores = line.get("scores")
+    return dict(scores) if isinstance(scores, Mapping) and record_total(scores) is not None else None
+
+
+@dataclass
+class Figures:
+    """The means of one group of records (a domain, or all), raw on the 1-5 scale."""
+
+    name: str
+    count: int = 0  # records in the file
+    valid: int = 0  # records with a usable judgement
+    raw: dict[str, float | None] = field(default_factory=dict)  # per dimension
+    raw_total: float | None = None
+    _sums: dict[str, list[float]] = field(default_factory=dict, repr=False)
+    _totals: list[float] = field(default_factory=list, repr=False)
+
+    @property
+    def failed(self) -> int:
+        return self.count - self.valid
+
+    @property
+    def total(self) -> float | None:
+        """The normalised total (0-100), the published figure."""
+        return normalise(self.raw_total)
+
+    def dimension(self, name: str) -> float | None:
+        """The normalised figure of one dimension."""
+        return normalise(self.raw.get(name))
+
+    def add(self, scores: Mapping[str, Any] | None) -> None:
+        self.count += 1
+        total = record_total(scores)
+        if scores is None or total is None:
+            return
+        self.valid += 1
+        self._totals.append(total)
+        for dim in DIMENSIONS:
+            value = _number(scores.get(dim))
+            if value is not None and value > 0:
+                self._sums.setdefault(dim, []).append(value)
+
+    def close(self) -> Figures:
+        self.raw = {d: (sum(v) / len(v) if (v := self._sums.get(d)) else None) for d in DIMENSIONS}
+        self.raw_total = sum(self._totals) / len(self._totals) if self._totals else None
+        return self
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "count": self.count,
+            "valid": self.valid,
+            "failed": self.failed,
+            "total": self.total,
+            "raw_total": self.raw_total,
+            "dimensions": {d: self.dimension(d) for d in DIMENSIONS},
+            "raw_dimensions": dict(self.raw),
+        }
+
+
+@dataclass
+class Scoreboard:
+    """Per-domain and overall figures of one judged file, with what it was made from."""
+
+    label: str
+    domains: dict[str, Figures]
+    overall: Figures
+    models: dict[str, list[str]] = field(default_factory=dict)  # "infer"/"judge" -> model names
+    failures: dict[str, int] = field(default_factory=dict)  # reason -> count
+    problems: list[str] = field(default_factory=list)  # unreadable lines
+    worst: list[dict[str, Any]] = field(default_factory=list)  # lowest totals, for reports
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "overall": self.overall.as_dict(),
+            "domains": {name: fig.as_dict() for name, fig in self.domains.items()},
+            "models": self.models,
+            "failures": self.failures,
+            "problems": self.problems,
+        }
+
+
+def _failure_reason(line: Mapping[str, Any]) -> str:
+    infer, judge = line.get("infer"), line.get("judge")
+    if isinstance(infer, Mapping) and infer.get("status") not in (None, "ok"):
+        return "inference failed"
+    if not isinstance(judge, Mapping):
+        return "not judged" if "scores" not in line else "no usable scores"
+    if judge.get("status") != "ok":
+        return "judge failed"
+    return "no usable scores"
+
+
+def score_records(lines: Iterable[Mapping[str, Any]], label: str = "results", worst: int = 5) -> Scoreboard:
+    """Figures per domain and overall for judged result lines (see the module docs)."""
+    groups: dict[str, Figures] = {}
+    overall = Figures("overall")
+    models: dict[str, set[str]] = {"infer": set(), "judge": set()}
+    failures: dict[str, int] = {}
+    ranked: list[tuple[float, dict[str, Any]]] = []
+    for line in lines:
+        domain = record_domain(line) or "?"
+        figures = groups.setdefault(domain, Figures(domain))
+        scores = judged_scores(line)
+        figures.add(scores)
+        overall.add(scores)
+        for step in ("infer", "judge"):
+            part = line.get(step)
+            if isinstance(part, Mapping) and isinstance(part.get("model"), str):
+                models[step].add(part["model"])
+        if scores is None:
+            reason = _failure_reason(line)
+            failures[reason] = failures.get(reason, 0) + 1
+        else:
+            total = record_total(scores)
+            assert total is not None
+            judge = line.get("judge") if isinstance(line.get("judge"), Mapping) else {}
+            ranked.append(
+                (
+                    total,
+                    {
+                        "domain": domain,
+                        "id": line.get("id"),
+                        "turn_idx": line.get("turn_idx"),
+                        "total": normalise(total),
+                        "weaknesses": judge.get("weaknesses") if isinstance(judge, Mapping) else None,
+                    },
+                )
+            )
+    ranked.sort(
+        key=lambda pair: (pair[0], str(pair[1]["domain"]), str(pair[1]["id"]), str(pair[1]["turn_idx"]))
+    )
+    return Scoreboard(
+        label=label,
+        domains={name: groups[name].close() for name in domain_order(groups)},
+        overall=overall.close(),
+        models={k: sorted(v) for k, v in models.items() if v},
+        failures=dict(sorted(failures.items())),
+        worst=[row for _, row in ranked[:worst]],
+    )
+
+
+def score_file(path: str | Path, label: str | None = None) -> Scoreboard:
+    """The scoreboard of a judgements file; unreadable lines are listed in ``problems``."""
+    rows, problems = load_results(path)
+    board = score_records(rows, label or Path(path).stem)
+    board.problems = problems
+    return board

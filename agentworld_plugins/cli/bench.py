@@ -1,0 +1,674 @@
+"""``agentworld bench``: evaluate a world model on AgentWorldBench.
+
+    agentworld bench infer --data-dir AgentWorldBench/ --output predictions.jsonl --base-url http://localhost:8000/v1
+    agentworld bench judge --predictions predictions.jsonl --output judgements.jsonl --base-url http://localhost:8001/v1
+    agentworld bench score judgements.jsonl --report report.md --plot scores.png
+    agentworld bench run --data-dir AgentWorldBench/ --output-dir results/ --base-url ... --judge-base-url ...
+
+Every step appends results as they come and resumes when rerun with the same arguments.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..bench.defaults import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
+
+F = Callable[..., Any]
+
+
+def _apply(fn: F, options: list[Callable[[F], F]]) -> F:
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def _run_options(fn: F) -> F:
+    return _apply(
+        fn,
+        [
+            click.option(
+                "--concurrency",
+                type=click.IntRange(min=1),
+                default=32,
+                show_default=True,
+                help="Requests in flight at once.",
+            ),
+            click.option(
+                "--max-retries",
+                type=click.IntRange(min=0),
+                default=3,
+                show_default=True,
+                help="Retries per record for transport errors and unparseable judgements.",
+            ),
+            click.option(
+                "--retry-backoff",
+                type=click.FloatRange(min=0),
+                default=0.5,
+                show_default=True,
+                help="First retry delay in seconds; doubles each time.",
+            ),
+            click.option(
+                "--request-timeout",
+                type=click.FloatRange(min=0, min_open=True),
+                default=600.0,
+                show_default=True,
+                help="Seconds before one request is given up (and retried).",
+            ),
+            click.option(
+                "--progress/--no-progress",
+                default=None,
+                help="Show a progress bar (default: when stderr is a terminal).",
+            ),
+            click.option(
+                "--redo-failed/--keep-failed",
+                default=True,
+                show_default=True,
+                help="On rerun, try failed records again, or keep their failure.",
+            ),
+            click.option(
+                "--http-client",
+                type=click.Choice(["lean", "openai"]),
+                default="lean",
+                show_default=True,
+                help="For OpenAI-compatible servers: the lean asyncio client, or the openai SDK (proxies).",
+            ),
+        ],
+    )
+
+
+def _sampling_options(prefix: str = "", who: str = "") -> Callable[[F], F]:
+    dash = f"--{prefix}-" if prefix else "--"
+    under = f"{prefix}_" if prefix else ""
+
+    def decorate(fn: F) -> F:
+        return _apply(
+            fn,
+            [
+                click.option(
+                    f"{dash}temperature",
+                    f"{under}temperature",
+                    type=float,
+                    default=DEFAULT_TEMPERATURE,
+                    show_default=True,
+                    help=f"Sampling temperature{who}.",
+                ),
+                click.option(
+                    f"{dash}max-tokens",
+                    f"{under}max_tokens",
+                    type=click.IntRange(min=1),
+                    default=DEFAULT_MAX_TOKENS,
+                    show_default=True,
+                    help=f"Most tokens to generate{who}.",
+                ),
+                click.option(
+                    f"{dash}extra-body",
+                    f"{under}extra_body",
+                    help=f"JSON object of server-specific request fields{who} (e.g. chat_template_kwargs).",
+                ),
+            ],
+        )
+
+    return decorate
+
+
+def _data_options(fn: F) -> F:
+    return _apply(
+        fn,
+        [
+            click.option(
+                "--data-dir",
+                required=True,
+                type=click.Path(path_type=Path),
+                help="Folder of <domain>_test.jsonl files (or one such file).",
+            ),
+            click.option(
+                "--domains", multiple=True, help="Only these domains (repeatable or comma separated)."
+            ),
+            click.option(
+                "--limit", type=click.IntRange(min=1), help="Only the first N records of each domain."
+            ),
+        ],
+    )
+
+
+def _world_options(fn: F) -> F:
+    return _apply(
+        fn,
+        [
+            click.option(
+                "--base-url",
+                envvar="AGENTWORLD_BASE_URL",
+                help="The world model's OpenAI-compatible URL(s), comma separated.",
+            ),
+            click.option(
+                "--model",
+                envvar="AGENTWORLD_MODEL",
+                help="The world model's name (default: asked from the server).",
+            ),
+            click.option(
+                "--api-key", envvar="AGENTWORLD_API_KEY", help="API key for the world-model server."
+            ),
+            click.option(
+                "--backend",
+                envvar="AGENTWORLD_BACKEND",
+                help="World-model backend: openai, offline, cassette:FILE, ...",
+            ),
+        ],
+    )
+
+
+def _judge_options(prefix: str) -> Callable[[F], F]:
+    dash = f"--{prefix}-" if prefix else "--"
+
+    def decorate(fn: F) -> F:
+        return _apply(
+            fn,
+            [
+                click.option(
+                    f"{dash}base-url",
+                    "judge_base_url",
+                    envvar="AGENTWORLD_JUDGE_BASE_URL",
+                    help="The judge's OpenAI-compatible URL(s).",
+                ),
+                click.option(
+                    f"{dash}model",
+                    "judge_model",
+                    envvar="AGENTWORLD_JUDGE_MODEL",
+                    help="The judge model's name (default: asked from the server).",
+                ),
+                click.option(
+                    f"{dash}api-key",
+                    "judge_api_key",
+                    envvar="AGENTWORLD_JUDGE_API_KEY",
+                    help="API key for the judge's server.",
+                ),
+                click.option(
+                    f"{dash}backend",
+                    "judge_backend",
+                    envvar="AGENTWORLD_JUDGE_BACKEND",
+                    help="Judge backend other than openai, e.g. scenario:judge.yaml for offline runs.",
+                ),
+                click.option(
+                    "--prompts-dir",
+                    envvar="AGENTWORLD_PROMPTS_DIR",
+                    type=click.Path(file_okay=False, path_type=Path),
+                    help="Folder of <domain>/judge_system_prompt.txt (e.g. the official ones).",
+                ),
+            ],
+        )
+
+    return decorate
+
+
+def _report_options(fn: F) -> F:
+    return _apply(
+        fn,
+        [
+            click.option(
+                "--report",
+                type=click.Path(dir_okay=False, path_type=Path),
+                help="Write a markdown report here.",
+            ),
+            click.option(
+                "--plot",
+                type=click.Path(dir_okay=False, path_type=Path),
+                help="Draw per-domain bars here (.png or .svg).",
+            ),
+            click.option(
+                "--reference/--no-reference",
+                default=False,
+                help="Draw the published overall figures as reference bars.",
+            ),
+        ],
+    )
+
+
+# -- helpers ----------------------------------------------------------------------------------------
+
+
+def _domains(values: tuple[str, ...]) -> list[str] | None:
+    names = [n.strip() for v in values for n in v.split(",") if n.strip()]
+    return names or None
+
+
+def _sampling(temperature: float, max_tokens: int, extra_body: str | None) -> Any:
+    from ..bench.infer import default_sampling
+    from ..errors import ConfigError
+
+    extra = None
+    if extra_body:
+        try:
+            extra = json.loads(extra_body)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(
+                f"--extra-body is not JSON ({exc.msg})", hint="e.g. --extra-body '{\"top_k\": 20}'"
+            ) from None
+        if not isinstance(extra, dict):
+            raise ConfigError(
+                "--extra-body must be a JSON object", hint="e.g. --extra-body '{\"top_k\": 20}'"
+            )
+    return default_sampling(temperature=temperature, max_tokens=max_tokens, extra_body=extra)
+
+
+def _options(
+    concurrency: int,
+    max_retries: int,
+    retry_backoff: float,
+    request_timeout: float,
+    progress: bool | None,
+    redo_failed: bool,
+    http_client: str,
+) -> Any:
+    from ..bench.runner import RunOptions
+
+    if progress is None:
+        progress = sys.stderr.isatty()
+    return RunOptions(
+        concurrency=concurrency,
+        max_retries=max_retries,
+        retry_backoff=retry_backoff,
+        request_timeout=request_timeout,
+        progress=progress,
+        redo_failed=redo_failed,
+        http_client=http_client,
+    )
+
+
+def _say(message: str) -> None:
+    click.echo(message, err=True)
+
+
+def _load(data_dir: Path, domains: tuple[str, ...], limit: int | None) -> list[dict[str, Any]]:
+    from collections import Counter
+
+    from ..bench.data import load_dataset, record_domain
+    from ..errors import ConfigError
+
+    dataset = load_dataset(data_dir, _domains(domains), limit)
+    if dataset.problems:
+        _say(f"data: {len(dataset.problems)} record(s) left out:")
+        for problem in dataset.problems[:5]:
+            _say(f"  {problem}")
+        if len(dataset.problems) > 5:
+            _say(f"  ... and {len(dataset.problems) - 5} more")
+    if not dataset.records:
+        raise ConfigError(
+            f"No usable records in {data_dir}",
+            hint="see the problems above; each record needs "
+            + ", ".join(("task", "id", "prompt", "response", "current_prompt", "system_str", "turn_idx")),
+        )
+    tally = Counter(record_domain(r) for r in dataset.records)
+    counts = ", ".join(f"{d} {tally[d]}" for d in dataset.domains)
+    _say(f"data: {len(dataset.records)} records ({counts})")
+    return dataset.records
+
+
+def _report_summary(summary: Any) -> None:
+    from ..bench.runner import error_tally
+
+    _say(summary.line())
+    for line in error_tally(summary):
+        _say(f"  {line}")
+
+
+def _infer(
+    records: list[dict[str, Any]], output: Path, world_args: dict[str, Any], sampling: Any, options: Any
+) -> Any:
+    from ..bench.endpoints import world_backend
+    from ..bench.infer import infer_records
+    from ..bench.runner import check_stopped, run_sync
+
+    backend = world_backend(
+        **world_args,
+        timeout=options.request_timeout,
+        concurrency=options.concurrency,
+        http_client=options.http_client,
+    )
+    _say(f"world model: {backend.describe()}")
+    try:
+        summary = run_sync(infer_records(records, backend, output, sampling=sampling, options=options))
+    finally:
+        backend.close()
+    _report_summary(summary)
+    check_stopped(summary)
+    return summary
+
+
+def _judge(
+    lines: list[dict[str, Any]],
+    output: Path,
+    judge_args: dict[str, Any],
+    prompts_dir: Path | None,
+    sampling: Any,
+    options: Any,
+) -> Any:
+    from ..bench.endpoints import judge_backend
+    from ..bench.judge import JudgePrompts, judge_lines
+    from ..bench.runner import check_stopped, run_sync
+
+    backend = judge_backend(
+        judge_args["judge_base_url"],
+        judge_args["judge_model"],
+        judge_args["judge_api_key"],
+        judge_args["judge_backend"],
+        timeout=options.request_timeout,
+        concurrency=options.concurrency,
+        http_client=options.http_client,
+    )
+    _say(f"judge: {backend.describe()}" + (f", prompts from {prompts_dir}" if prompts_dir else ""))
+    try:
+        summary = run_sync(
+            judge_lines(
+                lines, backend, output, prompts=JudgePrompts(prompts_dir), sampling=sampling, options=options
+            )
+        )
+    finally:
+        backend.close()
+    _report_summary(summary)
+    check_stopped(summary)
+    return summary
+
+
+def _show(
+    paths: list[Path],
+    report: Path | None,
+    plot: Path | None,
+    reference: bool,
+    as_json: bool,
+    labels: tuple[str, ...] = (),
+) -> None:
+    from rich.console import Console
+
+    from ..bench.plot import write_plot
+    from ..bench.report import markdown_report, print_comparison, print_scoreboard
+    from ..bench.score import score_file
+    from ..errors import ConfigError
+
+    if labels and len(labels) != len(paths):
+        raise ConfigError(
+            f"{len(labels)} --label for {len(paths)} files", hint="give one --label per file, in order"
+        )
+    names = list(labels) or _labels(paths)
+    boards = [score_file(p, name) for p, name in zip(paths, names)]
+    if as_json:
+        data = [b.as_dict() for b in boards]
+        click.echo(json.dumps(data[0] if len(data) == 1 else data, indent=2))
+    else:
+        console = Console()
+        for board in boards:
+            print_scoreboard(board, console)
+        if len(boards) > 1:
+            print_comparison(boards, console)
+    if plot:
+        write_plot(boards, plot, reference=reference)
+        _say(f"plot: {plot}")
+    if report:
+        shown = os.path.relpath(plot, report.parent) if plot else None
+        report.parent.mkdir(parents=True, exist_ok=True)
+        report.write_text(markdown_report(boards, plot=shown), encoding="utf-8")
+        _say(f"report: {report}")
+
+
+def _labels(paths: list[Path]) -> list[str]:
+    """File stems, or parent folder names when the stems repeat (run-a/judgements.jsonl, ...)."""
+    stems = [p.stem for p in paths]
+    if len(set(stems)) == len(stems):
+        return stems
+    parents = [f"{p.parent.name}/{p.stem}" for p in paths]
+    return parents if len(set(parents)) == len(parents) else [str(p) for p in paths]
+
+
+# -- commands ---------------------------------------------------------------------------------------
+
+
+@click.group()
+def bench() -> None:
+    """Evaluate a world model on AgentWorldBench: infer, judge, score (resumable)."""
+
+
+@bench.command()
+@_data_options
+@click.option(
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Predictions JSONL (appended; resumed when rerun).",
+)
+@_world_options
+@_sampling_options()
+@_run_options
+def infer(
+    data_dir: Path,
+    domains: tuple[str, ...],
+    limit: int | None,
+    output: Path,
+    base_url: str | None,
+    model: str | None,
+    api_key: str | None,
+    backend: str | None,
+    temperature: float,
+    max_tokens: int,
+    extra_body: str | None,
+    **run: Any,
+) -> None:
+    """Ask the world model for every record's observation."""
+    records = _load(data_dir, domains, limit)
+    world = {"base_url": base_url, "model": model, "api_key": api_key, "backend": backend}
+    _infer(records, output, world, _sampling(temperature, max_tokens, extra_body), _options(**run))
+
+
+@bench.command()
+@click.option(
+    "--predictions",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="What `bench infer` wrote.",
+)
+@click.option(
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Judgements JSONL (appended; resumed when rerun).",
+)
+@click.option("--domains", multiple=True, help="Only these domains (repeatable or comma separated).")
+@_judge_options("")
+@_sampling_options(who=" for the judge")
+@_run_options
+def judge(
+    predictions: Path,
+    output: Path,
+    domains: tuple[str, ...],
+    judge_base_url: str | None,
+    judge_model: str | None,
+    judge_api_key: str | None,
+    judge_backend: str | None,
+    prompts_dir: Path | None,
+    temperature: float,
+    max_tokens: int,
+    extra_body: str | None,
+    **run: Any,
+) -> None:
+    """Score every prediction against the ground truth with an LLM judge."""
+    from ..bench.data import domain_of, load_results
+
+    lines, problems = load_results(predictions)
+    for problem in problems[:5]:
+        _say(f"predictions: left out {problem}")
+    wanted = _domains(domains)
+    if wanted:
+        chosen = {domain_of(d) for d in wanted}
+        lines = [line for line in lines if domain_of(line.get("task")) in chosen]
+    judge_args = {
+        "judge_base_url": judge_base_url,
+        "judge_model": judge_model,
+        "judge_api_key": judge_api_key,
+        "judge_backend": judge_backend,
+    }
+    _judge(
+        lines,
+        output,
+        judge_args,
+        prompts_dir,
+        _sampling(temperature, max_tokens, extra_body),
+        _options(**run),
+    )
+
+
+@bench.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@_report_options
+@click.option(
+    "--label", "labels", multiple=True, help="A name per file for tables and plots (default: file names)."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+def score(
+    files: tuple[Path, ...],
+    report: Path | None,
+    plot: Path | None,
+    reference: bool,
+    labels: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """Figures per domain and overall from judgements file(s) (several: side by side)."""
+    _show(list(files), report, plot, reference, as_json, labels)
+
+
+@bench.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@_report_options
+@click.option("--label", "labels", multiple=True, help="A name per file (default: file names).")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+def compare(
+    files: tuple[Path, ...],
+    report: Path | None,
+    plot: Path | None,
+    reference: bool,
+    labels: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """Compare judgements files per domain, with deltas against the first."""
+    from ..errors import ConfigError
+
+    if len(files) < 2:
+        raise ConfigError(
+            "compare needs at least two judgements files", hint="use `agentworld bench score FILE` for one"
+        )
+    _show(list(files), report, plot, reference, as_json, labels)
+
+
+@bench.command()
+@_data_options
+@click.option(
+    "--output-dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where predictions.jsonl and judgements.jsonl go.",
+)
+@_world_options
+@_sampling_options()
+@_judge_options("judge")
+@_sampling_options("judge", " for the judge")
+@_run_options
+@_report_options
+def run(
+    data_dir: Path,
+    domains: tuple[str, ...],
+    limit: int | None,
+    output_dir: Path,
+    base_url: str | None,
+    model: str | None,
+    api_key: str | None,
+    backend: str | None,
+    temperature: float,
+    max_tokens: int,
+    extra_body: str | None,
+    judge_base_url: str | None,
+    judge_model: str | None,
+    judge_api_key: str | None,
+    judge_backend: str | None,
+    prompts_dir: Path | None,
+    judge_temperature: float,
+    judge_max_tokens: int,
+    judge_extra_body: str | None,
+    report: Path | None,
+    plot: Path | None,
+    reference: bool,
+    **run: Any,
+) -> None:
+    """Infer, judge and score in one go (rerun to resume)."""
+    from ..bench.data import load_results, record_key
+
+    options = _options(**run)
+    judge_args = {
+        "judge_base_url": judge_base_url,
+        "judge_model": judge_model,
+        "judge_api_key": judge_api_key,
+        "judge_backend": judge_backend,
+    }
+    # check the judge's settings before spending time on inference
+    from ..bench.endpoints import judge_backend as build_judge
+
+    build_judge(
+        judge_base_url, judge_model, judge_api_key, judge_backend, http_client=options.http_client
+    ).close()
+    records = _load(data_dir, domains, limit)
+    predictions = output_dir / "predictions.jsonl"
+    judgements = output_dir / "judgements.jsonl"
+    world = {"base_url": base_url, "model": model, "api_key": api_key, "backend": backend}
+    _infer(records, predictions, world, _sampling(temperature, max_tokens, extra_body), options)
+    wanted = {record_key(r) for r in records}
+    lines = [line for line in load_results(predictions)[0] if record_key(line) in wanted]
+    _judge(
+        lines,
+        judgements,
+        judge_args,
+        prompts_dir,
+        _sampling(judge_temperature, judge_max_tokens, judge_extra_body),
+        options,
+    )
+    _show([judgements], report, plot, reference, False, (output_dir.name or "results",))
+
+
+@bench.command()
+@click.argument("trajectories", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--output-dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where <domain>_test.jsonl files go.",
+)
+@click.option("--domain", help="The domain of trajectories that do not name one.")
+@click.option("--append", is_flag=True, help="Add to existing files instead of replacing them.")
+def convert(trajectories: tuple[Path, ...], output_dir: Path, domain: str | None, append: bool) -> None:
+    """Turn recorded sessions (Trajectory JSONL) into AgentWorldBench records."""
+    from ..bench.convert import convert_trajectories
+    from ..errors import ConfigError
+
+    written, problems = convert_trajectories(list(trajectories), output_dir, domain=domain, append=append)
+    for problem in problems[:10]:
+        _say(f"left out: {problem}")
+    if not written:
+        raise ConfigError("No records were written", hint="see the problems above")
+    for name, count in written.items():
+        click.echo(f"{output_dir / (name + '_test.jsonl')}: {count} records")
+
+
+@bench.command()
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--episodes", type=click.IntRange(min=1), default=1, show_default=True, help="Episodes per domain."
+)
+def sample(folder: Path, episodes: int) -> None:
+    """Write a tiny synthetic AgentWorldBench (all seven domains) for trying the commands."""
+    from ..bench.sample import make_sample_dataset
+
+    for path in make_sample_dataset(folder, episodes).values():
+        click.echo(str(path))

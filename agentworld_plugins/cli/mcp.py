@@ -1,0 +1,236 @@
+"""``agentworld mcp``: a fake MCP server answered by the world model, and client config snippets."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import ConfigError
+from .options import make_world, world_options
+
+DEFAULT_PORT = 8765
+
+
+@click.group()
+def mcp() -> None:
+    """Serve MCP tools whose calls are answered by the world model."""
+
+
+@mcp.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--tools",
+    "tools_files",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Tool definitions (JSON/YAML: a tools/list result or a list of tools) or a snapshot. Repeatable.",
+)
+@click.option("--pack", "packs", multiple=True, help="A registered tool pack, e.g. filesystem. Repeatable.")
+@click.option(
+    "--snapshot",
+    "snapshots",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A snapshot written by --save-snapshot. Repeatable.",
+)
+@click.option("--mirror", is_flag=True, help="Mirror the real stdio server whose command follows '--'.")
+@click.option("--mirror-url", help="Mirror the real streamable-HTTP server at this URL.")
+@click.option("--mirror-timeout", type=float, default=60.0, show_default=True, help="Seconds to wait for it.")
+@click.option(
+    "--save-snapshot",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write what is offered to a file.",
+)
+@click.option(
+    "--record", type=click.Path(dir_okay=False, path_type=Path), help="Append each turn to this JSONL file."
+)
+@click.option("--name", help="Server name shown to clients (default: the mirrored server's or pack's).")
+@click.option("--http", "use_http", is_flag=True, help="Serve streamable HTTP instead of stdio.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind (with --http).")
+@click.option("--port", default=DEFAULT_PORT, show_default=True, type=int, help="Port (with --http).")
+@click.option("--token", envvar="AGENTWORLD_MCP_TOKEN", help="Require this bearer token (with --http).")
+@click.option("--list", "list_only", is_flag=True, help="Print the tools and exit instead of serving.")
+@world_options
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+def serve(
+    tools_files: tuple[Path, ...],
+    packs: tuple[str, ...],
+    snapshots: tuple[Path, ...],
+    mirror: bool,
+    mirror_url: str | None,
+    mirror_timeout: float,
+    save_snapshot: Path | None,
+    record: Path | None,
+    name: str | None,
+    use_http: bool,
+    host: str,
+    port: int,
+    token: str | None,
+    list_only: bool,
+    command: tuple[str, ...],
+    **world_args: Any,
+) -> None:
+    """Serve tools over MCP (stdio by default); every call is answered by the world model.
+
+    \b
+      agentworld mcp serve --pack github-issues
+      agentworld mcp serve --tools tools.json --http --port 8765 --token s3cret
+      agentworld mcp serve --mirror --save-snapshot gh.json -- npx -y @modelcontextprotocol/server-github
+    """
+    import anyio
+
+    from ..adapters.mcp_catalog import Catalog, load_catalog, pack_catalog
+    from ..adapters.mcp_server import FakeMcpServer
+
+    if command and not mirror:
+        raise click.UsageError(
+            f"unexpected arguments {shlex.join(command)!r}: a command after '--' needs --mirror"
+        )
+    if mirror and not command:
+        raise click.UsageError(
+            "--mirror needs the real server's command after '--', e.g. --mirror -- npx -y SERVER"
+        )
+    if token and not use_http:
+        raise click.UsageError("--token protects the HTTP transport: add --http")
+
+    world = make_world(**world_args)
+    catalogs = [load_catalog(path) for path in (*tools_files, *snapshots)]
+    catalogs += [pack_catalog(pack, world.pm.registry) for pack in packs]
+    if mirror or mirror_url:
+        from ..adapters import mcp_mirror
+
+        if mirror:
+            catalogs.append(anyio.run(lambda: mcp_mirror.mirror_command(command, timeout=mirror_timeout)))
+        if mirror_url:
+            catalogs.append(anyio.run(lambda: mcp_mirror.mirror_url(mirror_url, timeout=mirror_timeout)))
+    if not catalogs:
+        raise ConfigError(
+            "No tools to serve",
+            hint="pass --tools FILE, --pack NAME, --snapshot FILE, --mirror -- CMD or --mirror-url URL",
+        )
+    catalog = Catalog.merge(catalogs)
+    if save_snapshot is not None:
+        catalog.save_snapshot(save_snapshot)
+        click.echo(f"agentworld: saved {len(catalog.tools)} tools to {save_snapshot}", err=True)
+    if list_only:
+        for tool in catalog.tools:
+            summary = (tool.description or "").strip().splitlines()
+            click.echo(f"{tool.name}\t{summary[0] if summary else ''}")
+        return
+
+    fake = FakeMcpServer(world, catalog, name=name, record=record)
+    where = f"http://{host}:{port}/mcp" if use_http else "stdio"
+    click.echo(
+        f"agentworld: fake MCP server {fake.name!r} with {len(catalog.tools)} tools on {where} "
+        f"(world: {world.backend.describe()})",
+        err=True,
+    )
+    if use_http:
+        fake.serve_http(host, port, token=token)
+    else:
+        anyio.run(fake.run_stdio)
+
+
+# -- config ----------------------------------------------------------------------------------------
+
+
+def _option_value(args: list[str], name: str, default: str | None = None) -> str | None:
+    value = default
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        if arg == name and i + 1 < len(args):
+            value = args[i + 1]
+        elif arg.startswith(name + "="):
+            value = arg.split("=", 1)[1]
+    return value
+
+
+def _launcher(command: str | None) -> list[str]:
+    if command:
+        return [command]
+    found = shutil.which("agentworld")
+    return [found] if found else [sys.executable, "-m", "agentworld_plugins"]
+
+
+def client_config(
+    client: str,
+    name: str,
+    serve_args: list[str],
+    *,
+    command: str | None = None,
+    env: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """The snippet an MCP client's config file needs to use ``agentworld mcp serve SERVE_ARGS``."""
+    options = serve_args[: serve_args.index("--")] if "--" in serve_args else serve_args
+    if "--http" in options:
+        if client == "claude":
+            raise ConfigError(
+                "Claude Desktop's config launches stdio servers",
+                hint="leave out --http (the client then starts the server itself)",
+            )
+        host = _option_value(serve_args, "--host", "127.0.0.1")
+        port = _option_value(serve_args, "--port", str(DEFAULT_PORT))
+        token = _option_value(serve_args, "--token")
+        entry: dict[str, Any] = {"url": f"http://{host}:{port}/mcp"}
+        if client == "vscode":
+            entry = {"type": "http", **entry}
+        if token:
+            entry["headers"] = {"Authorization": f"Bearer {token}"}
+    else:
+        launcher = _launcher(command)
+        entry = {"command": launcher[0], "args": [*launcher[1:], "mcp", "serve", *serve_args]}
+        if client == "vscode":
+            entry = {"type": "stdio", **entry}
+        if env:
+            entry["env"] = dict(env)
+    key = "servers" if client == "vscode" else "mcpServers"
+    return {key: {name: entry}}
+
+
+_WHERE = {
+    "claude": "claude_desktop_config.json (Settings > Developer > Edit Config)",
+    "cursor": "~/.cursor/mcp.json or .cursor/mcp.json in the project",
+    "vscode": ".vscode/mcp.json in the workspace",
+}
+
+
+@mcp.command("config", context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--client",
+    type=click.Choice(["claude", "cursor", "vscode"]),
+    default="claude",
+    show_default=True,
+    help="Which client's config format to print.",
+)
+@click.option("--name", required=True, help="The server's key in the config (keep it stable).")
+@click.option("--command", "launcher", help="Program the client starts (default: agentworld, found on PATH).")
+@click.option("--env", "env_pairs", multiple=True, help="KEY=VALUE for the server's environment. Repeatable.")
+@click.argument("serve_args", nargs=-1, type=click.UNPROCESSED)
+def config(
+    client: str, name: str, launcher: str | None, env_pairs: tuple[str, ...], serve_args: tuple[str, ...]
+) -> None:
+    """Print the config snippet that makes a client use the fake server.
+
+    \b
+      agentworld mcp config --client claude --name github -- --mirror -- npx -y @modelcontextprotocol/server-github
+    """
+    args = list(serve_args)
+    try:  # the arguments must be ones 'serve' accepts
+        serve.make_context("serve", list(args), resilient_parsing=False).close()
+    except click.UsageError as exc:
+        raise click.UsageError(f"the serve arguments are not valid: {exc.format_message()}") from None
+    env: dict[str, str] = {}
+    for pair in env_pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--env")
+        env[key] = value
+    snippet = client_config(client, name, args, command=launcher, env=env)
+    click.echo(json.dumps(snippet, indent=2))
+    click.echo(f"agentworld: paste into {_WHERE[client]}", err=True)

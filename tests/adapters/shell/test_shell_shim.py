@@ -1,0 +1,162 @@
+"""The bash / sh shim: parsed like bash, run in separate processes, one consistent session."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from agentworld_plugins.adapters.shell.shim import USAGE, ShimExit, parse_args
+from agentworld_plugins.cli import cli
+
+
+def bash(env: dict[str, str], *args: str, stdin: str | None = None, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", *args],
+        env=env,
+        input=stdin,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+# -- options, as bash parses them ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--bogus"], "bash: --bogus: invalid option\n" + USAGE.format(name="bash")),
+        (["-Z", "-c", "true"], "bash: -Z: invalid option\n" + USAGE.format(name="bash")),
+        (["-c"], "bash: -c: option requires an argument\n"),
+        (["-o", "bogus", "-c", "true"], "bash: line 0: bash: bogus: invalid option name\n"),
+        (["-O", "bogus", "-c", "true"], "bash: bogus: invalid shell option name\n"),
+        (["--rcfile"], "bash: rcfile: option requires an argument\n"),
+    ],
+    ids=["long", "short", "c-without-command", "set-o", "shopt", "rcfile"],
+)
+def test_rejected_options_get_bash_messages_and_status_2(args: list[str], message: str) -> None:
+    with pytest.raises(ShimExit) as stop:
+        parse_args("bash", args)
+    assert (stop.value.code, stop.value.stderr) == (2, message)
+
+
+def test_accepted_options() -> None:
+    inv = parse_args("bash", ["--login", "--norc", "-euo", "pipefail", "-c", "ls", "me", "a"])
+    assert (inv.command, inv.dollar0, inv.args) == ("ls", "me", ["a"])
+    assert inv.command_text() == "set -eu -o pipefail\nbash -c ls me a"
+    assert parse_args("bash", ["-lc", "echo hi"]).command_text() == "echo hi"
+    assert parse_args("bash", ["-x", "-c", "true"]).command_text() == "set -x\ntrue"
+    assert parse_args("bash", ["script.sh", "1"]).command_text() == "bash script.sh 1"
+    assert parse_args("bash", ["-s", "a"]).read_stdin
+    assert parse_args("bash", ["-i"]).interactive
+    assert parse_args("sh", ["-c", "echo $0"]).command_text() == "bash -c 'echo $0' sh"
+    with pytest.raises(ShimExit) as version:
+        parse_args("bash", ["--version"])
+    assert version.value.code == 0 and version.value.stdout.startswith("GNU bash, version 5.2")
+
+
+def test_sh_speaks_like_dash() -> None:
+    for args, message in (
+        (["--bogus"], "sh: 0: Illegal option --\n"),
+        (["-Z"], "sh: 0: Illegal option -Z\n"),
+        (["-c"], "sh: 0: -c requires an argument\n"),
+    ):
+        with pytest.raises(ShimExit) as stop:
+            parse_args("sh", args)
+        assert (stop.value.code, stop.value.stderr) == (2, message)
+
+
+# -- processes -------------------------------------------------------------------------------------
+
+
+def test_bash_c_calls_in_separate_processes_share_one_session(shim_env: dict[str, str]) -> None:
+    assert shutil.which("bash", path=shim_env["PATH"]).startswith(str(Path(shim_env["PATH"].split(os.pathsep)[0])))
+    first = bash(shim_env, "-c", "mkdir -p src && echo 'print(42)' > src/main.py && echo written")
+    assert (first.stdout, first.stderr, first.returncode) == ("written\n", "", 0)
+    second = bash(shim_env, "-lc", "cat src/main.py; ls src")
+    assert (second.stdout, second.returncode) == ("print(42)\nmain.py\n", 0)
+    failed = bash(shim_env, "-c", "cat missing.txt; echo out")
+    assert failed.stdout == "out\n" and "missing.txt: No such file or directory" in failed.stderr
+    assert bash(shim_env, "-c", "exit 7").returncode == 7
+    assert bash(shim_env, "-c", "cd /tmp; pwd").stdout == "/tmp\n"
+    assert bash(shim_env, "-c", "pwd").stdout == "/app\n"
+    assert bash(shim_env, "-c", 'echo "$0 $1"', "name", "arg").stdout == "name arg\n"
+
+
+def test_stdin_scripts_and_pipes(shim_env: dict[str, str]) -> None:
+    script = bash(shim_env, stdin="echo one > f.txt\necho two >> f.txt\nwc -l < f.txt\n")
+    assert (script.stdout, script.returncode) == ("2\n", 0)
+    piped = bash(shim_env, "-c", "sort -r", stdin="a\nc\nb\n")
+    assert piped.stdout == "c\nb\na\n"
+
+
+def test_shell_true_through_an_sh_shim(shim_env: dict[str, str]) -> None:
+    """``shell=True`` runs /bin/sh (an absolute path, so PATH cannot reach it): ``executable=``
+    points it at the shim, which is what a harness does to simulate such an agent."""
+    sh = shutil.which("sh", path=shim_env["PATH"])
+    assert sh is not None and sh.startswith(shim_env["PATH"].split(os.pathsep)[0])
+    bash(shim_env, "-c", "echo from-bash > shared.txt")
+    done = subprocess.run(
+        "cat shared.txt && echo $0", shell=True, executable=sh, env=shim_env, capture_output=True, text=True, timeout=60
+    )
+    assert (done.stdout, done.returncode) == ("from-bash\nsh\n", 0)
+    via_env = subprocess.run(
+        ["/usr/bin/env", "bash", "-c", "cat shared.txt"], env=shim_env, capture_output=True, text=True, timeout=60
+    )
+    assert via_env.stdout == "from-bash\n"
+
+
+def test_bad_flags_through_the_process(shim_env: dict[str, str]) -> None:
+    done = bash(shim_env, "--bogus")
+    assert done.returncode == 2 and done.stderr.startswith("bash: --bogus: invalid option\nUsage:")
+    assert bash(shim_env, "--version").stdout.startswith("GNU bash, version")
+
+
+def test_parallel_processes_on_one_session(shim_env: dict[str, str]) -> None:
+    with ThreadPoolExecutor(6) as pool:
+        done = list(pool.map(lambda k: bash(shim_env, "-c", f"echo {k} >> log.txt"), range(6)))
+    assert all(d.returncode == 0 for d in done)
+    assert sorted(bash(shim_env, "-c", "cat log.txt").stdout.split()) == [str(k) for k in range(6)]
+
+
+def test_in_process_fallback_continues_the_same_session(shim_env: dict[str, str]) -> None:
+    bash(shim_env, "-c", "echo helper > who.txt")
+    local = bash({**shim_env, "AGENTWORLD_SHIM_DAEMON": "0"}, "-c", "cat who.txt; echo local >> who.txt")
+    assert (local.stdout, local.stderr, local.returncode) == ("helper\n", "", 0)
+    assert bash(shim_env, "-c", "cat who.txt").stdout == "helper\nlocal\n"
+
+
+def test_unusable_home_is_one_clear_line(shim_env: dict[str, str], tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    done = bash({**shim_env, "AGENTWORLD_HOME": str(blocker)}, "-c", "true")
+    assert done.returncode == 1
+    assert done.stderr.count("\n") == 1 and "agentworld: Cannot open the session store" in done.stderr
+
+
+# -- the CLI ---------------------------------------------------------------------------------------
+
+
+def test_shim_install_and_env_commands(tmp_path: Path) -> None:
+    runner = CliRunner()
+    installed = runner.invoke(cli, ["shim", "install", str(tmp_path / "bin")])
+    assert installed.exit_code == 0, installed.output
+    assert os.access(tmp_path / "bin" / "bash", os.X_OK) and os.access(tmp_path / "bin" / "sh", os.X_OK)
+    printed = runner.invoke(
+        cli,
+        ["shim", "env", str(tmp_path / "bin"), "--session", "agent-1", "--hostname", "box", "--backend", "offline"],
+        env={"AGENTWORLD_HOME": str(tmp_path / "home")},
+    )
+    assert printed.exit_code == 0, printed.output
+    assert "export AGENTWORLD_SESSION=agent-1" in printed.output
+    assert "export AGENTWORLD_SHELL_HOSTNAME=box" in printed.output
+    assert f"export PATH={tmp_path / 'bin'}:\"$PATH\"" in printed.output
