@@ -167,12 +167,7 @@ class Episode:
         if self._world is None:
             from agentworld_plugins.session import World
 
-            if self._backend is None:
-                self._world = World()
-            elif isinstance(self._backend, str):
-                self._world = World(backend=self._backend)
-            else:
-                self._world = World(backend=self._backend)
+            self._world = World() if self._backend is None else World(backend=self._backend)
         return self._world
 
     def begin(
@@ -182,10 +177,12 @@ class Episode:
         first screen (see :func:`~agentworld_plugins.adapters.gui.task.initial_state`)."""
         if task is not None:
             self.task = load_task(task, self.domain)
+        context = {**self.task.session_context(), **self.session_options}
+        preset = context.pop("seed", None)
+        seed = preset if seed is None else seed
         start = initial_state(
             self.world, self.domain, self.task, seed=seed, valid=lambda t: usable_screen(self.domain, t)
         )
-        context = {**self.task.session_context(), **self.session_options}
         if start.text is not None and self.domain in ("web", "android", "os", "terminal"):
             context["initial_state"] = start.text
         if self.domain == "android" and start.text == DEFAULT_ANDROID_SCREEN:

@@ -547,10 +547,15 @@ def _interactive(name: str, client: _Client | _Local, first: dict[str, object]) 
         if "error" in answer:
             _write(2, f"agentworld: {answer['error']}\n")
             continue
-        _write(1, str(answer.get("output") or ""))
-        status = int(answer.get("status") or 0)  # type: ignore[call-overload]
+        output = str(answer.get("output") or "")
         if answer.get("exited") is not None:
+            if output.endswith("exit\n"):  # bash says it on stderr
+                output = output[:-5]
+            _write(1, output)
+            _write(2, "exit\n")
             sys.exit(int(answer["exited"]) & 0xFF)  # type: ignore[call-overload]
+        _write(1, output)
+        status = int(answer.get("status") or 0)  # type: ignore[call-overload]
         prompt = str(answer.get("prompt") or prompt)
 
 

@@ -170,7 +170,7 @@ def _bash_network(
         (a for a in reversed(args) if not a.startswith("-") and a not in ("install", "add", "i")), ""
     )
     if program == "curl":
-        if not url:
+        if not url and not any(not a.startswith("-") for a in args):  # curl takes bare hosts too
             return None
         if kind == "timeout":
             return [

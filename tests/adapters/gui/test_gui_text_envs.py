@@ -150,3 +150,21 @@ def test_max_steps_truncates_and_malformed_output_is_flagged() -> None:
         assert truncated is (number == 3)
     assert env.render() == obs
     env.close()
+
+
+def test_world_and_session_options_reach_the_session() -> None:
+    from agentworld_plugins import World
+
+    world = World(backend="offline")
+    env = gym.make(
+        "agentworld/search-v0",
+        world=world,
+        session_options={"world_bible": "Vornholm is the capital of Estria.", "seed": 5},
+    )
+    env.reset()
+    session = env.unwrapped.episode.session
+    assert session.world is world and session.seed == 5
+    assert "## World Bible" in session.system_prompt and "Vornholm" in session.system_prompt
+    env.reset(seed=9)
+    assert env.unwrapped.episode.session.seed == 9
+    env.close()
