@@ -98,7 +98,7 @@ def _terminal_for(
     if terminal is not None:
         return terminal
     if machine is None:
-        overrides = {"cwd": cwd or None, "hostname": hostname}
+        overrides: dict[str, Any] = {"cwd": cwd or None, "hostname": hostname}
         machine = (
             MachineSpec.load(state, **overrides)
             if state
@@ -290,8 +290,9 @@ class SimulatedEnvironment:
             return result_class(stdout="", stderr=f"agentworld: {exc}\n", return_code=1)
         return result_class(stdout=result.stdout, stderr=result.stderr, return_code=result.exit_code)
 
-    def _tmux(self, invocations: list[list[str]], result_class: type[BaseModel]) -> Any:
-        out, err, code = [], "", 0
+    def _tmux(self, invocations: list[list[str]], result_class: Any) -> Any:
+        out: list[str] = []
+        err, code = "", 0
         for argv in invocations:
             stdout, err, code = self.tmux.run(argv)
             out.append(stdout)

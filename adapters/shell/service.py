@@ -75,7 +75,7 @@ def world_from_env(env: dict[str, str]) -> Any:
 
 def machine_from_env(env: dict[str, str]) -> MachineSpec:
     """The machine a new session starts as, from ``AGENTWORLD_SHELL_*``."""
-    overrides = {
+    overrides: dict[str, Any] = {
         "hostname": env.get("AGENTWORLD_SHELL_HOSTNAME") or None,
         "user": env.get("AGENTWORLD_SHELL_USER") or None,
         "cwd": env.get("AGENTWORLD_SHELL_CWD") or None,

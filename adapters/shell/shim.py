@@ -328,8 +328,8 @@ def build_token() -> str:
 
 
 def home_dir(env: dict[str, str] | None = None) -> str:
-    env = os.environ if env is None else env  # type: ignore[assignment]
-    home = env.get("AGENTWORLD_HOME") or os.path.join(os.path.expanduser("~"), ".agentworld")
+    source = os.environ if env is None else env
+    home = source.get("AGENTWORLD_HOME") or os.path.join(os.path.expanduser("~"), ".agentworld")
     return os.path.abspath(os.path.expanduser(home))
 
 
