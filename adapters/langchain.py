@@ -152,7 +152,7 @@ class SimulatedTool(BaseTool):
         """A JSON-schema tool's arguments checked as an MCP server checks them (FastMCP's text)."""
         schema = self.args_schema
         if isinstance(schema, dict) and self.search_twin is None:
-            from agentworld_plugins.offline.mcp_world import check_arguments
+            from agentworld_plugins.tool_arguments import check_arguments
 
             problem = check_arguments(self.name, arguments, schema)
             if problem:

@@ -1102,7 +1102,7 @@ class _NativeTool(_SearchTool):
     """One of the world model's own tools: the observation text is the result."""
 
     def flow(self, arguments: dict[str, Any]) -> Flow:
-        from agentworld_plugins.offline.mcp_world import check_arguments
+        from agentworld_plugins.tool_arguments import check_arguments
 
         schema = self.args_schema if isinstance(self.args_schema, dict) else None
         problem = check_arguments(self.name, arguments, schema) if schema else None

@@ -31,7 +31,9 @@ from agentworld_plugins.adapters.shell.shim import install
 
 def timed(argv: list[str], env: dict[str, str]) -> float:
     started = time.perf_counter()
-    done = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    done = subprocess.run(
+        argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     elapsed = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"{argv} failed ({done.returncode}): {done.stderr.decode()[-500:]}")
@@ -80,7 +82,9 @@ def main() -> None:
     print(f"| real `/bin/bash -c true` | {bash_ms:.1f} ms |")
     print(f"| **shim / python3** | **{shim_ms / python_ms:.2f}** (target < 2) |")
     if local_times:
-        print(f"| shim in-process (`AGENTWORLD_SHIM_DAEMON=0`) | {statistics.median(local_times) * 1000:.0f} ms |")
+        print(
+            f"| shim in-process (`AGENTWORLD_SHIM_DAEMON=0`) | {statistics.median(local_times) * 1000:.0f} ms |"
+        )
     print(f"\nOne-off: the first call, which starts the helper process, took {helper_start:.2f} s.")
 
 

@@ -98,7 +98,13 @@ class ShellService:
 
     def _world(self, env: dict[str, str]) -> Any:
         key = tuple(
-            sorted((k, v) for k, v in env.items() if k.startswith("AGENTWORLD_") and k not in _SESSION_VARS)
+            sorted(
+                (k, v)
+                for k, v in env.items()
+                if k.startswith("AGENTWORLD_")
+                and k not in _SESSION_VARS
+                and not k.startswith("AGENTWORLD_SHIM_")
+            )
         )
         with self._guard:
             world = self._worlds.get(key)

@@ -165,6 +165,13 @@ _SHOPT = [
 _DASH_LETTERS = "aCefhimnpsuvxEIlVbc"
 #: bytes of stdin one command may receive
 MAX_STDIN = 16 * 1024 * 1024
+#: variables holding paths, made absolute before they reach the helper
+_PATH_VARS = (
+    "AGENTWORLD_HOME",
+    "AGENTWORLD_SHELL_STATE",
+    "AGENTWORLD_PERTURB_FILE",
+    "AGENTWORLD_PROMPTS_DIR",
+)
 
 
 class ShimExit(Exception):
@@ -395,7 +402,7 @@ class _Client:
             return None
         return sock
 
-    def _start(self) -> None:
+    def _start(self) -> object:
         import subprocess
 
         run_dir = os.path.join(self.home, "run")
@@ -405,7 +412,7 @@ class _Client:
         except OSError as exc:
             raise _Unavailable(str(exc)) from None
         with log:
-            subprocess.Popen(
+            return subprocess.Popen(
                 [
                     sys.executable,
                     "-m",
@@ -429,13 +436,16 @@ class _Client:
             return sock
         import time
 
-        self._start()
+        helper = self._start()
         deadline = time.monotonic() + float(os.environ.get("AGENTWORLD_SHIM_START_TIMEOUT") or 30)
         while time.monotonic() < deadline:
             time.sleep(0.02)
             sock = self._connect()
             if sock is not None:
                 return sock
+            code = helper.poll()  # type: ignore[attr-defined]
+            if code is not None and code != 3:  # 3: another helper won the race and serves
+                break
         raise _Unavailable("the shell helper did not start")
 
     def request(self, message: dict[str, object], sock: object | None = None) -> dict[str, object]:
@@ -463,8 +473,11 @@ class _Local:
     """Requests served in this process (no helper)."""
 
     def __init__(self, env: dict[str, str]) -> None:
-        from agentworld_plugins.adapters.shell.service import ShellService
-
+        try:
+            from agentworld_plugins.adapters.shell.service import ShellService
+        except ImportError as exc:
+            _fail(f"{sys.executable} cannot import agentworld_plugins ({exc}); reinstall the shim")
+            raise
         self.env = env
         self.service = ShellService()
 
@@ -589,6 +602,10 @@ def main(argv: list[str] | None = None) -> None:
     if inv.noexec:
         sys.exit(0)
     env = {k: v for k, v in os.environ.items() if k.startswith("AGENTWORLD_")}
+    for key in _PATH_VARS:  # the helper runs elsewhere: relative paths are this process's
+        if env.get(key):
+            env[key] = os.path.abspath(os.path.expanduser(env[key]))
+    env["AGENTWORLD_HOME"] = home_dir(env)
     client: _Client | _Local
     sock: object | None = None
     if os.environ.get("AGENTWORLD_SHIM_DAEMON", "1").strip().lower() in ("0", "no", "false", "off"):

@@ -227,7 +227,7 @@ def mcp(ctx: click.Context, pack: str | None) -> None:
 
 @click.group(context_settings=_SHELL_SETTINGS)
 def shim() -> None:
-    """``bash`` / ``sh`` executables that simulate every command (for agents that spawn a shell)."""
+    """bash / sh executables that simulate every command (for agents that spawn a shell)."""
 
 
 @shim.command("install", context_settings=_SHELL_SETTINGS)

@@ -37,8 +37,9 @@ import jsonschema
 from jsonschema.validators import validator_for
 
 from ..domains.base import OfflineResult
+from ..tool_arguments import argument_checker, check_arguments
 
-__all__ = ["STATE_KEY", "classify_tool", "mcp_step"]
+__all__ = ["STATE_KEY", "check_arguments", "classify_tool", "mcp_step"]
 
 #: the key of this world's ledger inside a session's ``state``
 STATE_KEY = "mcp_world"
@@ -978,185 +979,6 @@ def _jsf_generate(schema: _Schema, seed: int) -> Any:
         return _FAILED
 
 
-# -- argument checks ----------------------------------------------------------------------------
-
-
-def _coerce(value: Any, node: Any, schema: _Schema, depth: int = 0) -> Any:
-    """Loosen ``value`` the way pydantic's lax mode would ("3" for an integer, 2.0 for 2)."""
-    node = schema.resolve(node)
-    if not isinstance(node, dict) or depth > _MAX_DEPTH:
-        return value
-    types = _types_of(node)
-    if isinstance(value, dict) and "object" in types:
-        props = _dict_at(node, "properties")
-        return {k: _coerce(v, props[k], schema, depth + 1) if k in props else v for k, v in value.items()}
-    if isinstance(value, list) and "array" in types and isinstance(node.get("items"), dict):
-        return [_coerce(v, node["items"], schema, depth + 1) for v in value]
-    if len(types) != 1:
-        return value
-    kind = types[0]
-    if kind == "integer":
-        if isinstance(value, str) and re.fullmatch(r"\s*[+-]?\d+\s*", value):
-            return int(value)
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-    if kind == "number" and isinstance(value, str):
-        try:
-            number = float(value)
-            return number if math.isfinite(number) else value
-        except ValueError:
-            return value
-    if kind == "boolean":
-        if isinstance(value, str) and value.strip().lower() in _BOOLS:
-            return _BOOLS[value.strip().lower()]
-        if isinstance(value, int) and not isinstance(value, bool) and value in (0, 1):
-            return bool(value)
-    return value
-
-
-_BOOLS = {
-    "true": True,
-    "false": False,
-    "yes": True,
-    "no": False,
-    "on": True,
-    "off": False,
-    "1": True,
-    "0": False,
-}
-
-
-def _expected_literal(values: list[Any]) -> str:
-    shown = [repr(v) for v in values]
-    if len(shown) <= 1:
-        return "".join(shown)
-    return ", ".join(shown[:-1]) + " or " + shown[-1]
-
-
-def _line_errors(error: Any, top: bool) -> list[dict[str, Any]]:
-    """pydantic line errors for one jsonschema error."""
-    loc = tuple(error.absolute_path)
-    value = error.instance
-    rule = error.validator
-    expected = error.validator_value
-    if rule == "required":
-        missing = [r for r in expected if isinstance(value, dict) and r not in value]
-        return [{"type": "missing", "loc": (*loc, r), "input": value} for r in missing]
-    if rule == "type":
-        wanted = [expected] if isinstance(expected, str) else [t for t in expected if t != "null"]
-        kind = wanted[0] if wanted else "string"
-        if kind == "integer":
-            if isinstance(value, float):
-                return [{"type": "int_from_float", "loc": loc, "input": value}]
-            code = "int_parsing" if isinstance(value, str) else "int_type"
-        elif kind == "number":
-            code = "float_parsing" if isinstance(value, str) else "float_type"
-        elif kind == "boolean":
-            code = "bool_parsing" if isinstance(value, str) else "bool_type"
-        elif kind == "array":
-            code = "list_type"
-        elif kind == "object":
-            code = "dict_type"
-        elif kind == "null":
-            code = "none_required"
-        else:
-            code = "string_type"
-        return [{"type": code, "loc": loc, "input": value}]
-    if rule in ("enum", "const"):
-        values = expected if rule == "enum" else [expected]
-        return [
-            {
-                "type": "literal_error",
-                "loc": loc,
-                "input": value,
-                "ctx": {"expected": _expected_literal(values)},
-            }
-        ]
-    bounds = {
-        "minimum": ("greater_than_equal", "ge"),
-        "maximum": ("less_than_equal", "le"),
-        "exclusiveMinimum": ("greater_than", "gt"),
-        "exclusiveMaximum": ("less_than", "lt"),
-        "multipleOf": ("multiple_of", "multiple_of"),
-    }
-    if rule in bounds:
-        code, field = bounds[rule]
-        return [{"type": code, "loc": loc, "input": value, "ctx": {field: expected}}]
-    if rule == "minLength":
-        return [{"type": "string_too_short", "loc": loc, "input": value, "ctx": {"min_length": expected}}]
-    if rule == "maxLength":
-        return [{"type": "string_too_long", "loc": loc, "input": value, "ctx": {"max_length": expected}}]
-    if rule == "pattern":
-        return [{"type": "string_pattern_mismatch", "loc": loc, "input": value, "ctx": {"pattern": expected}}]
-    if rule in ("minItems", "maxItems") and isinstance(value, list):
-        short = rule == "minItems"
-        ctx = {"field_type": "List", "actual_length": len(value)}
-        ctx["min_length" if short else "max_length"] = expected
-        return [{"type": "too_short" if short else "too_long", "loc": loc, "input": value, "ctx": ctx}]
-    if rule == "additionalProperties" and isinstance(value, dict):
-        props = error.schema.get("properties") or {}
-        patterns = error.schema.get("patternProperties") or {}
-        extras = [k for k in value if k not in props and not any(_search(p, k) for p in patterns)]
-        code = "unexpected_keyword_argument" if top and not loc else "extra_forbidden"
-        return [{"type": code, "loc": (*loc, k), "input": value[k]} for k in extras]
-    if rule in ("anyOf", "oneOf") and error.context:
-        best = jsonschema.exceptions.best_match(error.context)
-        if best is not None:
-            return _line_errors(best, top)
-    return [{"type": "value_error", "loc": loc, "input": value, "ctx": {"error": error.message}}]
-
-
-def _render_errors(title: str, errors: list[dict[str, Any]]) -> str:
-    try:
-        from pydantic_core import ValidationError
-
-        return str(ValidationError.from_exception_data(title, errors))  # type: ignore[arg-type]
-    except Exception:
-        count = len(errors)
-        lines = [f"{count} validation error{'s' if count != 1 else ''} for {title}"]
-        for err in errors:
-            lines.append(".".join(str(p) for p in err["loc"]))
-            value = err["input"]
-            lines.append(
-                f"  {err['type']} [type={err['type']}, input_value={value!r}, input_type={type(value).__name__}]"
-            )
-        return "\n".join(lines)
-
-
-def check_arguments(tool_name: str, arguments: dict[str, Any], input_schema: Any) -> str | None:
-    """FastMCP's error text for arguments that break ``input_schema``, or None when they fit."""
-    if not isinstance(input_schema, dict) or not input_schema:
-        return None
-    schema = _Schema(input_schema, 0)
-    if not schema.checkable:
-        return None
-    try:
-        validator = schema.cls(input_schema, format_checker=schema.cls.FORMAT_CHECKER)
-        found = list(validator.iter_errors(arguments))
-    except Exception:
-        return None
-    if not found:
-        return None
-    order = list((schema.resolve(input_schema).get("properties") or {}).keys())
-    errors: list[dict[str, Any]] = []
-    seen: set[tuple[str, tuple[Any, ...]]] = set()
-    for error in found:
-        for line in _line_errors(error, top=True):
-            key = (line["type"], tuple(line["loc"]))
-            if key not in seen:
-                seen.add(key)
-                errors.append(line)
-    if not errors:
-        return None
-
-    def position(err: dict[str, Any]) -> int:
-        head = err["loc"][0] if err["loc"] else None
-        return order.index(head) if head in order else len(order)
-
-    errors.sort(key=position)
-    return f"Error calling tool '{tool_name}': " + _render_errors(f"call[{tool_name}]", errors)
-
-
 # -- the ledger -----------------------------------------------------------------------------------
 
 
@@ -1662,8 +1484,9 @@ def _step(
     args = copy.deepcopy(arguments)
     input_schema = tool.get("inputSchema") if tool else None
     if isinstance(input_schema, dict):
-        args = _coerce(args, input_schema, _Schema(input_schema, 0))
-        problem = check_arguments(name, args, input_schema)
+        checker = argument_checker(input_schema)
+        args = checker.coerce(args)  # the values the tool's function would get ("3" -> 3)
+        problem = checker.check(name, args)
         if problem:
             return OfflineResult(text=problem, is_error=True, metadata={"offline_invalid_arguments": True})
 

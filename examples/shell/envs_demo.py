@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import asyncio
 
-from agentworld_plugins import World
 from agentworld_plugins.adapters.shell import MiniSweEnvironment, SimulatedEnvironment, VirtualTerminal
+
+from agentworld_plugins import World
 
 terminal = VirtualTerminal(World(backend="offline"), machine={"cwd": "/testbed", "hostname": "swe"})
 

@@ -1,7 +1,7 @@
 """A SWE-ReX-compatible runtime on 127.0.0.1, called the way SWE-ReX's RemoteRuntime calls it.
 
-    python examples/shell/swerex_runtime.py
-    # or serve it: agentworld shell --session swe-1 swerex --port 8000 --token s3cret
+python examples/shell/swerex_runtime.py
+# or serve it: agentworld shell --session swe-1 swerex --port 8000 --token s3cret
 """
 
 from __future__ import annotations
@@ -12,16 +12,18 @@ import time
 
 import httpx
 import uvicorn
-
-from agentworld_plugins import World
 from agentworld_plugins.adapters.shell import VirtualTerminal
 from agentworld_plugins.adapters.shell.swerex import swerex_app
+
+from agentworld_plugins import World
 
 with socket.socket() as probe:
     probe.bind(("127.0.0.1", 0))
     port = probe.getsockname()[1]
 server = uvicorn.Server(
-    uvicorn.Config(swerex_app(VirtualTerminal(World(backend="offline")), token="s3cret"), port=port, log_level="warning")
+    uvicorn.Config(
+        swerex_app(VirtualTerminal(World(backend="offline")), token="s3cret"), port=port, log_level="warning"
+    )
 )
 threading.Thread(target=server.run, daemon=True).start()
 while not server.started:

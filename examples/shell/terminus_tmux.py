@@ -1,17 +1,22 @@
 """Terminal-Bench's TmuxSession, simulated: a scripted Terminus-style agent loop.
 
-    python examples/shell/terminus_tmux.py
+python examples/shell/terminus_tmux.py
 """
 
 from __future__ import annotations
 
 import json
 
-from agentworld_plugins import World
 from agentworld_plugins.adapters.shell import TmuxSession, VirtualTerminal
 
+from agentworld_plugins import World
+
 REPLIES = [  # what a Terminus agent's model would answer, one JSON object per turn
-    {"analysis": "Empty shell.", "plan": "Look around.", "commands": [{"keystrokes": "ls -la\n", "duration": 0.5}]},
+    {
+        "analysis": "Empty shell.",
+        "plan": "Look around.",
+        "commands": [{"keystrokes": "ls -la\n", "duration": 0.5}],
+    },
     {
         "analysis": "A small project.",
         "plan": "Write a script and run it.",

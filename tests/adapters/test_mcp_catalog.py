@@ -204,7 +204,7 @@ def test_argument_errors_cover_the_common_keywords() -> None:
             "when": "June",
             "size": 0,
             "count": 3,
-            "flag": "yes",
+            "flag": "maybe",  # "yes" is a boolean to pydantic (lax mode)
             "tags": ["a", "b"],
             "meta": {"k": "v", "x": 1},
             "kind": "task",

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from agentworld_plugins.adapters.shell.shim import install
 
 from agentworld_plugins import World
-from agentworld_plugins.adapters.shell.shim import install
 
 
 def clean_env(**extra: str) -> dict[str, str]:

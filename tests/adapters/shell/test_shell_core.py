@@ -6,8 +6,6 @@ import threading
 from pathlib import Path
 
 import pytest
-
-from agentworld_plugins import World
 from agentworld_plugins.adapters.shell import core
 from agentworld_plugins.adapters.shell.core import (
     MachineSpec,
@@ -17,6 +15,8 @@ from agentworld_plugins.adapters.shell.core import (
     truncate_output,
 )
 from agentworld_plugins.adapters.shell.store import SessionStore, StoreError, StoreLockedError
+
+from agentworld_plugins import World
 from agentworld_plugins.backends.fake import FakeBackend
 from agentworld_plugins.errors import ConfigError
 
@@ -26,7 +26,9 @@ FIELDS = (
 )
 
 
-def result_text(out: str = "(empty)", err: str = "(empty)", code: str = "0", error: str = "(none)", sig: str = "(none)") -> str:
+def result_text(
+    out: str = "(empty)", err: str = "(empty)", code: str = "0", error: str = "(none)", sig: str = "(none)"
+) -> str:
     return FIELDS.format(cmd="x", out=out, err=err, code=code, error=error, sig=sig)
 
 
@@ -53,7 +55,11 @@ def test_parse_signal_error_and_other_formats() -> None:
     timed_out = parse_shell_result(result_text(code="(none)", error="Command timed out after 30 seconds."))
     assert timed_out == ("", "Command timed out after 30 seconds.\n", 1)
     assert parse_shell_result("plain words") == ("plain words\n", "", 0)
-    assert parse_shell_result("Directory 'x' does not exist.", is_error=True) == ("", "Directory 'x' does not exist.\n", 1)
+    assert parse_shell_result("Directory 'x' does not exist.", is_error=True) == (
+        "",
+        "Directory 'x' does not exist.\n",
+        1,
+    )
     assert parse_shell_result("a\nb\n[Command finished with exit code 2]") == ("a\nb\n", "", 2)
     assert parse_bash_footer("out\n[The command completed with exit code 4.]") == ("out\n", 4)
     assert parse_bash_footer("still running") == ("still running", None)
@@ -188,7 +194,9 @@ def test_store_replays_when_the_snapshot_cannot_be_used(
     tmp_path: Path, world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     db = tmp_path / "shell.db"
-    term = VirtualTerminal(world, session_id="r", store=db, perturbations=["faults:kinds=not_found,commands=rm*"])
+    term = VirtualTerminal(
+        world, session_id="r", store=db, perturbations=["faults:kinds=not_found,commands=rm*"]
+    )
     term.run("echo keep > a; echo b > b")
     term.run("rm a")  # faulted: must not run on replay either
     term.send_keys("cd /tmp && echo screen > s\n")

@@ -7,10 +7,10 @@ import importlib
 from pathlib import Path
 
 import pytest
-
-from agentworld_plugins import World
 from agentworld_plugins.adapters.shell import VirtualTerminal
 from agentworld_plugins.adapters.shell.envs import MiniSweEnvironment, SimulatedEnvironment, Submitted
+
+from agentworld_plugins import World
 
 DOTTED = "agentworld_plugins.adapters.shell.envs.MiniSweEnvironment"
 

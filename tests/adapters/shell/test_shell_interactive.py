@@ -7,16 +7,18 @@ import io
 
 import pexpect
 import pytest
-
-from agentworld_plugins import World
 from agentworld_plugins.adapters.shell.core import VirtualTerminal
 from agentworld_plugins.adapters.shell.interactive import run_shell
+
+from agentworld_plugins import World
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
 def spawn(command: list[str], env: dict[str, str]) -> pexpect.spawn:
-    child = pexpect.spawn(command[0], command[1:], env=env, encoding="utf-8", timeout=60, dimensions=(40, 160))
+    child = pexpect.spawn(
+        command[0], command[1:], env=env, encoding="utf-8", timeout=60, dimensions=(40, 160)
+    )
     return child
 
 
@@ -70,4 +72,10 @@ def test_run_shell_loop_handles_ctrl_c_and_ctrl_d(world: World) -> None:
     out = io.StringIO()
     assert run_shell(term, reader=reader, out=out) == 0
     assert out.getvalue() == "one\n^C\ntwo\nexit\n"
-    assert prompts == ["root@agentworld:/app# ", "root@agentworld:/app# ", "> ", "root@agentworld:/app# ", "root@agentworld:/app# "]
+    assert prompts == [
+        "root@agentworld:/app# ",
+        "root@agentworld:/app# ",
+        "> ",
+        "root@agentworld:/app# ",
+        "root@agentworld:/app# ",
+    ]

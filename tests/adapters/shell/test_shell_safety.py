@@ -12,10 +12,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from mcp import Client
-from starlette.testclient import TestClient
-
-from agentworld_plugins import World
 from agentworld_plugins.adapters.shell import (
     MiniSweEnvironment,
     SimulatedEnvironment,
@@ -26,6 +22,10 @@ from agentworld_plugins.adapters.shell import (
 )
 from agentworld_plugins.adapters.shell.interactive import run_shell
 from agentworld_plugins.adapters.shell.swerex import swerex_app
+from mcp import Client
+from starlette.testclient import TestClient
+
+from agentworld_plugins import World
 
 
 class Listener:
@@ -83,7 +83,11 @@ def attacks(folder: Path, port: int) -> list[str]:
 
 
 def test_no_front_changes_the_host_or_opens_a_connection(
-    canary: tuple[Path, Listener], shim_env: dict[str, str], world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    canary: tuple[Path, Listener],
+    shim_env: dict[str, str],
+    world: World,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     folder, listener = canary
     before = snapshot(folder)
@@ -94,10 +98,16 @@ def test_no_front_changes_the_host_or_opens_a_connection(
     # subprocess fronts: bash -c, sh -c, a script on stdin, an interactive shell on a pipe
     for command in commands:
         for argv in (["bash", "-c", command], ["sh", "-c", command]):
-            subprocess.run(argv, env=shim_env, cwd=workdir, capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+            subprocess.run(
+                argv, env=shim_env, cwd=workdir, capture_output=True, timeout=60, stdin=subprocess.DEVNULL
+            )
     script = "\n".join(commands) + "\n"
-    subprocess.run(["bash"], input=script, env=shim_env, cwd=workdir, capture_output=True, text=True, timeout=60)
-    subprocess.run(["bash", "-i"], input=script, env=shim_env, cwd=workdir, capture_output=True, text=True, timeout=60)
+    subprocess.run(
+        ["bash"], input=script, env=shim_env, cwd=workdir, capture_output=True, text=True, timeout=60
+    )
+    subprocess.run(
+        ["bash", "-i"], input=script, env=shim_env, cwd=workdir, capture_output=True, text=True, timeout=60
+    )
 
     # in-process fronts: no INET connection may even be tried
     tried: list[object] = []

@@ -9,13 +9,15 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from agentworld_plugins.adapters.shell.shim import USAGE, ShimExit, parse_args
 from click.testing import CliRunner
 
-from agentworld_plugins.adapters.shell.shim import USAGE, ShimExit, parse_args
 from agentworld_plugins.cli import cli
 
 
-def bash(env: dict[str, str], *args: str, stdin: str | None = None, **kwargs: object) -> subprocess.CompletedProcess[str]:
+def bash(
+    env: dict[str, str], *args: str, stdin: str | None = None, **kwargs: object
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         ["bash", *args],
         env=env,
@@ -79,7 +81,9 @@ def test_sh_speaks_like_dash() -> None:
 
 
 def test_bash_c_calls_in_separate_processes_share_one_session(shim_env: dict[str, str]) -> None:
-    assert shutil.which("bash", path=shim_env["PATH"]).startswith(str(Path(shim_env["PATH"].split(os.pathsep)[0])))
+    assert shutil.which("bash", path=shim_env["PATH"]).startswith(
+        str(Path(shim_env["PATH"].split(os.pathsep)[0]))
+    )
     first = bash(shim_env, "-c", "mkdir -p src && echo 'print(42)' > src/main.py && echo written")
     assert (first.stdout, first.stderr, first.returncode) == ("written\n", "", 0)
     second = bash(shim_env, "-lc", "cat src/main.py; ls src")
@@ -106,13 +110,31 @@ def test_shell_true_through_an_sh_shim(shim_env: dict[str, str]) -> None:
     assert sh is not None and sh.startswith(shim_env["PATH"].split(os.pathsep)[0])
     bash(shim_env, "-c", "echo from-bash > shared.txt")
     done = subprocess.run(
-        "cat shared.txt && echo $0", shell=True, executable=sh, env=shim_env, capture_output=True, text=True, timeout=60
+        "cat shared.txt && echo $0",
+        shell=True,
+        executable=sh,
+        env=shim_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert (done.stdout, done.returncode) == ("from-bash\nsh\n", 0)
     via_env = subprocess.run(
-        ["/usr/bin/env", "bash", "-c", "cat shared.txt"], env=shim_env, capture_output=True, text=True, timeout=60
+        ["/usr/bin/env", "bash", "-c", "cat shared.txt"],
+        env=shim_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert via_env.stdout == "from-bash\n"
+
+
+def test_perturbations_follow_the_session_across_processes(shim_env: dict[str, str]) -> None:
+    env = {**shim_env, "AGENTWORLD_PERTURB": "faults:kinds=permission_denied,commands=touch*,first=1"}
+    denied = bash(env, "-c", "touch a")
+    assert denied.returncode == 1 and "Permission denied" in denied.stderr
+    assert bash(env, "-c", "touch b").returncode == 0  # first=1: the counter lives in the session
+    assert bash(env, "-c", "ls a b").stdout == "b\n"
 
 
 def test_bad_flags_through_the_process(shim_env: dict[str, str]) -> None:
@@ -153,10 +175,20 @@ def test_shim_install_and_env_commands(tmp_path: Path) -> None:
     assert os.access(tmp_path / "bin" / "bash", os.X_OK) and os.access(tmp_path / "bin" / "sh", os.X_OK)
     printed = runner.invoke(
         cli,
-        ["shim", "env", str(tmp_path / "bin"), "--session", "agent-1", "--hostname", "box", "--backend", "offline"],
+        [
+            "shim",
+            "env",
+            str(tmp_path / "bin"),
+            "--session",
+            "agent-1",
+            "--hostname",
+            "box",
+            "--backend",
+            "offline",
+        ],
         env={"AGENTWORLD_HOME": str(tmp_path / "home")},
     )
     assert printed.exit_code == 0, printed.output
     assert "export AGENTWORLD_SESSION=agent-1" in printed.output
     assert "export AGENTWORLD_SHELL_HOSTNAME=box" in printed.output
-    assert f"export PATH={tmp_path / 'bin'}:\"$PATH\"" in printed.output
+    assert f'export PATH={tmp_path / "bin"}:"$PATH"' in printed.output

@@ -5,11 +5,11 @@ from __future__ import annotations
 import io
 import zipfile
 
+from agentworld_plugins.adapters.shell import VirtualTerminal
+from agentworld_plugins.adapters.shell.swerex import swerex_app
 from starlette.testclient import TestClient
 
 from agentworld_plugins import World
-from agentworld_plugins.adapters.shell import VirtualTerminal
-from agentworld_plugins.adapters.shell.swerex import swerex_app
 
 KEY = {"X-API-Key": "s3cret"}
 
@@ -27,12 +27,17 @@ def test_auth_and_liveness(world: World) -> None:
 
 def test_sessions_run_in_one_persistent_shell(world: World) -> None:
     http = client(world)
-    assert http.post("/create_session", json={"session": "default"}, headers=KEY).json()["session_type"] == "bash"
+    assert (
+        http.post("/create_session", json={"session": "default"}, headers=KEY).json()["session_type"]
+        == "bash"
+    )
     again = http.post("/create_session", json={"session": "default"}, headers=KEY)
     assert again.status_code == 511
     assert again.json()["swerexception"]["class_path"] == "swerex.exceptions.SessionExistsError"
     http.post("/run_in_session", json={"command": "cd /tmp && export X=5", "session": "default"}, headers=KEY)
-    ran = http.post("/run_in_session", json={"command": "echo $X; pwd", "session": "default"}, headers=KEY).json()
+    ran = http.post(
+        "/run_in_session", json={"command": "echo $X; pwd", "session": "default"}, headers=KEY
+    ).json()
     assert (ran["output"], ran["exit_code"]) == ("5\n/tmp", 0)
     failed = http.post("/run_in_session", json={"command": "false", "session": "default"}, headers=KEY)
     assert failed.status_code == 511
@@ -47,13 +52,19 @@ def test_sessions_run_in_one_persistent_shell(world: World) -> None:
 
 def test_execute_and_files(world: World) -> None:
     http = client(world)
-    done = http.post("/execute", json={"command": ["bash", "-c", "echo a; echo b >&2; exit 4"]}, headers=KEY).json()
+    done = http.post(
+        "/execute", json={"command": ["bash", "-c", "echo a; echo b >&2; exit 4"]}, headers=KEY
+    ).json()
     assert (done["stdout"], done["stderr"], done["exit_code"]) == ("a\n", "b\n", 4)
     assert http.post("/execute", json={"command": "false", "check": True}, headers=KEY).status_code == 511
-    assert http.post("/write_file", json={"path": "/srv/x.txt", "content": "hello\n"}, headers=KEY).json()["success"]
+    assert http.post("/write_file", json={"path": "/srv/x.txt", "content": "hello\n"}, headers=KEY).json()[
+        "success"
+    ]
     assert http.post("/read_file", json={"path": "/srv/x.txt"}, headers=KEY).json()["content"] == "hello\n"
     gone = http.post("/read_file", json={"path": "/nope"}, headers=KEY)
-    assert gone.status_code == 511 and gone.json()["swerexception"]["class_path"] == "builtins.FileNotFoundError"
+    assert (
+        gone.status_code == 511 and gone.json()["swerexception"]["class_path"] == "builtins.FileNotFoundError"
+    )
     archive = io.BytesIO()
     with zipfile.ZipFile(archive, "w") as zf:
         zf.writestr("repo/a.py", "A = 1\n")
@@ -64,6 +75,9 @@ def test_execute_and_files(world: World) -> None:
         headers=KEY,
     )
     assert sent.json()["success"]
-    assert http.post("/execute", json={"command": "cat /work/repo/a.py"}, headers=KEY).json()["stdout"] == "A = 1\n"
+    assert (
+        http.post("/execute", json={"command": "cat /work/repo/a.py"}, headers=KEY).json()["stdout"]
+        == "A = 1\n"
+    )
     assert http.post("/execute", content=b"not json", headers=KEY).status_code == 422
     assert http.post("/close", headers=KEY).json()["success"]

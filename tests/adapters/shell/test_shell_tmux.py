@@ -6,10 +6,11 @@ import asyncio
 import json
 from collections.abc import Iterator
 
-from agentworld_plugins import World
 from agentworld_plugins.adapters.shell import TmuxSession, VirtualTerminal
 from agentworld_plugins.adapters.shell.envs import SimulatedEnvironment
 from agentworld_plugins.adapters.shell.tmux import TmuxCommands, tmux_argv
+
+from agentworld_plugins import World
 
 
 def terminus_agent(task: str) -> Iterator[str]:
@@ -29,7 +30,11 @@ def terminus_agent(task: str) -> Iterator[str]:
     )
     assert observation.startswith("New Terminal Output:\n"), observation
     observation = yield json.dumps(
-        {"analysis": "Check it.", "plan": "cat", "commands": [{"keystrokes": "cat result.txt\n", "duration": 0.5}]}
+        {
+            "analysis": "Check it.",
+            "plan": "cat",
+            "commands": [{"keystrokes": "cat result.txt\n", "duration": 0.5}],
+        }
     )
     assert observation.splitlines()[-2:] == ["ok", "root@agentworld:/app/out#"], observation
     yield json.dumps({"analysis": "Done.", "plan": "", "commands": [], "task_complete": True})
@@ -76,7 +81,7 @@ def test_tmux_command_lines_through_harbor_exec(world: World) -> None:
 
     async def scenario() -> list[object]:
         start = (
-            "export TERM=xterm-256color && script -qc \"tmux new-session -x 160 -y 40 -d -s main "
+            'export TERM=xterm-256color && script -qc "tmux new-session -x 160 -y 40 -d -s main '
             "'bash --login' \\; pipe-pane -t main 'cat > /logs/agent.log'\" /dev/null"
         )
         return [

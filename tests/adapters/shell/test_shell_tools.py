@@ -2,22 +2,34 @@
 
 from __future__ import annotations
 
+from agentworld_plugins.adapters.shell import VirtualTerminal, coding_mcp_server, coding_tools
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from mcp import Client
 
 from agentworld_plugins import World
-from agentworld_plugins.adapters.shell import VirtualTerminal, coding_mcp_server, coding_tools
 from agentworld_plugins.plugins import new_plugin_manager
 
 
 def test_langchain_tools_share_the_machine(world: World) -> None:
     term = VirtualTerminal(world)
     tools = {t.name: t for t in coding_tools(term)}
-    assert {"run_shell_command", "read_file", "write_file", "edit", "replace", "list_directory", "glob"} <= set(tools)
+    assert {
+        "run_shell_command",
+        "read_file",
+        "write_file",
+        "edit",
+        "replace",
+        "list_directory",
+        "glob",
+    } <= set(tools)
     assert {"grep_search", "todo_write", "execute_bash", "str_replace_editor"} <= set(tools)
     schema = convert_to_openai_tool(tools["run_shell_command"])["function"]["parameters"]
     assert schema["required"] == ["command"]
-    assert tools["write_file"].invoke({"file_path": "/app/calc.py", "content": "x = 1\n"}).startswith("Successfully")
+    assert (
+        tools["write_file"]
+        .invoke({"file_path": "/app/calc.py", "content": "x = 1\n"})
+        .startswith("Successfully")
+    )
     assert "Successfully modified" in tools["edit"].invoke(
         {"file_path": "/app/calc.py", "old_string": "x = 1", "new_string": "x = 2"}
     )
