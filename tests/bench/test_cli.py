@@ -3,11 +3,13 @@ resumes to the same file as an uninterrupted one."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -16,7 +18,7 @@ from click.testing import CliRunner
 
 from agentworld_plugins.bench.data import load_dataset, load_results, record_key
 from agentworld_plugins.cli import cli
-from agentworld_plugins.fake_server import FakeWorldModelServer
+from agentworld_plugins.fake_server import FakeWorldModelServer, default_responder
 from agentworld_plugins.session import World
 
 
@@ -268,7 +270,17 @@ def test_sigkilled_run_resumes_to_the_same_file(runner, data_dir, tmp_path):
     """A real ``agentworld bench infer`` subprocess killed with SIGKILL mid-run, then rerun,
     ends with exactly the file of an uninterrupted run: no duplicates, no gaps."""
     records = load_dataset(data_dir).records
-    with FakeWorldModelServer(latency=0.05) as server:
+    release = threading.Event()
+    answered = itertools.count(1)
+
+    def responder(body):
+        # after the first six answers the server stalls until released, so the kill always lands
+        # mid-run however fast or slow the machine is
+        if next(answered) > 6 and not release.is_set():
+            release.wait(60)
+        return default_responder(body)
+
+    with FakeWorldModelServer(responder=responder) as server:
 
         def args(out: Path) -> list[str]:
             return [
@@ -288,7 +300,10 @@ def test_sigkilled_run_resumes_to_the_same_file(runner, data_dir, tmp_path):
             ]
 
         reference = tmp_path / "reference.jsonl"
+        release.set()
         assert _invoke(runner, args(reference)).exit_code == 0
+        release.clear()
+        answered = itertools.count(1)
 
         out = tmp_path / "killed.jsonl"
         env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTWORLD_")}
@@ -308,6 +323,7 @@ def test_sigkilled_run_resumes_to_the_same_file(runner, data_dir, tmp_path):
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         proc.stderr.close()
+        release.set()
         done = [record_key(line) for line in load_results(out)[0]]
         assert 5 <= len(done) < len(records)
         before = len(server.chat_requests)
