@@ -55,7 +55,9 @@ def served() -> Iterator[tuple[str, FakeBackend]]:
 
 def _post(url: str, body: bytes, key: str = "secret") -> tuple[int, dict]:
     request = urllib.request.Request(
-        url + "/chat/completions", data=body, headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+        url + "/chat/completions",
+        data=body,
+        headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
     )
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
@@ -66,10 +68,20 @@ def _post(url: str, body: bytes, key: str = "secret") -> tuple[int, dict]:
 
 def test_openai_client_gets_the_backend_answer(served):
     url, backend = served
-    backend.enqueue(Completion(text="<predicted_observation>hi</predicted_observation>", reasoning="why", usage={"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}))
+    backend.enqueue(
+        Completion(
+            text="<predicted_observation>hi</predicted_observation>",
+            reasoning="why",
+            usage={"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
+        )
+    )
     client = openai.OpenAI(base_url=url, api_key="secret")
     response = client.chat.completions.create(
-        model="wm", messages=[{"role": "user", "content": "### Turn 1"}], temperature=0.0, max_tokens=64, seed=3
+        model="wm",
+        messages=[{"role": "user", "content": "### Turn 1"}],
+        temperature=0.0,
+        max_tokens=64,
+        seed=3,
     )
     assert response.choices[0].message.content == "<predicted_observation>hi</predicted_observation>"
     assert response.choices[0].message.model_extra["reasoning_content"] == "why"
@@ -84,7 +96,9 @@ def test_streaming_answer(served):
     url, backend = served
     backend.enqueue("streamed text")
     client = openai.OpenAI(base_url=url, api_key="secret")
-    chunks = client.chat.completions.create(model="wm", messages=[{"role": "user", "content": "x"}], stream=True)
+    chunks = client.chat.completions.create(
+        model="wm", messages=[{"role": "user", "content": "x"}], stream=True
+    )
     text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
     assert text == "streamed text"
 
@@ -97,13 +111,17 @@ def test_bad_requests_get_400_json_naming_the_field(served):
     assert status == 400 and body["error"]["param"] == "messages"
     status, body = _post(url, json.dumps({"messages": [{"role": "wizard", "content": "x"}]}).encode())
     assert status == 400 and "messages[0].role" in body["error"]["message"]
-    status, body = _post(url, json.dumps({"messages": [{"role": "user", "content": "x"}], "temperature": 9}).encode())
+    status, body = _post(
+        url, json.dumps({"messages": [{"role": "user", "content": "x"}], "temperature": 9}).encode()
+    )
     assert status == 400 and body["error"]["param"] == "temperature"
 
 
 def test_bearer_token_required(served):
     url, _ = served
-    status, body = _post(url, json.dumps({"messages": [{"role": "user", "content": "x"}]}).encode(), key="wrong")
+    status, body = _post(
+        url, json.dumps({"messages": [{"role": "user", "content": "x"}]}).encode(), key="wrong"
+    )
     assert status == 401 and body["error"]["type"] == "authentication_error"
 
 

@@ -21,9 +21,20 @@ EPISODES = {
     "terminal": [[{"keystrokes": f"echo {i}\n", "duration": 0.1}] for i in range(5)],
     "swe": [{"tool_name": "run_shell_command", "arguments": {"command": f"ls {i}"}} for i in range(5)],
     "android": [{"action_type": "click", "index": i} for i in range(5)],
-    "web": ["click('12')", "fill('3', 'hello')", "scroll(0, 200)", "goto('https://example.com')", "go_back()"],
-    "os": ["import pyautogui\npyautogui.click(100, 200)", "pyautogui.write('hi')", "WAIT",
-           "pyautogui.hotkey('ctrl', 's')", "DONE"],
+    "web": [
+        "click('12')",
+        "fill('3', 'hello')",
+        "scroll(0, 200)",
+        "goto('https://example.com')",
+        "go_back()",
+    ],
+    "os": [
+        "import pyautogui\npyautogui.click(100, 200)",
+        "pyautogui.write('hi')",
+        "WAIT",
+        "pyautogui.hotkey('ctrl', 's')",
+        "DONE",
+    ],
 }
 
 
@@ -52,7 +63,10 @@ def test_five_turn_session_over_http(domain, fake_world_server, tmp_path):
         if n > 1:
             previous = requests[n - 2]["messages"]
             assert messages[: len(previous)] == previous
-            assert messages[len(previous)] == {"role": "assistant", "content": f"observation for Turn {n - 1}"}
+            assert messages[len(previous)] == {
+                "role": "assistant",
+                "content": f"observation for Turn {n - 1}",
+            }
     first = requests[0]["messages"][1]["content"]
     assert ("**Current State:**\nSTATE-0" in first) is session.domain.has_state
     if domain == "mcp":
@@ -87,7 +101,11 @@ async def test_astep_matches_step(fake_world_server):
     world = World(base_url=fake_world_server.url, model="wm")
     session = world.session("terminal")
     obs = [await session.astep([{"keystrokes": "pwd\n", "duration": 0.1}]) for _ in range(3)]
-    assert [o.text for o in obs] == ["observation for Turn 1", "observation for Turn 2", "observation for Turn 3"]
+    assert [o.text for o in obs] == [
+        "observation for Turn 1",
+        "observation for Turn 2",
+        "observation for Turn 3",
+    ]
     many = [world.session("mcp") for _ in range(8)]
     results = await asyncio.gather(*(s.astep({"tool_name": "t"}) for s in many))
     assert {r.text for r in results} == {"observation for Turn 1"}
@@ -116,7 +134,9 @@ def test_bad_action_names_each_field():
 
 def test_unknown_domain_and_backend_list_names():
     world = World(backend=FakeBackend())
-    with pytest.raises(UnknownNameError, match="registered domains: android, mcp, os, search, swe, terminal, web"):
+    with pytest.raises(
+        UnknownNameError, match="registered domains: android, mcp, os, search, swe, terminal, web"
+    ):
         world.session("nope")
     with pytest.raises(UnknownNameError, match=r"registered backends:.*openai"):
         _ = World(backend="nope").backend
@@ -172,7 +192,11 @@ def test_is_error_per_domain():
     )
     world = World(backend=backend)
     assert world.session("mcp").step({"tool_name": "x"}).is_error
-    assert world.session("swe").step({"tool_name": "run_shell_command", "arguments": {"command": "false"}}).is_error
+    assert (
+        world.session("swe")
+        .step({"tool_name": "run_shell_command", "arguments": {"command": "false"}})
+        .is_error
+    )
     assert world.session("terminal").step([{"keystrokes": "foo\n"}]).is_error
 
 

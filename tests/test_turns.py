@@ -11,7 +11,9 @@ from agentworld_plugins.turns import build_messages, messages_for_record, parse_
 
 
 def test_render_turn_with_state_matches_trained_layout():
-    text = render_turn(3, '[\n  {"keystrokes": "ls -la\\n", "duration": 0.5}\n]', state="root@ad092d3df69c:/app#")
+    text = render_turn(
+        3, '[\n  {"keystrokes": "ls -la\\n", "duration": 0.5}\n]', state="root@ad092d3df69c:/app#"
+    )
     assert text == (
         "### Turn 3\n"
         "**Current State:**\n"
@@ -68,7 +70,14 @@ def test_messages_for_record_errors_name_the_problem():
         messages_for_record({"id": "r", "system_str": "", "prompt": [], "response": [], "turn_idx": 1})
     with pytest.raises(AgentWorldError, match="turn_idx 5 is out of range"):
         messages_for_record(
-            {"id": "r", "system_str": "", "prompt": ["a"], "response": ["b"], "current_prompt": "a", "turn_idx": 5}
+            {
+                "id": "r",
+                "system_str": "",
+                "prompt": ["a"],
+                "response": ["b"],
+                "current_prompt": "a",
+                "turn_idx": 5,
+            }
         )
 
 
@@ -83,16 +92,46 @@ def test_build_messages_only_grows():
     [
         ("plain observation", None, "plain observation", None, False),
         ("<think>hmm</think>\nout", None, "out", "hmm", False),
-        ("<think>a</think>x<think>b</think><predicted_observation>obs</predicted_observation>", None, "obs", "a\n\nb", False),
-        ("<think>outer <think>inner</think> more</think>result", None, "result", "outer <think>inner</think> more", False),
+        (
+            "<think>a</think>x<think>b</think><predicted_observation>obs</predicted_observation>",
+            None,
+            "obs",
+            "a\n\nb",
+            False,
+        ),
+        (
+            "<think>outer <think>inner</think> more</think>result",
+            None,
+            "result",
+            "outer <think>inner</think> more",
+            False,
+        ),
         ("<think>never closed", None, "", "never closed", True),
         ("<think>plan<predicted_observation>late</predicted_observation>", None, "late", "plan", True),
         ("thinking before</think>\n\nafter", None, "after", "thinking before", True),
-        ("<predicted_observation>one</predicted_observation> <predicted_observation>two</predicted_observation>", None, "two", None, False),
+        (
+            "<predicted_observation>one</predicted_observation> <predicted_observation>two</predicted_observation>",
+            None,
+            "two",
+            None,
+            False,
+        ),
         ("<predicted_observation>\nunclosed to the end\n", None, "unclosed to the end", None, True),
-        ("<predicted_observation>**Environment Observation:**\nscreen</predicted_observation>", None, "screen", None, False),
+        (
+            "<predicted_observation>**Environment Observation:**\nscreen</predicted_observation>",
+            None,
+            "screen",
+            None,
+            False,
+        ),
         ("**Environment Observation:**\nbare", None, "bare", None, False),
-        ("<predicted_observation>x</predicted_observation>", "server reasoning", "x", "server reasoning", False),
+        (
+            "<predicted_observation>x</predicted_observation>",
+            "server reasoning",
+            "x",
+            "server reasoning",
+            False,
+        ),
         ("", None, "", None, True),
         (None, None, "", None, True),
     ],
@@ -111,16 +150,29 @@ def test_parse_output_requires_block_only_when_asked():
 
 def test_parse_output_keeps_terminal_indentation():
     screen = "root@box:/app# ls\n  indented.txt\nroot@box:/app# "
-    assert parse_output(f"<predicted_observation>\n{screen}\n</predicted_observation>").text == screen.rstrip()
+    assert (
+        parse_output(f"<predicted_observation>\n{screen}\n</predicted_observation>").text == screen.rstrip()
+    )
 
 
 _tags = st.sampled_from(
-    ["<think>", "</think>", "<predicted_observation>", "</predicted_observation>", "**Environment Observation:**", "\n", "x", " "]
+    [
+        "<think>",
+        "</think>",
+        "<predicted_observation>",
+        "</predicted_observation>",
+        "**Environment Observation:**",
+        "\n",
+        "x",
+        " ",
+    ]
 )
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.one_of(_tags, st.text(max_size=8)), max_size=30), st.one_of(st.none(), st.text(max_size=20)))
+@given(
+    st.lists(st.one_of(_tags, st.text(max_size=8)), max_size=30), st.one_of(st.none(), st.text(max_size=20))
+)
 def test_parser_never_raises(pieces, reasoning):
     parsed = parse_output("".join(pieces), reasoning, require_block=True)
     assert isinstance(parsed.text, str)
