@@ -7,11 +7,12 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${1:-bench-example}"
 
-agentworld bench sample "$out/data" --episodes 2
-agentworld bench run --data-dir "$out/data" --output-dir "$out/results" \
+# the bundled dataset (made with `agentworld bench sample examples/bench/data --episodes 2`)
+data="$here/data"
+agentworld bench run --data-dir "$data" --output-dir "$out/results" \
   --backend offline --judge-backend "scenario:$here/judge.yaml" \
   --report "$out/results/report.md" --plot "$out/results/scores.png" --reference
 # rerunning is free: every record is already done
-agentworld bench run --data-dir "$out/data" --output-dir "$out/results" \
+agentworld bench run --data-dir "$data" --output-dir "$out/results" \
   --backend offline --judge-backend "scenario:$here/judge.yaml" --no-progress > /dev/null
 echo "report: $out/results/report.md, plot: $out/results/scores.png"

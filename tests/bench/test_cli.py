@@ -334,3 +334,26 @@ def test_sigkilled_run_resumes_to_the_same_file(runner, data_dir, tmp_path):
     assert out.read_bytes() == reference.read_bytes()
     keys = [record_key(line) for line in load_results(out)[0]]
     assert len(keys) == len(set(keys)) == len(records)
+
+
+def test_bundled_example_dataset_runs_offline_end_to_end(runner, tmp_path):
+    data = EXAMPLE_JUDGE.parent / "data"
+    assert sorted(p.name for p in data.glob("*_test.jsonl")) == sorted(
+        f"{d}_test.jsonl" for d in ("mcp", "search", "terminal", "swe", "android", "web", "os")
+    )
+    args = [
+        "bench",
+        "run",
+        "--data-dir",
+        str(data),
+        "--output-dir",
+        str(tmp_path),
+        "--backend",
+        "offline",
+        "--judge-backend",
+        f"scenario:{EXAMPLE_JUDGE}",
+        "--no-progress",
+    ]
+    result = _invoke(runner, args)
+    assert result.exit_code == 0, result.output
+    assert "overall" in result.output
