@@ -20,7 +20,7 @@ from agentworld_plugins.backends.fake import FakeBackend
 from agentworld_plugins.cli import cli
 from agentworld_plugins.domains.base import Domain, OfflineResult
 from agentworld_plugins.domains.mcp import McpDomain
-from agentworld_plugins.errors import ActionValidationError, PluginError, UnknownNameError
+from agentworld_plugins.errors import ActionValidationError, ConfigError, PluginError, UnknownNameError
 from agentworld_plugins.hookspecs import hookimpl
 from agentworld_plugins.plugins import DEFAULT_PLUGINS, PluginManager, new_plugin_manager, plugin_summary
 from agentworld_plugins.session import World
@@ -451,3 +451,17 @@ def test_misspelled_perturbation_hook_is_reported():
     world = _World(backend=_FakeBackend(), plugin_manager=new_plugin_manager(load_entrypoints=False))
     with pytest.raises(pluggy.PluginValidationError, match="after_observaton"):
         world.session("mcp", perturbations=[Typo()])
+
+
+def test_example_plugin_perturbation(
+    pm: PluginManager, register: Callable[..., object], hello: ModuleType
+) -> None:
+    register(hello, name="hello")
+    assert pm.registry.perturbation("grumpy") is hello.Grumpy
+    world = World(backend="offline", plugin_manager=pm)
+    session = world.session("hello", perturbations=["grumpy:every=2,phrase=Not now"])
+    texts = [session.step({"name": n}).text for n in ("Ada", "Bob", "Cy", "Di")]
+    assert texts == ["Hello, Ada!", "Not now, Bob!", "Hello, Cy!", "Not now, Di!"]
+    assert session.trajectory.turns[1].observation.metadata["perturbations"][0]["name"] == "grumpy"
+    with pytest.raises(ConfigError, match="did you mean 'phrase'"):
+        hello.Grumpy(phrse="x")

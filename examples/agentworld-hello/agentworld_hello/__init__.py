@@ -28,8 +28,9 @@ from agentworld_plugins import Sampling, hookimpl
 from agentworld_plugins.cli.options import make_world, world_options
 from agentworld_plugins.domains.base import Domain, OfflineResult
 from agentworld_plugins.errors import ConfigError
+from agentworld_plugins.perturbations.base import TargetedPerturbation, TargetOptions
 
-__all__ = ["Greeting", "HelloDomain"]
+__all__ = ["Greeting", "Grumpy", "HelloDomain"]
 
 
 class Greeting(BaseModel):
@@ -70,9 +71,45 @@ class HelloDomain(Domain):
         return OfflineResult(text=f"Hello, {greeting.name}!")
 
 
+class GrumpyOptions(TargetOptions):
+    """Grumpy's own option, next to the targeting and schedule options every perturbation has."""
+
+    phrase: str = Field("Go away", min_length=1, description="what the service says instead of 'Hello'")
+
+
+class Grumpy(TargetedPerturbation):
+    """A perturbation: on the steps its schedule picks, the greeting service is rude.
+
+    ``--perturb grumpy:rate=0.5,phrase=Not now`` or ``world.session("hello",
+    perturbations=[Grumpy(every=2)])``. The base class gives it targeting (domains, tools,
+    turns), schedules (rate, every, first, at), a reproducible random stream per session and
+    provenance in ``metadata["perturbations"]``.
+    """
+
+    name = "grumpy"
+    Options = GrumpyOptions
+    example = "grumpy:rate=0.5,phrase=Not now"
+
+    @hookimpl
+    def after_observation(self, session: Any, action: Any, observation: Any) -> Any:
+        view = self.view(session, action)
+        fires = self.fires(session, view)
+        self.count(session, view)  # once per step, after deciding: schedules count matching steps
+        if not fires:
+            return None
+        phrase = self.options.phrase
+        rude = observation.model_copy(update={"text": observation.text.replace("Hello", phrase)})
+        return self.record(rude, self.entry(session, phrase=phrase))
+
+
 @hookimpl
 def register_domains(register: Any) -> None:
     register(HelloDomain())
+
+
+@hookimpl
+def register_perturbations(register: Any) -> None:
+    register(Grumpy.name, Grumpy)
 
 
 @hookimpl
