@@ -5,6 +5,7 @@ runs unchanged against the offline world, a cassette, a scenario, or a recording
 
     agentworld serve --port 8000                                   # the offline world
     agentworld serve --backend cassette:cap.db,openai --upstream http://gpu:8000/v1
+    agentworld serve --perturb 'faults:rate=0.3,kinds=rate_limit+timeout'  # perturbed conversations
 
 The app is a Starlette application; :func:`create_app` builds it for tests and embedding.
 """
@@ -66,7 +67,7 @@ def _completion_body(completion: Completion, model: str) -> dict[str, Any]:
     if completion.reasoning:
         message["reasoning_content"] = completion.reasoning
     usage = completion.usage or {}
-    return {
+    body: dict[str, Any] = {
         "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
         "object": "chat.completion",
         "created": int(time.time()),
@@ -78,6 +79,9 @@ def _completion_body(completion: Completion, model: str) -> dict[str, Any]:
             "total_tokens": usage.get("total_tokens", 0),
         },
     }
+    if "perturbations" in completion.metadata:  # a PerturbingBackend's provenance (--perturb)
+        body["perturbations"] = completion.metadata["perturbations"]
+    return body
 
 
 def _stream(body: dict[str, Any]) -> StreamingResponse:

@@ -169,6 +169,7 @@ class Session:
         session_id: str,
         sampling: Sampling,
         max_context_tokens: int,
+        base_prompt: str | None = None,
     ) -> None:
         self.world = world
         self.domain = domain
@@ -179,9 +180,74 @@ class Session:
         self.sampling = sampling
         self.max_context_tokens = max_context_tokens
         self.state: dict[str, Any] = {}  # free for plugins and the offline world
-        base = domain.system_prompt(context, world.settings.prompts_dir)
+        base = (
+            domain.system_prompt(context, world.settings.prompts_dir) if base_prompt is None else base_prompt
+        )
         self.system_prompt: str = self.pm.chain("prepare_system_prompt", "prompt", base, session=self)
         self.trajectory = Trajectory(session_id, domain.name, self.system_prompt)
+
+    @classmethod
+    def from_messages(
+        cls,
+        world: World,
+        domain: Domain,
+        messages: Sequence[dict[str, Any]],
+        *,
+        plugin_manager: PluginManager | None = None,
+        context: dict[str, Any] | None = None,
+        seed: int | None = None,
+        session_id: str | None = None,
+        sampling: Sampling | None = None,
+    ) -> Session:
+        """A session rebuilt from a chat conversation in the trained turn format.
+
+        The system prompt is the conversation's first system message, run through
+        ``prepare_system_prompt`` like a new session's. Each user turn prompt answered by an
+        assistant message becomes a turn of the trajectory: its action parsed from **Action:**
+        (``None`` when it does not parse), its observation parsed from the answer. A trailing user
+        message (the current turn) is not a turn. Turns follow the ``### Turn N`` headers: turns a
+        client left out (to fit its context) come back as empty turns with no action.
+        """
+        from .backends.offline import extract_action, system_of, turn_number
+
+        session = cls(
+            world,
+            domain,
+            context=dict(context or {}),
+            plugin_manager=plugin_manager or world.pm,
+            seed=seed,
+            session_id=session_id or uuid.uuid4().hex[:12],
+            sampling=sampling or domain.sampling_for(None),
+            max_context_tokens=world.settings.max_context_tokens,
+            base_prompt=system_of(list(messages)),
+        )
+        talk = [m for m in messages if m.get("role") in ("user", "assistant")]
+        turns = session.trajectory.turns
+        for index, message in enumerate(talk):
+            prompt = str(message.get("content") or "")
+            if message.get("role") != "user":
+                continue
+            number = turn_number(prompt)
+            while number is not None and len(turns) + 1 < number:
+                turns.append(Turn(len(turns) + 1, None, "", Observation(text="")))
+            answer = talk[index + 1] if index + 1 < len(talk) else None
+            if answer is None or answer.get("role") != "assistant":
+                continue
+            parsed = domain.parse_output(str(answer.get("content") or ""))
+            found = extract_action(prompt)
+            action: dict[str, Any] | None = None
+            is_error = False
+            if found is not None:
+                try:
+                    validated = domain.validate_action(found[1])
+                except AgentWorldError:
+                    validated = None
+                if validated is not None:
+                    action = validated.model_dump(mode="json", exclude_none=True)
+                    is_error = domain.is_error(parsed.text, validated)
+            observation = Observation(text=parsed.text, reasoning=parsed.reasoning, is_error=is_error)
+            turns.append(Turn(len(turns) + 1, action, prompt, observation))
+        return session
 
     @property
     def turn_number(self) -> int:
@@ -237,13 +303,18 @@ class Session:
         return prompt, messages, dropped
 
     def _observation(
-        self, completion: Completion, validated: BaseModel, started: float, dropped: list[int]
+        self,
+        completion: Completion,
+        validated: BaseModel,
+        started: float,
+        dropped: list[int],
+        backend: Backend | None = None,
     ) -> Observation:
         parsed = self.domain.parse_output(completion.text, completion.reasoning)
         metadata: dict[str, Any] = {
             "turn": self.turn_number,
             "session_id": self.id,
-            "backend": self.backend.describe(),
+            "backend": (backend or self.backend).describe(),
             "latency_s": round(time.perf_counter() - started, 6),
             **completion.metadata,
         }
@@ -308,6 +379,58 @@ class Session:
         finally:
             current_session.reset(token)
         return self._finish(validated, prompt, self._observation(completion, validated, started, dropped))
+
+    def run_step(
+        self,
+        validated: BaseModel,
+        prompt: str,
+        messages: list[dict[str, Any]],
+        *,
+        backend: Backend | None = None,
+    ) -> Observation:
+        """One step whose action is validated and whose request the caller built.
+
+        Like :meth:`step` from ``before_step`` on (``transform_messages``, ``call_backend`` with
+        ``backend``, default the world's, parsing, ``after_observation``), with ``prompt`` as the
+        turn prompt and ``messages`` as the request instead of those rendered from the trajectory.
+        For callers that hold a whole conversation already (a served chat request).
+        """
+        short = self.pm.hook.before_step(session=self, action=validated)
+        if short is not None:
+            return self._finish(validated, prompt, _short_circuited(short))
+        chosen = backend or self.backend
+        messages = self.pm.chain("transform_messages", "messages", messages, session=self)
+        started = time.perf_counter()
+        request = BackendRequest(messages, self.sampling, chosen, is_async=False)
+        token = current_session.set(self)
+        try:
+            completion = self.pm.hook.call_backend(session=self, request=request)
+        finally:
+            current_session.reset(token)
+        return self._finish(validated, prompt, self._observation(completion, validated, started, [], chosen))
+
+    async def arun_step(
+        self,
+        validated: BaseModel,
+        prompt: str,
+        messages: list[dict[str, Any]],
+        *,
+        backend: Backend | None = None,
+    ) -> Observation:
+        """The async twin of :meth:`run_step`."""
+        short = self.pm.hook.before_step(session=self, action=validated)
+        if short is not None:
+            return self._finish(validated, prompt, _short_circuited(short))
+        chosen = backend or self.backend
+        messages = self.pm.chain("transform_messages", "messages", messages, session=self)
+        started = time.perf_counter()
+        request = BackendRequest(messages, self.sampling, chosen, is_async=True)
+        token = current_session.set(self)
+        try:
+            completion = await self.pm.hook.call_backend(session=self, request=request)
+        finally:
+            current_session.reset(token)
+        return self._finish(validated, prompt, self._observation(completion, validated, started, [], chosen))
 
     def __repr__(self) -> str:
         return f"<Session {self.id} domain={self.domain.name} turns={len(self.trajectory.turns)}>"

@@ -52,6 +52,102 @@ def extract_action(turn_prompt: str) -> tuple[str | None, str] | None:
     return None, body
 
 
+def parse_action(domain: Domain, prompt: str) -> Any:
+    """The domain's validated action from a rendered turn prompt.
+
+    Raises :class:`BackendError` when the prompt has no ``**Action:**`` and the domain's
+    :class:`ActionValidationError` when the action does not fit it.
+    """
+    found = extract_action(prompt)
+    if found is None:
+        raise BackendError(
+            f"Found no **Action:** in the turn prompt {prompt[:60]!r}",
+            hint="send turns in the trained format (### Turn N / **Action:** ...)",
+        )
+    return domain.validate_action(found[1])
+
+
+def turn_number(prompt: str) -> int | None:
+    """The N of a prompt's leading ``### Turn N`` header, or None."""
+    found = _TURN.match(prompt.lstrip())
+    return int(found.group(1)) if found else None
+
+
+def system_of(messages: list[dict[str, Any]]) -> str:
+    """The content of a conversation's first system message (``""`` when there is none)."""
+    return next((str(m.get("content") or "") for m in messages if m.get("role") == "system"), "")
+
+
+def context_from_system(system: str) -> dict[str, Any]:
+    """Tool definitions embedded in a system prompt as a JSON list (best effort)."""
+    start = system.find('[\n  {\n    "name"')
+    if start < 0:
+        return {}
+    depth = 0
+    for i, ch in enumerate(system[start:], start):
+        depth += ch == "["
+        depth -= ch == "]"
+        if depth == 0:
+            try:
+                tools = json.loads(system[start : i + 1])
+            except json.JSONDecodeError:
+                return {}
+            return {"tools": tools} if isinstance(tools, list) else {}
+    return {}
+
+
+class DomainDetector:
+    """Recognises the domain of a chat conversation in the trained turn format: by its system
+    prompt (the first line of a bundled template), else by the shape of the current action.
+
+    Shared by the offline world and :class:`~agentworld_plugins.backends.perturbing.PerturbingBackend`,
+    which both answer conversations that arrive without a session.
+    """
+
+    #: domains tried in this order when the system prompt names none (then the rest)
+    ORDER = ("terminal", "android", "search", "os", "swe", "mcp", "web")
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+        self._markers: dict[str, str] | None = None
+
+    def markers(self) -> dict[str, str]:
+        """The first line of each bundled template, to recognise a domain by its system prompt."""
+        if self._markers is None:
+            markers = {}
+            for name, dom in self.registry.domains.items():
+                try:
+                    first = dom.template().strip().splitlines()[0].strip()
+                except Exception:
+                    continue
+                if first:
+                    markers[first] = name
+            self._markers = markers
+        return self._markers
+
+    def detect(self, messages: list[dict[str, Any]]) -> Domain:
+        """The domain of a conversation; a :class:`BackendError` when it cannot be told."""
+        system = system_of(messages)
+        for marker, name in self.markers().items():
+            if marker in system:
+                return self.registry.domain(name)
+        prompt = str(messages[-1].get("content") or "") if messages else ""
+        order = [*self.ORDER, *(n for n in self.registry.domains if n not in self.ORDER)]
+        for name in order:
+            dom = self.registry.domains.get(name)
+            if dom is None:
+                continue
+            try:
+                parse_action(dom, prompt)
+            except (ActionValidationError, BackendError):
+                continue
+            return dom
+        raise BackendError(
+            "Cannot tell which domain this conversation is",
+            hint="start with one of the bundled system prompts (agentworld prompt DOMAIN)",
+        )
+
+
 def _wrap(text: str) -> str:
     return f"<predicted_observation>\n{text}\n</predicted_observation>"
 
@@ -67,7 +163,7 @@ class OfflineBackend(Backend):
         self._cache: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
-        self._markers: dict[str, str] | None = None
+        self._detector = DomainDetector(registry)
 
     def describe(self) -> str:
         return "offline"
@@ -75,50 +171,24 @@ class OfflineBackend(Backend):
     # -- actions from messages -------------------------------------------------------------------
 
     def _parse_action(self, domain: Domain, prompt: str) -> Any:
-        found = extract_action(prompt)
-        if found is None:
+        try:
+            return parse_action(domain, prompt)
+        except BackendError as exc:
             raise BackendError(
-                f"The offline world found no **Action:** in the turn prompt {prompt[:60]!r}",
-                hint="send turns in the trained format (### Turn N / **Action:** ...)",
-            )
-        return domain.validate_action(found[1])
+                f"The offline world found no **Action:** in the turn prompt {prompt[:60]!r}", hint=exc.hint
+            ) from None
 
     def _system_markers(self) -> dict[str, str]:
-        """The first line of each bundled template, to recognise a domain by its system prompt."""
-        if self._markers is None:
-            markers = {}
-            for name, dom in self.registry.domains.items():
-                try:
-                    first = dom.template().strip().splitlines()[0].strip()
-                except Exception:
-                    continue
-                if first:
-                    markers[first] = name
-            self._markers = markers
-        return self._markers
+        return self._detector.markers()
 
     def detect_domain(self, messages: list[dict[str, Any]]) -> Domain:
         """The domain of a conversation: by its system prompt, else by the action's shape."""
-        system = next((str(m.get("content") or "") for m in messages if m.get("role") == "system"), "")
-        for marker, name in self._system_markers().items():
-            if marker in system:
-                return self.registry.domain(name)
-        prompt = str(messages[-1].get("content") or "")
-        order = ["terminal", "android", "search", "os", "swe", "mcp", "web"]
-        order += [n for n in self.registry.domains if n not in order]
-        for name in order:
-            dom = self.registry.domains.get(name)
-            if dom is None:
-                continue
-            try:
-                self._parse_action(dom, prompt)
-            except (ActionValidationError, BackendError):
-                continue
-            return dom
-        raise BackendError(
-            "The offline world cannot tell which domain this conversation is",
-            hint="start with one of the bundled system prompts (agentworld prompt DOMAIN)",
-        )
+        try:
+            return self._detector.detect(messages)
+        except BackendError as exc:
+            raise BackendError(
+                "The offline world cannot tell which domain this conversation is", hint=exc.hint
+            ) from None
 
     # -- state -----------------------------------------------------------------------------------
 
@@ -177,7 +247,7 @@ class OfflineBackend(Backend):
                 "The last message must be the user's turn prompt", hint="end with the current turn"
             )
         domain = self.detect_domain(messages)
-        system = next((str(m.get("content") or "") for m in messages if m.get("role") == "system"), "")
+        system = system_of(messages)
         users = [str(m.get("content") or "") for m in messages if m.get("role") == "user"]
         action = self._parse_action(domain, users[-1])
         context = self._context_from_system(system)
@@ -195,21 +265,7 @@ class OfflineBackend(Backend):
 
     @staticmethod
     def _context_from_system(system: str) -> dict[str, Any]:
-        """Tool definitions embedded in a system prompt as a JSON list (best effort)."""
-        start = system.find('[\n  {\n    "name"')
-        if start < 0:
-            return {}
-        depth = 0
-        for i, ch in enumerate(system[start:], start):
-            depth += ch == "["
-            depth -= ch == "]"
-            if depth == 0:
-                try:
-                    tools = json.loads(system[start : i + 1])
-                except json.JSONDecodeError:
-                    return {}
-                return {"tools": tools} if isinstance(tools, list) else {}
-        return {}
+        return context_from_system(system)
 
     async def acomplete(self, messages: list[dict[str, Any]], sampling: Sampling) -> Completion:
         return self.complete(messages, sampling)

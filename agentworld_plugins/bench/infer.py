@@ -10,6 +10,8 @@ A result line is the record with two fields added::
      "infer": {"status": "ok", "model": "...", "raw": "...", "reasoning": null,
                "finish_reason": "stop", "usage": {...}, "warnings": []}}
 
+With ``--perturb`` the ``infer`` object also lists the injected ``perturbations``.
+
 A record whose inference fails (after retries) is written with ``"status": "failed"`` and its
 ``error``, never as an empty prediction; it is left out of the scores and retried by the next run.
 """
@@ -52,19 +54,18 @@ def prediction_line(record: dict[str, Any], completion: Completion) -> dict[str,
     parsed = parse_output(
         completion.text, completion.reasoning, require_block=_requires_block(record_domain(record))
     )
-    return {
-        **record,
-        "prediction": parsed.text,
-        "infer": {
-            "status": "ok",
-            "model": completion.model,
-            "raw": completion.text,
-            "reasoning": parsed.reasoning,
-            "finish_reason": completion.finish_reason,
-            "usage": completion.usage,
-            "warnings": parsed.warnings,
-        },
+    infer: dict[str, Any] = {
+        "status": "ok",
+        "model": completion.model,
+        "raw": completion.text,
+        "reasoning": parsed.reasoning,
+        "finish_reason": completion.finish_reason,
+        "usage": completion.usage,
+        "warnings": parsed.warnings,
     }
+    if "perturbations" in completion.metadata:  # bench infer --perturb: what was injected
+        infer["perturbations"] = completion.metadata["perturbations"]
+    return {**record, "prediction": parsed.text, "infer": infer}
 
 
 def failed_line(record: dict[str, Any], error: str) -> dict[str, Any]:

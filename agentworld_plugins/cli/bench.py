@@ -20,6 +20,7 @@ from typing import Any
 import click
 
 from ..bench.defaults import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
+from .options import perturb_options
 
 F = Callable[..., Any]
 
@@ -161,6 +162,7 @@ def _world_options(fn: F) -> F:
                 envvar="AGENTWORLD_BACKEND",
                 help="World-model backend: openai, offline, cassette:FILE, ...",
             ),
+            perturb_options("the world model's answers (predictions)"),
         ],
     )
 
@@ -319,8 +321,22 @@ def _report_summary(summary: Any) -> None:
         _say(f"  {line}")
 
 
+def _perturbations(perturb: tuple[str, ...], perturb_file: Path | None) -> list[Any]:
+    """The world model's perturbations (--perturb-file, --perturb or $AGENTWORLD_PERTURB), built now
+    so a bad spec fails before any request."""
+    from ..perturbations.config import perturbations_from_options
+    from ..plugins import get_plugin_manager
+
+    return perturbations_from_options(perturb, perturb_file, get_plugin_manager().registry)
+
+
 def _infer(
-    records: list[dict[str, Any]], output: Path, world_args: dict[str, Any], sampling: Any, options: Any
+    records: list[dict[str, Any]],
+    output: Path,
+    world_args: dict[str, Any],
+    sampling: Any,
+    options: Any,
+    perturbations: list[Any] | None = None,
 ) -> Any:
     from ..bench.endpoints import world_backend
     from ..bench.infer import infer_records
@@ -332,6 +348,11 @@ def _infer(
         concurrency=options.concurrency,
         http_client=options.http_client,
     )
+    if perturbations:
+        from ..backends.perturbing import PerturbingBackend
+        from ..session import World
+
+        backend = PerturbingBackend(backend, World(backend=backend, perturbations=[]), perturbations)
     _say(f"world model: {backend.describe()}")
     try:
         summary = run_sync(infer_records(records, backend, output, sampling=sampling, options=options))
@@ -457,12 +478,16 @@ def infer(
     temperature: float,
     max_tokens: int,
     extra_body: str | None,
+    perturb: tuple[str, ...],
+    perturb_file: Path | None,
     **run: Any,
 ) -> None:
     """Ask the world model for every record's observation."""
+    perturbations = _perturbations(perturb, perturb_file)
     records = _load(data_dir, domains, limit)
     world = {"base_url": base_url, "model": model, "api_key": api_key, "backend": backend}
-    _infer(records, output, world, _sampling(temperature, max_tokens, extra_body), _options(**run))
+    sampling = _sampling(temperature, max_tokens, extra_body)
+    _infer(records, output, world, sampling, _options(**run), perturbations)
 
 
 @bench.command()
@@ -601,11 +626,14 @@ def run(
     report: Path | None,
     plot: Path | None,
     reference: bool,
+    perturb: tuple[str, ...],
+    perturb_file: Path | None,
     **run: Any,
 ) -> None:
     """Infer, judge and score in one go (rerun to resume)."""
     from ..bench.data import load_results, record_key
 
+    perturbations = _perturbations(perturb, perturb_file)
     options = _options(**run)
     judge_args = {
         "judge_base_url": judge_base_url,
@@ -623,7 +651,9 @@ def run(
     predictions = output_dir / "predictions.jsonl"
     judgements = output_dir / "judgements.jsonl"
     world = {"base_url": base_url, "model": model, "api_key": api_key, "backend": backend}
-    _infer(records, predictions, world, _sampling(temperature, max_tokens, extra_body), options)
+    _infer(
+        records, predictions, world, _sampling(temperature, max_tokens, extra_body), options, perturbations
+    )
     wanted = {record_key(r) for r in records}
     lines = [line for line in load_results(predictions)[0] if record_key(line) in wanted]
     _judge(

@@ -32,23 +32,35 @@ def world_options(fn: F) -> F:
             help="Folder of <domain>/system_prompt.txt templates (e.g. the official ones).",
         ),
         click.option("--timeout", type=float, default=None, help="Seconds per world-model request."),
-        click.option(
-            "--perturb",
-            multiple=True,
-            metavar="NAME:KEY=VALUE,...",
-            help="Perturb every session, e.g. faults:rate=0.3,kinds=timeout (repeatable; default: "
-            "$AGENTWORLD_PERTURB, ';'-separated). See 'agentworld perturbations'.",
-        ),
-        click.option(
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return perturb_options("every session")(fn)
+
+
+def perturb_options(what: str) -> Callable[[F], F]:
+    """``--perturb`` (repeatable; default ``$AGENTWORLD_PERTURB``) and ``--perturb-file``.
+
+    ``what`` says what is perturbed, for the help: sessions for :func:`world_options`, whole
+    conversations for the commands that answer them through a ``PerturbingBackend``.
+    """
+
+    def decorate(fn: F) -> F:
+        fn = click.option(
             "--perturb-file",
             envvar="AGENTWORLD_PERTURB_FILE",
             type=click.Path(dir_okay=False, path_type=Path),
             help="YAML list of perturbations (applied before --perturb ones).",
-        ),
-    ]
-    for option in reversed(options):
-        fn = option(fn)
-    return fn
+        )(fn)
+        return click.option(
+            "--perturb",
+            multiple=True,
+            metavar="NAME:KEY=VALUE,...",
+            help=f"Perturb {what}, e.g. faults:rate=0.3,kinds=timeout (repeatable; default: "
+            "$AGENTWORLD_PERTURB, ';'-separated). See 'agentworld perturbations'.",
+        )(fn)
+
+    return decorate
 
 
 def make_world(

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from .options import perturb_options
+
 
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
@@ -21,6 +23,7 @@ import click
 @click.option(
     "--prompts-dir", envvar="AGENTWORLD_PROMPTS_DIR", type=click.Path(file_okay=False, path_type=Path)
 )
+@perturb_options("every conversation in a recognised domain")
 def serve(
     host: str,
     port: int,
@@ -31,16 +34,35 @@ def serve(
     api_key: str | None,
     model_name: str,
     prompts_dir: Path | None,
+    perturb: tuple[str, ...],
+    perturb_file: Path | None,
 ) -> None:
-    """Serve /v1/chat/completions and /v1/models from any backend."""
+    """Serve /v1/chat/completions and /v1/models from any backend.
+
+    With --perturb, each conversation is rebuilt into a session (named by its system prompt and
+    first turn, so it is perturbed the same way on every request) and the perturbations run
+    around the backend's answer.
+    """
     import uvicorn
 
+    from ..backends.perturbing import PerturbingBackend
+    from ..perturbations.config import perturbations_from_options
+    from ..plugins import get_plugin_manager
     from ..server import create_app
     from ..session import World
 
+    perturbations = perturbations_from_options(perturb, perturb_file, get_plugin_manager().registry)
     world = World(
-        base_url=upstream, model=model, api_key=upstream_api_key, backend=backend, prompts_dir=prompts_dir
+        base_url=upstream,
+        model=model,
+        api_key=upstream_api_key,
+        backend=backend,
+        prompts_dir=prompts_dir,
+        perturbations=perturbations,
     )
-    app = create_app(world.backend, api_key=api_key, model_name=model_name)
-    click.echo(f"agentworld: serving {world.backend.describe()} at http://{host}:{port}/v1", err=True)
+    served = world.backend
+    if world.perturbations:
+        served = PerturbingBackend(served, world, world.perturbations)
+    app = create_app(served, api_key=api_key, model_name=model_name)
+    click.echo(f"agentworld: serving {served.describe()} at http://{host}:{port}/v1", err=True)
     uvicorn.run(app, host=host, port=port, log_level="warning")
