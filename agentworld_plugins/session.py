@@ -290,17 +290,34 @@ class Session:
             history = [pair for number, pair in enumerate(history, 1) if number not in gone]
         return build_messages(self.system_prompt, history, current_prompt), sorted(dropped)
 
-    def _before(self, action: Any) -> tuple[BaseModel, Observation | None]:
-        validated = self.domain.validate_action(action)
+    def _prepare(
+        self,
+        validated: BaseModel,
+        prompt: str | None,
+        messages: list[dict[str, Any]] | None,
+        backend: Backend | None,
+        is_async: bool,
+    ) -> tuple[Observation | None, str | None, BackendRequest | None, list[int]]:
+        """``before_step``, then the backend request: (short-circuit observation or None, turn
+        prompt, request or None, dropped turn numbers). ``messages`` None renders them from the
+        trajectory."""
         short = self.pm.hook.before_step(session=self, action=validated)
-        return validated, short
-
-    def _request(self, validated: BaseModel) -> tuple[str, list[dict[str, Any]], list[int]]:
-        number = self.turn_number
-        prompt = self.domain.render_turn(number, validated, self.domain.state_for_turn(number, self.context))
-        messages, dropped = self.messages(prompt)
+        if short is not None:
+            return _short_circuited(short), prompt, None, []
+        dropped: list[int] = []
+        if messages is None:
+            number = self.turn_number
+            prompt = self.domain.render_turn(
+                number, validated, self.domain.state_for_turn(number, self.context)
+            )
+            messages, dropped = self.messages(prompt)
         messages = self.pm.chain("transform_messages", "messages", messages, session=self)
-        return prompt, messages, dropped
+        return (
+            None,
+            prompt,
+            BackendRequest(messages, self.sampling, backend or self.backend, is_async),
+            dropped,
+        )
 
     def _observation(
         self,
@@ -352,85 +369,60 @@ class Session:
 
     def step(self, action: Any) -> Observation:
         """Send one action; return the world model's observation."""
-        validated, short = self._before(action)
-        if short is not None:
-            return self._finish(validated, None, _short_circuited(short))
-        prompt, messages, dropped = self._request(validated)
-        started = time.perf_counter()
-        request = BackendRequest(messages, self.sampling, self.backend, is_async=False)
-        token = current_session.set(self)
-        try:
-            completion = self.pm.hook.call_backend(session=self, request=request)
-        finally:
-            current_session.reset(token)
-        return self._finish(validated, prompt, self._observation(completion, validated, started, dropped))
+        return self.run_step(self.domain.validate_action(action))
 
     async def astep(self, action: Any) -> Observation:
         """The async twin of :meth:`step`."""
-        validated, short = self._before(action)
-        if short is not None:
-            return self._finish(validated, None, _short_circuited(short))
-        prompt, messages, dropped = self._request(validated)
-        started = time.perf_counter()
-        request = BackendRequest(messages, self.sampling, self.backend, is_async=True)
-        token = current_session.set(self)
-        try:
-            completion = await self.pm.hook.call_backend(session=self, request=request)
-        finally:
-            current_session.reset(token)
-        return self._finish(validated, prompt, self._observation(completion, validated, started, dropped))
+        return await self.arun_step(self.domain.validate_action(action))
 
     def run_step(
         self,
         validated: BaseModel,
-        prompt: str,
-        messages: list[dict[str, Any]],
+        prompt: str | None = None,
+        messages: list[dict[str, Any]] | None = None,
         *,
         backend: Backend | None = None,
     ) -> Observation:
-        """One step whose action is validated and whose request the caller built.
+        """One step of an already validated action.
 
-        Like :meth:`step` from ``before_step`` on (``transform_messages``, ``call_backend`` with
-        ``backend``, default the world's, parsing, ``after_observation``), with ``prompt`` as the
-        turn prompt and ``messages`` as the request instead of those rendered from the trajectory.
-        For callers that hold a whole conversation already (a served chat request).
+        With ``prompt`` and ``messages`` the caller built the turn prompt and the request (a served
+        chat request holds a whole conversation already); otherwise both are rendered from the
+        trajectory, as :meth:`step` does. ``backend`` defaults to the world's.
         """
-        short = self.pm.hook.before_step(session=self, action=validated)
+        short, prompt, request, dropped = self._prepare(validated, prompt, messages, backend, False)
         if short is not None:
-            return self._finish(validated, prompt, _short_circuited(short))
-        chosen = backend or self.backend
-        messages = self.pm.chain("transform_messages", "messages", messages, session=self)
+            return self._finish(validated, prompt, short)
+        assert request is not None
         started = time.perf_counter()
-        request = BackendRequest(messages, self.sampling, chosen, is_async=False)
         token = current_session.set(self)
         try:
             completion = self.pm.hook.call_backend(session=self, request=request)
         finally:
             current_session.reset(token)
-        return self._finish(validated, prompt, self._observation(completion, validated, started, [], chosen))
+        observation = self._observation(completion, validated, started, dropped, request.backend)
+        return self._finish(validated, prompt, observation)
 
     async def arun_step(
         self,
         validated: BaseModel,
-        prompt: str,
-        messages: list[dict[str, Any]],
+        prompt: str | None = None,
+        messages: list[dict[str, Any]] | None = None,
         *,
         backend: Backend | None = None,
     ) -> Observation:
         """The async twin of :meth:`run_step`."""
-        short = self.pm.hook.before_step(session=self, action=validated)
+        short, prompt, request, dropped = self._prepare(validated, prompt, messages, backend, True)
         if short is not None:
-            return self._finish(validated, prompt, _short_circuited(short))
-        chosen = backend or self.backend
-        messages = self.pm.chain("transform_messages", "messages", messages, session=self)
+            return self._finish(validated, prompt, short)
+        assert request is not None
         started = time.perf_counter()
-        request = BackendRequest(messages, self.sampling, chosen, is_async=True)
         token = current_session.set(self)
         try:
             completion = await self.pm.hook.call_backend(session=self, request=request)
         finally:
             current_session.reset(token)
-        return self._finish(validated, prompt, self._observation(completion, validated, started, [], chosen))
+        observation = self._observation(completion, validated, started, dropped, request.backend)
+        return self._finish(validated, prompt, observation)
 
     def __repr__(self) -> str:
         return f"<Session {self.id} domain={self.domain.name} turns={len(self.trajectory.turns)}>"
