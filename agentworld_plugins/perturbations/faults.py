@@ -59,7 +59,7 @@ HTTP_STATUS: dict[str, tuple[int, str]] = {
     "server_error": (500, "Internal Server Error"),
 }
 SCREEN_LINES = 40
-DEFAULT_PROMPT = "root@localhost:/app#"
+DEFAULT_PROMPT = "root@agentworld:/app#"  # the offline machine's own default prompt
 
 
 @dataclass
