@@ -26,7 +26,9 @@ def test_agentworld_shell_then_the_interactive_shim_share_one_shell(
     shim_env: dict[str, str], agentworld_exe: list[str]
 ) -> None:
     env = {**shim_env, "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1"}
-    person = spawn([*agentworld_exe, "shell"], env)
+    # readline, whether or not prompt_toolkit is installed: its asynchronous redraws make the
+    # pty transcript timing-dependent, and this test is about the shared session
+    person = spawn([*agentworld_exe, "shell", "--editor", "readline"], env)
     person.expect_exact("root@agentworld:/app#")
     person.sendline("echo hi > greeting; cat greeting")
     person.expect_exact("hi")
