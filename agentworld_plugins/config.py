@@ -56,20 +56,21 @@ class Settings(BaseSettings):
         return self.base_url.split(",") if self.base_url else []
 
 
-def load_settings(**overrides: object) -> Settings:
-    """Settings from the environment, with the non-None ``overrides`` applied on top."""
+def load_settings(*, env_prefix: str = "AGENTWORLD_", **overrides: object) -> Settings:
+    """Settings from the environment (variables named ``env_prefix`` + field), with the non-None
+    ``overrides`` applied on top. A bad value is a :class:`ConfigError` naming the field."""
     from pydantic import ValidationError
 
     from .errors import ConfigError
 
     given = {k: v for k, v in overrides.items() if v is not None}
     try:
-        return Settings(**given)  # type: ignore[arg-type]
+        return Settings(_env_prefix=env_prefix, **given)  # type: ignore[arg-type, call-arg]
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors(include_url=False)
         )
         raise ConfigError(
             f"Invalid settings: {problems}",
-            hint="fix the argument or the matching AGENTWORLD_* environment variable",
+            hint=f"fix the argument or the matching {env_prefix}* environment variable",
         ) from None

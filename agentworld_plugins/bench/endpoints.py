@@ -15,10 +15,8 @@ whole concurrency.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..backends import Backend, make_backend, split_backend_spec
-from ..config import Settings
+from ..config import Settings, load_settings
 from ..errors import ConfigError
 
 JUDGE_ENV_PREFIX = "AGENTWORLD_JUDGE_"
@@ -45,19 +43,22 @@ def _build(settings: Settings, text: str | None, http_client: str) -> Backend:
     return make_backend(settings, get_plugin_manager().registry, chosen)
 
 
-def _settings(env_prefix: str, **given: Any) -> Settings:
-    from pydantic import ValidationError
-
-    values = {k: v for k, v in given.items() if v is not None}
-    try:
-        return Settings(_env_prefix=env_prefix, **values)  # type: ignore[call-arg]
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors(include_url=False)
-        )
-        raise ConfigError(
-            f"Invalid settings: {problems}", hint=f"fix the option or the matching {env_prefix}* variable"
-        ) from None
+def _endpoint(
+    env_prefix: str,
+    missing: ConfigError,
+    default_backend: str | None,
+    http_client: str,
+    timeout: float,
+    concurrency: int,
+    **given: str | None,
+) -> Backend:
+    """The backend named by ``given`` (or ``env_prefix``* variables); ``missing`` when none is."""
+    settings = load_settings(
+        env_prefix=env_prefix, timeout=timeout, max_retries=0, concurrency=max(concurrency, 1), **given
+    )
+    if not settings.backend and not settings.base_url:
+        raise missing
+    return _build(settings, settings.backend or default_backend, http_client)
 
 
 def world_backend(
@@ -72,23 +73,23 @@ def world_backend(
 ) -> Backend:
     """The backend of the world model under test. One must be named: bench never falls back to
     the offline world silently."""
-    settings = _settings(
+    missing = ConfigError(
+        "No world model to evaluate",
+        hint="pass --base-url http://localhost:8000/v1 (vLLM/SGLang) or --backend NAME "
+        "(offline, cassette:FILE, ...), or set AGENTWORLD_BASE_URL",
+    )
+    return _endpoint(
         "AGENTWORLD_",
+        missing,
+        None,
+        http_client,
+        timeout,
+        concurrency,
         base_url=base_url,
         model=model,
         api_key=api_key,
         backend=backend,
-        timeout=timeout,
-        max_retries=0,
-        concurrency=max(concurrency, 1),
     )
-    if not settings.backend and not settings.base_url:
-        raise ConfigError(
-            "No world model to evaluate",
-            hint="pass --base-url http://localhost:8000/v1 (vLLM/SGLang) or --backend NAME "
-            "(offline, cassette:FILE, ...), or set AGENTWORLD_BASE_URL",
-        )
-    return _build(settings, None, http_client)
 
 
 def judge_backend(
@@ -102,20 +103,20 @@ def judge_backend(
     http_client: str = "lean",
 ) -> Backend:
     """The judge's backend: an OpenAI-compatible server, or any backend string."""
-    settings = _settings(
+    missing = ConfigError(
+        "No judge to score with",
+        hint="pass the judge's --base-url (--judge-base-url for `bench run`) or set "
+        "AGENTWORLD_JUDGE_BASE_URL; for offline runs a scenario: --judge-backend scenario:judge.yaml",
+    )
+    return _endpoint(
         JUDGE_ENV_PREFIX,
+        missing,
+        "openai",
+        http_client,
+        timeout,
+        concurrency,
         base_url=base_url,
         model=model,
         api_key=api_key,
         backend=backend,
-        timeout=timeout,
-        max_retries=0,
-        concurrency=max(concurrency, 1),
     )
-    if not settings.backend and not settings.base_url:
-        raise ConfigError(
-            "No judge to score with",
-            hint="pass the judge's --base-url (--judge-base-url for `bench run`) or set "
-            "AGENTWORLD_JUDGE_BASE_URL; for offline runs a scenario: --judge-backend scenario:judge.yaml",
-        )
-    return _build(settings, settings.backend or "openai", http_client)
