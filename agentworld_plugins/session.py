@@ -103,21 +103,14 @@ class Trajectory:
     @classmethod
     def from_jsonl(cls, path: str | Path) -> list[Trajectory]:
         """Read trajectories written by :meth:`to_jsonl` (either form), in file order."""
+        from .files import iter_jsonl
+
         found: dict[str, Trajectory] = {}
-        with Path(path).open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise AgentWorldError(
-                        f"{path}:{lineno} is not JSON ({exc.msg})", hint="each line must be one JSON object"
-                    ) from None
-                if "messages" in row:
-                    found[row["id"]] = cls._from_chat(row)
-                else:
-                    cls._add_record(found, row)
+        for _, row in iter_jsonl(path):
+            if "messages" in row:
+                found[row["id"]] = cls._from_chat(row)
+            else:
+                cls._add_record(found, row)
         return list(found.values())
 
     @classmethod

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
+from .files import parse_data
 
 
 def normalize_tools(data: Any, source: str = "tool definitions") -> list[dict[str, Any]]:
@@ -45,12 +45,7 @@ def load_tools(path: str | Path) -> list[dict[str, Any]]:
     except OSError as exc:
         raise ConfigError(f"Cannot read tools file {path}: {exc.strerror}", hint="check the path") from None
     try:
-        if path.suffix.lower() in (".yaml", ".yml"):
-            import yaml
-
-            data = yaml.safe_load(text)
-        else:
-            data = json.loads(text)
+        data = parse_data(text, path)
     except Exception as exc:
         raise ConfigError(
             f"Tools file {path} does not parse: {exc}", hint="fix the JSON/YAML syntax"

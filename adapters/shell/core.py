@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentworld_plugins.errors import AgentWorldError, ConfigError
+from agentworld_plugins.files import parse_data
 
 from .store import SessionStore, TurnRow
 
@@ -205,12 +206,7 @@ class MachineSpec:
             ) from None
         if source.suffix.lower() in (".json", ".yaml", ".yml"):
             try:
-                if source.suffix.lower() == ".json":
-                    data = json.loads(text)
-                else:
-                    import yaml
-
-                    data = yaml.safe_load(text)
+                data = parse_data(text, source)
             except Exception as exc:
                 raise ConfigError(
                     f"The machine state {source} does not parse: {exc}", hint="fix its syntax"

@@ -7,7 +7,7 @@ observation that is not an error. Separately, loops: the same action repeated ``
 or more times in a row, injected or not.
 
 It reads :class:`~agentworld_plugins.Trajectory` objects, or trajectory JSONL records that carry
-each turn's provenance in a ``perturbations`` list (as :func:`records_with_perturbations` writes
+each turn's provenance in a ``perturbations`` list (as :meth:`Trajectory.to_jsonl` writes
 them)::
 
     agentworld report run.jsonl
@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import AgentWorldError
+from ..files import iter_jsonl
 from .base import METADATA_KEY
 from .targeting import describe_action
 
@@ -213,41 +213,15 @@ def turns_of(trajectory: Any) -> list[TurnInfo]:
     ]
 
 
-def records_with_perturbations(trajectory: Any) -> list[dict[str, Any]]:
-    """The trajectory's AgentWorldBench records, each with its turn's ``perturbations`` list."""
-    records = trajectory.records()
-    for record, turn in zip(records, trajectory.turns):
-        record[METADATA_KEY] = list(turn.observation.metadata.get(METADATA_KEY, []))
-    return records
-
-
 def write_jsonl(trajectory: Any, path: str | Path, *, append: bool = True) -> Path:
-    """Append (or write) the trajectory's records with provenance, for ``agentworld report``."""
-    path = Path(path)
-    with path.open("a" if append else "w", encoding="utf-8") as fh:
-        for record in records_with_perturbations(trajectory):
-            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
-    return path
+    """Append (or write) the trajectory's records, which carry each turn's ``perturbations``."""
+    return trajectory.to_jsonl(path, append=append)
 
 
 def read_jsonl(path: str | Path) -> list[list[TurnInfo]]:
     """Sessions (lists of turns) from trajectory JSONL records; chat-form lines are skipped."""
     sessions: dict[str, list[TurnInfo]] = {}
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise AgentWorldError(
-            f"Cannot read {path}: {exc.strerror or exc}", hint="give a trajectory JSONL file"
-        ) from None
-    for lineno, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise AgentWorldError(
-                f"{path}:{lineno} is not JSON ({exc.msg})", hint="give a file written by Trajectory.to_jsonl"
-            ) from None
+    for _, row in iter_jsonl(path, hint="give a file written by Trajectory.to_jsonl"):
         if not isinstance(row, dict) or "turn_idx" not in row:
             continue
         listed = row.get(METADATA_KEY)

@@ -11,12 +11,12 @@ Shipped: ``filesystem``, ``github-issues``, ``sql-database``, ``calendar-email``
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from importlib.resources import files
 from typing import Any
 
 from ..errors import PluginError
+from ..files import parse_data
 from ..hookspecs import hookimpl
 
 __all__ = ["bundled_packs", "register_tool_packs"]
@@ -32,12 +32,7 @@ def bundled_packs() -> Iterator[dict[str, Any]]:
             continue
         text = entry.read_text(encoding="utf-8")
         try:
-            if entry.name.endswith(".json"):
-                data = json.loads(text)
-            else:
-                import yaml
-
-                data = yaml.safe_load(text)
+            data = parse_data(text, entry.name)
         except Exception as exc:
             raise PluginError(
                 f"Tool pack file {entry.name} does not parse: {exc}", hint="reinstall agentworld-plugins"

@@ -1,0 +1,37 @@
+"""Reading the data files users hand the package: JSON/YAML documents and JSONL logs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from .errors import AgentWorldError
+
+
+def parse_data(text: str, name: str | Path) -> Any:
+    """Parse ``text`` as YAML when ``name`` ends in .yaml/.yml, else as JSON (errors propagate)."""
+    if str(name).lower().endswith((".yaml", ".yml")):
+        import yaml
+
+        return yaml.safe_load(text)
+    return json.loads(text)
+
+
+def iter_jsonl(
+    path: str | Path, *, hint: str = "each line must be one JSON object"
+) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` for each non-blank line; an unreadable file or a line that is not
+    JSON is an :class:`AgentWorldError` naming the file and line."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise AgentWorldError(f"Cannot read {path}: {exc.strerror or exc}", hint="check the path") from None
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            yield lineno, json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise AgentWorldError(f"{path}:{lineno} is not JSON ({exc.msg})", hint=hint) from None
