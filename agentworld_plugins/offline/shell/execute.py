@@ -7,13 +7,17 @@ from typing import TYPE_CHECKING, Any
 from .constants import STEP_BUDGET
 from .errors import _AbortLine, _BudgetExceeded, _ExpansionError, _LoopControl, _Unsupported
 from .proc import _Capture, _Input
+from .state import MachineState
 
 if TYPE_CHECKING:
     from .proc import _Ctx, _Sink
 
 
-class ExecuteMixin:
-    """Running parsed nodes: lists, pipelines, compound commands, loops, simple commands."""
+class ExecuteMixin(MachineState):
+    """Running parsed nodes: lists, pipelines, compound commands, loops, simple commands.
+
+    One part of :class:`~.machine.VirtualMachine`, which holds the state these methods use.
+    """
 
     def _step(self) -> None:
         """Count one step against the budget of a ``run`` (runaway loops end here)."""

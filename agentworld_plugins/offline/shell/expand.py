@@ -17,10 +17,14 @@ from .names import _NAME
 from .parser import _match_double_paren, _Source
 from .patterns import _escape_glob, _unescape_glob, glob_regex, has_glob
 from .proc import _Capture, _Ctx, _Input, _Null
+from .state import MachineState
 
 
-class ExpandMixin:
-    """Word expansion: quoting, $-expansions, command substitution, splitting, globbing."""
+class ExpandMixin(MachineState):
+    """Word expansion: quoting, $-expansions, command substitution, splitting, globbing.
+
+    One part of :class:`~.machine.VirtualMachine`, which holds the state these methods use.
+    """
 
     def _subst_index(self, node: Any) -> dict[int, Any]:
         index: dict[int, Any] = {}

@@ -12,13 +12,17 @@ from .constants import _GNU_VERSIONS, _VERSIONS
 from .errors import _HelpRequested, _Return, _UsageError
 from .proc import _Proc
 from .registry import BUILTINS, PROGRAMS
+from .state import MachineState
 
 if TYPE_CHECKING:
     from .proc import _Ctx
 
 
-class InvokeMixin:
-    """Calling builtins, functions, scripts and programs found on PATH."""
+class InvokeMixin(MachineState):
+    """Calling builtins, functions, scripts and programs found on PATH.
+
+    One part of :class:`~.machine.VirtualMachine`, which holds the state these methods use.
+    """
 
     def _invoke(self, argv: list[str], ctx: _Ctx) -> int:
         name = argv[0]
@@ -51,7 +55,7 @@ class InvokeMixin:
         return self.find_in_path(name) if "/" not in name else self.fs.normalize(name, self.cwd)
 
     def _call(self, fn: Callable[[_Proc], int], name: str, args: list[str], ctx: _Ctx) -> int:
-        proc = _Proc(self, name, args, ctx)
+        proc = _Proc(self, name, args, ctx)  # type: ignore[arg-type]  # self is always a VirtualMachine
         try:
             return fn(proc)
         except _UsageError as exc:

@@ -25,12 +25,13 @@ from .parser import _parse, _Source
 from .proc import _Ctx, _Input, _Null, _Stream
 from .redirect import RedirectMixin
 from .result import ShellResult
+from .state import MachineState
 
 if TYPE_CHECKING:
     from .proc import _Sink
 
 
-class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, RedirectMixin):
+class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, RedirectMixin, MachineState):
     """A Linux box of one user: a virtual filesystem, a working directory, variables, history.
 
     ``interactive`` machines behave like a terminal's bash (aliases, history, ``ls`` in columns);

@@ -13,13 +13,17 @@ from .errors import _ExpansionError
 from .expand import _QUOTED
 from .names import _NAME
 from .patterns import _escape_glob, glob_regex
+from .state import MachineState
 
 if TYPE_CHECKING:
     from .proc import _Ctx
 
 
-class ParamMixin:
-    """Variables and parameter expansion: $?, ${VAR:-x}, ${#VAR}, ${VAR%x}, $((...))."""
+class ParamMixin(MachineState):
+    """Variables and parameter expansion: $?, ${VAR:-x}, ${#VAR}, ${VAR%x}, $((...)).
+
+    One part of :class:`~.machine.VirtualMachine`, which holds the state these methods use.
+    """
 
     def _special(self, c: str) -> str:
         if c == "?":

@@ -7,13 +7,17 @@ from typing import TYPE_CHECKING, Any
 from ..vfs import DirNode, FsError
 from .errors import _ExpansionError, _Unsupported
 from .proc import _FileSink, _Input, _Null, _Sink
+from .state import MachineState
 
 if TYPE_CHECKING:
     from .proc import _Ctx
 
 
-class RedirectMixin:
-    """Redirections: >, >>, 2>&1, &>, <, here-documents and here-strings."""
+class RedirectMixin(MachineState):
+    """Redirections: >, >>, 2>&1, &>, <, here-documents and here-strings.
+
+    One part of :class:`~.machine.VirtualMachine`, which holds the state these methods use.
+    """
 
     def _target(self, word: Any, ctx: _Ctx) -> str:
         fields = self._expand_word(word, ctx)
