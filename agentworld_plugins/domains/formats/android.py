@@ -9,7 +9,7 @@ from typing import Any
 from .lines import split_lines
 
 
-def _android_element(
+def android_element(
     text: str | None,
     description: str | None,
     class_name: str,
@@ -37,18 +37,18 @@ _LAUNCHER = "com.google.android.apps.nexuslauncher:id/"
 _ICON = "android.widget.TextView"
 
 _DEFAULT_HOME: list[dict[str, Any]] = [
-    _android_element(
+    android_element(
         "9:41", "9:41", _ICON, "com.android.systemui:id/clock", [66, 0, 176, 110], clickable=False
     ),
-    _android_element("Tue, Jun 3", None, _ICON, _LAUNCHER + "date", [79, 263, 553, 341]),
-    _android_element("Clock", "Clock", _ICON, None, [63, 1640, 271, 1880]),
-    _android_element("Settings", "Settings", _ICON, None, [309, 1640, 517, 1880]),
-    _android_element("Contacts", "Contacts", _ICON, None, [563, 1640, 771, 1880]),
-    _android_element("Phone", "Phone", _ICON, None, [63, 1915, 271, 2169]),
-    _android_element("Messages", "Messages", _ICON, None, [309, 1915, 517, 2169]),
-    _android_element("Chrome", "Chrome", _ICON, None, [563, 1915, 771, 2169]),
-    _android_element("Camera", "Camera", _ICON, None, [809, 1915, 1017, 2169]),
-    _android_element(
+    android_element("Tue, Jun 3", None, _ICON, _LAUNCHER + "date", [79, 263, 553, 341]),
+    android_element("Clock", "Clock", _ICON, None, [63, 1640, 271, 1880]),
+    android_element("Settings", "Settings", _ICON, None, [309, 1640, 517, 1880]),
+    android_element("Contacts", "Contacts", _ICON, None, [563, 1640, 771, 1880]),
+    android_element("Phone", "Phone", _ICON, None, [63, 1915, 271, 2169]),
+    android_element("Messages", "Messages", _ICON, None, [309, 1915, 517, 2169]),
+    android_element("Chrome", "Chrome", _ICON, None, [563, 1915, 771, 2169]),
+    android_element("Camera", "Camera", _ICON, None, [809, 1915, 1017, 2169]),
+    android_element(
         None,
         "Search",
         "android.widget.FrameLayout",
