@@ -15,7 +15,6 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 from .naming import singular_of
-
 from .schema import LIST_LEN, MAX_DEPTH, canonical, dict_at, int_at, number_at, types_of
 
 if TYPE_CHECKING:
