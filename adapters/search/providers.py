@@ -1,4 +1,5 @@
-"""The search APIs simulated: Tavily, Serper, Brave and DuckDuckGo requests validated and answered as flows."""
+"""The search APIs simulated: Tavily, Serper, Brave and DuckDuckGo requests validated and
+answered as flows."""
 
 from __future__ import annotations
 

@@ -13,9 +13,6 @@ ANDROID_STATE_KEY = "android_world"
 OS_STATE_KEY = "os_world"
 
 
-# -- shared machinery ----------------------------------------------------------------------------
-
-
 class Unknown(Exception):
     """The offline world cannot tell what this call does; the message says why."""
 

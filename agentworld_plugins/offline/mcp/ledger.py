@@ -39,9 +39,6 @@ ITEM_SLOTS = ("item", "data", "result", "record", "object", "resource", "entity"
 FRESH_STATES = ("open", "active", "new", "pending", "todo", "draft", "created", "enabled")
 
 
-# -- the ledger -----------------------------------------------------------------------------------
-
-
 def tool_index(tools: Any) -> dict[str, dict[str, Any]] | None:
     if not tools:
         return None

@@ -18,9 +18,6 @@ _NOUN_STOP = {"by", "for", "with", "from", "in", "on", "of", "to", "using"}
 _NOUN_FILLER = {"all", "my", "the", "a", "an", "new", "details", "detail", "info", "many", "one"}
 
 
-# -- tool names -----------------------------------------------------------------------------------
-
-
 def _tokens(name: str) -> list[str]:
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
     return [t for t in re.split(r"[^a-z0-9]+", spaced.lower()) if t]

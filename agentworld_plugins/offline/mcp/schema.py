@@ -12,9 +12,6 @@ MAX_DEPTH = 8
 LIST_LEN = 3
 
 
-# -- schemas ------------------------------------------------------------------------------------
-
-
 def dict_at(node: Any, key: str) -> dict[str, Any]:
     value = node.get(key) if isinstance(node, dict) else None
     return value if isinstance(value, dict) else {}

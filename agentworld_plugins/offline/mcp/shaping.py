@@ -10,8 +10,6 @@ from .ledger import COUNT_NAMES, FRESH_STATES, ITEM_SLOTS, LIST_SLOTS, Outcome, 
 from .naming import norm
 from .schema import MAX_DEPTH, types_of
 
-# -- shaping results to an output schema -----------------------------------------------------------
-
 
 def value_at(value: Any, path: list[str]) -> Any:
     for key in path:

@@ -16,9 +16,6 @@ from .shaping import remember, shape_result, value_at
 STATE_KEY = "mcp_world"
 
 
-# -- the step -------------------------------------------------------------------------------------
-
-
 def _dump(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
 

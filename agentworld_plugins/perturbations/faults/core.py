@@ -1,4 +1,5 @@
-"""What every fault text builds on: the kinds, the HTTP statuses they stand for, the action's context and small readers of it."""
+"""What every fault text builds on: the kinds, their HTTP statuses, the action's context and
+small readers of it."""
 
 from __future__ import annotations
 

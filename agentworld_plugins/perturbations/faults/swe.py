@@ -1,4 +1,5 @@
-"""Coding-agent tool faults: file tool errors and ``run_shell_command`` results as Gemini CLI and Qwen Code write them."""
+"""Coding-agent tool faults: file tool errors and ``run_shell_command`` results as Gemini CLI and
+Qwen Code write them."""
 
 from __future__ import annotations
 
