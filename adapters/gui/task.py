@@ -336,7 +336,7 @@ def offline_default_state(domain: str, task: Task | None = None) -> str | None:
 
         # the offline machine's screen before any key: an empty batch types nothing
         context = task.session_context() if task is not None else {}
-        session = World(backend="offline").session("terminal", **context)
+        session = World(backend="offline", perturbations=()).session("terminal", **context)
         return session.step([{"keystrokes": ""}]).text
     return None
 
