@@ -67,29 +67,18 @@ _TOOLS_NAMES = (
 )
 
 __all__ = [
-    "SEARCH_TOOL_NAMES",
-    "BraveSearch",
-    "DictMemory",
-    "DuckDuckGoSearchResults",
-    "DuckDuckGoSearchRun",
-    "GoogleSerperResults",
-    "GoogleSerperRun",
     "Hit",
     "SearchAPIError",
-    "TavilySearch",
-    "WebExtractor",
-    "WebSearch",
     "arun_flow",
     "parse_hits",
     "run_flow",
-    "search_tool_class",
-    "search_tools",
     "serper_search_flow",
     "tavily_extract_flow",
     "tavily_search_flow",
     "validate_serper",
     "validate_tavily_extract",
     "validate_tavily_search",
+    *_TOOLS_NAMES,
 ]
 
 
