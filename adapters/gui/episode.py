@@ -21,13 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from agentworld_plugins.domains.formats.android import DEFAULT_ANDROID_SCREEN, parse_android_screen
+from agentworld_plugins.domains.formats.os import parse_os_table
+from agentworld_plugins.domains.formats.web import parse_web_page
 from agentworld_plugins.errors import ActionValidationError, ConfigError
-from agentworld_plugins.offline.gui import (
-    DEFAULT_ANDROID_SCREEN,
-    parse_android_screen,
-    parse_os_table,
-    parse_web_page,
-)
 
 from .task import DOMAINS, InitialState, Task, initial_state, load_task
 

@@ -48,7 +48,7 @@ class McpDomain(Domain):
         self, state: dict[str, Any], action: BaseModel, context: dict[str, Any]
     ) -> OfflineResult:
         """A server without a model: a ledger of created items and results fitted to outputSchema."""
-        from ..offline.mcp_world import mcp_step
+        from ..offline.mcp import mcp_step
 
         call = self.validate_action(action)
         assert isinstance(call, ToolCall)

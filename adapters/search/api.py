@@ -42,10 +42,9 @@ from starlette.routing import Route
 
 from agentworld_plugins.errors import AgentWorldError, BackendUnavailableError
 
-from ._world import SessionGroup
-from .search_tools import (
-    SearchAPIError,
-    arun_flow,
+from .._world import SessionGroup
+from .flows import SearchAPIError, arun_flow
+from .providers import (
     brave_search_flow,
     serper_search_flow,
     tavily_extract_flow,
