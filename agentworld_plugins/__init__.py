@@ -12,7 +12,6 @@ from __future__ import annotations
 from .backends import Backend, BackendRequest, Completion, Sampling
 from .config import Settings
 from .domains import Domain
-from .domains.base import OfflineResult
 from .errors import (
     ActionValidationError,
     AgentWorldError,
@@ -24,7 +23,7 @@ from .errors import (
     UnknownNameError,
 )
 from .hookspecs import hookimpl
-from .observation import Observation
+from .observation import Observation, OfflineResult
 from .plugins import PluginManager, get_plugin_manager, new_plugin_manager
 from .session import Session, Trajectory, Turn, World
 from .turns import messages_for_record, parse_output, render_turn

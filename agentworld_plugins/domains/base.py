@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 from typing import Any, ClassVar
@@ -12,20 +11,11 @@ from pydantic import BaseModel, ValidationError
 
 from ..backends.base import Sampling
 from ..errors import ActionValidationError, ConfigError
+from ..observation import OfflineResult as OfflineResult  # re-exported: its home before observation.py
 from ..turns import ParsedOutput, parse_output, render_turn
 
 TOOL_DEFINITIONS = "{tool_definitions}"
 DEMONSTRATIONS = "{demonstrations}"
-
-
-@dataclass
-class OfflineResult:
-    """What an offline world (``register_offline_worlds``) answers: the observation text and, optionally, whether it is
-    an error (``None``: let :meth:`Domain.is_error` decide) and extra metadata."""
-
-    text: str
-    is_error: bool | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
 
 
 def _expected(err: Any) -> str:

@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..domains.base import OfflineResult
 from ..hookspecs import hookimpl
+from ..observation import OfflineResult
 
 
 def terminal_step(state: dict[str, Any], action: BaseModel, context: dict[str, Any]) -> OfflineResult:
