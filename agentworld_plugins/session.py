@@ -8,34 +8,26 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from .backends import Backend, BackendRequest, Completion, Sampling, make_backend
-from .backends.offline import current_session
 from .config import Settings, load_settings
+from .current import current_session
 from .domains.base import Domain
-from .errors import AgentWorldError, ContextBudgetError
+from .errors import AgentWorldError, ConfigError, ContextBudgetError
+from .observation import Observation
 from .plugins import PluginManager, get_plugin_manager
-from .turns import build_messages
+from .turns import build_messages, extract_action, system_of, turn_number
 
-
-class Observation(BaseModel):
-    """What the agent sees after one action, and how it came about."""
-
-    text: str = Field(description="The observation as the agent sees it.")
-    raw: str | None = Field(None, description="The model's whole answer (None when no model was asked).")
-    reasoning: str | None = Field(None, description="The model's reasoning, kept apart from the text.")
-    is_error: bool = Field(False, description="Whether the environment reports a failure.")
-    metadata: dict[str, Any] = Field(default_factory=dict)
+__all__ = ["Observation", "Session", "Trajectory", "Turn", "World"]
 
 
 @dataclass
@@ -201,8 +193,6 @@ class Session:
         message (the current turn) is not a turn. Turns follow the ``### Turn N`` headers: turns a
         client left out (to fit its context) come back as empty turns with no action.
         """
-        from .backends.offline import extract_action, system_of, turn_number
-
         session = cls(
             world,
             domain,
@@ -446,11 +436,8 @@ class World:
         )
         self.pm = plugin_manager or get_plugin_manager()
         if perturbations is None:  # AGENTWORLD_PERTURB / AGENTWORLD_PERTURB_FILE, so every front honours them
-            from .perturbations.config import perturbations_from_options
-
-            perturbations = perturbations_from_options(
-                (), os.environ.get("AGENTWORLD_PERTURB_FILE") or None, self.pm.registry
-            )
+            found = self.pm.hook.default_perturbations(registry=self.pm.registry)
+            perturbations = [item for items in found for item in items or ()]
         #: perturbations every session gets, before its own (objects are shared by the sessions)
         self.perturbations: list[Any] = list(perturbations)
         self._backend: Backend | None = backend if isinstance(backend, Backend) else None
@@ -515,10 +502,18 @@ class World:
         return self.pm.derive(plugins[::-1])
 
     def _perturbation(self, item: Any) -> Any:
-        """A plugin object from a ``"name:key=value,..."`` spec (or the object itself)."""
-        from .perturbations.config import resolve
-
-        return resolve(item, self.pm.registry)
+        """A plugin object from a ``"name:key=value,..."`` spec (or the object itself), through the
+        ``resolve_perturbation`` hook."""
+        plugin = self.pm.hook.resolve_perturbation(spec=item, registry=self.pm.registry)
+        if plugin is not None:
+            return plugin
+        if isinstance(item, (str, tuple, Mapping)):
+            raise ConfigError(
+                f"No plugin resolves the perturbation {item!r}",
+                hint="load the built-in perturbations plugin (agentworld_plugins.perturbations) "
+                "or pass a plugin object",
+            )
+        return item
 
     def close(self) -> None:
         if self._backend is not None:

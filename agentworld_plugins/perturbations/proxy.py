@@ -26,15 +26,19 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..backends.base import Backend, Completion, Sampling
+from ..backends.offline import DomainDetector
 from ..errors import AgentWorldError, BackendError
-from .base import Backend, Completion, Sampling
-from .offline import DomainDetector, context_from_system, extract_action, system_of
+from ..plugins import PluginManager
+from ..session import Session, Turn
+from ..turns import context_from_system, extract_action, system_of
+from .config import resolve
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from ..plugins import PluginManager
-    from ..session import Observation, Session, World
+    from ..observation import Observation
+    from ..session import World
 
 METADATA_KEY = "perturbations"
 
@@ -87,9 +91,6 @@ class PerturbingBackend(Backend):
     name = "perturbing"
 
     def __init__(self, inner: Backend, world: World, perturbations: Iterable[Any]) -> None:
-        from ..perturbations.config import resolve
-        from ..plugins import PluginManager
-
         self.inner = inner
         self.world = world
         self.perturbations = [resolve(item, world.pm.registry) for item in perturbations]
@@ -140,8 +141,6 @@ class PerturbingBackend(Backend):
 
     def _prepare(self, messages: list[dict[str, Any]], sampling: Sampling) -> _Prepared | None:
         """The session and request for ``messages``, or None to pass the request through."""
-        from ..session import Session
-
         if not self.perturbations or not messages or messages[-1].get("role") != "user":
             return None
         try:
@@ -173,8 +172,6 @@ class PerturbingBackend(Backend):
 
     def _replay(self, session: Session) -> None:
         """Run the perturbations' hooks over the earlier turns again, without the backend."""
-        from ..session import Turn
-
         turns = session.trajectory.turns
         session.trajectory.turns = []
         for turn in turns:
