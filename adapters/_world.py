@@ -24,7 +24,7 @@ from agentworld_plugins.errors import ConfigError
 if TYPE_CHECKING:
     from agentworld_plugins.session import Observation, Session, World
 
-__all__ = ["SessionGroup", "apply_world_bible", "read_world_bible"]
+__all__ = ["SessionGroup", "apply_world_bible", "read_world_bible", "world_bible_section"]
 
 _BIBLE_HEADING = "## World Bible"
 
@@ -43,24 +43,34 @@ def read_world_bible(value: str | Path | None) -> str | None:
     return str(value)
 
 
-def apply_world_bible(session: Session) -> None:
-    """Append the session's ``world_bible`` to its system prompt, once.
+def world_bible_section(context: dict[str, Any]) -> str:
+    """The system-prompt section for a session context's ``world_bible`` (``""`` when none).
 
-    The offline search world indexes the bible as pages; a real world model learns it from the
-    prompt, so that every result stays consistent with the fictional facts.
+    Pass it as ``World.session(..., system_suffix=...)``: the offline search world indexes the
+    bible as pages; a real world model learns it from the prompt, so that every result stays
+    consistent with the fictional facts.
     """
-    bible = session.context.get("world_bible")
-    if not bible or _BIBLE_HEADING in session.system_prompt:
-        return
+    bible = context.get("world_bible")
+    if not bible:
+        return ""
     text = read_world_bible(bible) if isinstance(bible, Path) else str(bible)
-    section = (
+    return (
         f"\n\n{_BIBLE_HEADING}\n"
         "The environment is a fictional world. Everything it returns must agree with these facts, "
         "and nothing may contradict them:\n\n"
         f"{(text or '').strip()}\n"
     )
-    session.system_prompt += section
-    session.trajectory.system_prompt = session.system_prompt
+
+
+def apply_world_bible(session: Session) -> None:
+    """Append the session's ``world_bible`` to its system prompt, once (for a session made
+    without ``system_suffix=world_bible_section(context)``)."""
+    if _BIBLE_HEADING in session.system_prompt:
+        return
+    section = world_bible_section(session.context)
+    if section:
+        session.system_prompt += section
+        session.trajectory.system_prompt = session.system_prompt
 
 
 class SessionGroup:
@@ -142,9 +152,9 @@ class SessionGroup:
                     tools=list(tools) if tools else None,
                     seed=self.seed,
                     perturbations=self.perturbations,
+                    system_suffix=world_bible_section(self.context) or None,
                     **self.context,
                 )
-                apply_world_bible(found)
                 self._sessions[domain] = found
                 self._locks[domain] = threading.Lock()
         return found
