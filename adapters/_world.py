@@ -24,7 +24,7 @@ from agentworld_plugins.errors import ConfigError
 if TYPE_CHECKING:
     from agentworld_plugins.session import Observation, Session, World
 
-__all__ = ["SessionGroup", "apply_world_bible", "read_world_bible", "world_bible_section"]
+__all__ = ["SessionGroup", "read_world_bible", "world_bible_section"]
 
 _BIBLE_HEADING = "## World Bible"
 
@@ -60,17 +60,6 @@ def world_bible_section(context: dict[str, Any]) -> str:
         "and nothing may contradict them:\n\n"
         f"{(text or '').strip()}\n"
     )
-
-
-def apply_world_bible(session: Session) -> None:
-    """Append the session's ``world_bible`` to its system prompt, once (for a session made
-    without ``system_suffix=world_bible_section(context)``)."""
-    if _BIBLE_HEADING in session.system_prompt:
-        return
-    section = world_bible_section(session.context)
-    if section:
-        session.system_prompt += section
-        session.trajectory.system_prompt = session.system_prompt
 
 
 class SessionGroup:
