@@ -10,15 +10,11 @@ cache keyed by the conversation so a growing conversation costs one step per req
 from __future__ import annotations
 
 import contextvars
-import functools
 import hashlib
 import json
-import pickle
 import re
-import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ActionValidationError, BackendError
@@ -285,7 +281,7 @@ class OfflineBackend(Backend):
             session.state["offline"] = {"applied": 0, "state": state}
             self._session_state(session)
 
-    def start_machine(self, sessions: Mapping[str, Session], **machine: Any) -> None:
+    def start_machine(self, sessions: dict[str, Session], **machine: Any) -> None:
         """Start shell sessions (swe, terminal) on one simulated machine: one filesystem, a shell
         each (interactive for the terminal domain). ``machine`` takes ``files`` (a ``{path:
         content}`` seed or a folder to copy), ``cwd``, ``hostname``, ``user`` and ``env``."""
@@ -302,9 +298,11 @@ class OfflineBackend(Backend):
         with self._lock:
             return self._session_state(session)["state"]  # type: ignore[no-any-return]
 
-    def snapshot(self, sessions: Mapping[str, Session]) -> bytes:
+    def snapshot(self, sessions: dict[str, Session]) -> bytes:
         """The offline worlds of the named sessions as bytes (objects they share stay shared);
         :meth:`restore` takes it back in a process running the same version."""
+        import pickle
+
         with self._lock:
             states = {name: s.state.get("offline") for name, s in sessions.items()}
             return snapshot_tag().encode() + b"\n" + pickle.dumps(states, protocol=pickle.HIGHEST_PROTOCOL)
@@ -314,10 +312,12 @@ class OfflineBackend(Backend):
         """The tag a :meth:`snapshot` starts with: the package and Python version that wrote it."""
         return snapshot_tag()
 
-    def restore(self, sessions: Mapping[str, Session], snapshot: bytes) -> bool:
+    def restore(self, sessions: dict[str, Session], snapshot: bytes) -> bool:
         """Put the worlds of a :meth:`snapshot` back into the named sessions; False (nothing
         changed) when it was written by another version or does not load. Turns the sessions have
         beyond the snapshot are replayed into them now."""
+        import pickle
+
         tag, _, body = snapshot.partition(b"\n")
         if tag != snapshot_tag().encode():
             return False
@@ -342,16 +342,21 @@ class OfflineBackend(Backend):
 SNAPSHOT_FORMAT = 1
 
 
-@functools.lru_cache(maxsize=1)
+_TAG: list[str] = []
+
+
 def snapshot_tag() -> str:
     """What an :meth:`OfflineBackend.snapshot` must have been written by to be restored."""
-    try:
-        from importlib.metadata import version
+    if not _TAG:
+        import sys
+        from importlib.metadata import PackageNotFoundError, version
 
-        package = version("agentworld-plugins")
-    except Exception:  # pragma: no cover - not installed
-        package = "0"
-    return f"{package}|py{sys.version_info[0]}.{sys.version_info[1]}|{SNAPSHOT_FORMAT}"
+        try:
+            package = version("agentworld-plugins")
+        except PackageNotFoundError:  # pragma: no cover - not installed
+            package = "0"
+        _TAG.append(f"{package}|py{sys.version_info[0]}.{sys.version_info[1]}|{SNAPSHOT_FORMAT}")
+    return _TAG[0]
 
 
 def find_offline(backend: Backend, depth: int = 0) -> OfflineBackend | None:
