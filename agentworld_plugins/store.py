@@ -1,10 +1,11 @@
-"""The session store: where a virtual terminal lives between processes.
+"""The session store: where sessions live between processes (DESIGN.md: sessions are persistable).
 
-One SQLite file, ``$AGENTWORLD_HOME/shell.db``, holds every shell session by name (the
-``AGENTWORLD_SESSION`` of the shim): its configuration (the machine it started as), its turns in
-the order they happened across fronts (action, turn prompt, observation), JSON front state
-(perturbation counters, the scrollback of a model-drawn screen) and, for the offline world, a
-pickled snapshot of the simulated machine so that a new process need not replay every command.
+One SQLite file, ``$AGENTWORLD_HOME/shell.db``, holds sessions by name (for the virtual terminal,
+the ``AGENTWORLD_SESSION`` of the shim): its configuration (for a terminal, the machine it started
+as), its turns in the order they happened across fronts (action, turn prompt, observation), JSON
+front state (perturbation counters, the scrollback of a model-drawn screen) and, for the offline
+world, a snapshot of its state (``OfflineBackend.snapshot``) so that a new process need not replay
+every turn.
 
 Safe for many processes at once: the file is in WAL mode with a busy timeout, every write is one
 ``BEGIN IMMEDIATE`` transaction that checks the session's version, and a read-modify-write of one
