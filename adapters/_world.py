@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,23 +43,24 @@ def read_world_bible(value: str | Path | None) -> str | None:
     return str(value)
 
 
-def world_bible_section(context: dict[str, Any]) -> str:
-    """The system-prompt section for a session context's ``world_bible`` (``""`` when none).
+def world_bible_section(context: dict[str, Any]) -> Callable[[str], str] | None:
+    """The ``system_suffix`` for a session context's ``world_bible`` (None when there is none):
+    its section, unless the prepared prompt has one already (a ``fictional_world`` perturbation).
 
-    Pass it as ``World.session(..., system_suffix=...)``: the offline search world indexes the
-    bible as pages; a real world model learns it from the prompt, so that every result stays
-    consistent with the fictional facts.
+    The offline search world indexes the bible as pages; a real world model learns it from the
+    prompt, so that every result stays consistent with the fictional facts.
     """
     bible = context.get("world_bible")
     if not bible:
-        return ""
+        return None
     text = read_world_bible(bible) if isinstance(bible, Path) else str(bible)
-    return (
+    section = (
         f"\n\n{_BIBLE_HEADING}\n"
         "The environment is a fictional world. Everything it returns must agree with these facts, "
         "and nothing may contradict them:\n\n"
         f"{(text or '').strip()}\n"
     )
+    return lambda prompt: "" if _BIBLE_HEADING in prompt else section
 
 
 class SessionGroup:
@@ -141,7 +142,7 @@ class SessionGroup:
                     tools=list(tools) if tools else None,
                     seed=self.seed,
                     perturbations=self.perturbations,
-                    system_suffix=world_bible_section(self.context) or None,
+                    system_suffix=world_bible_section(self.context),
                     **self.context,
                 )
                 self._sessions[domain] = found

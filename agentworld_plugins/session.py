@@ -12,7 +12,7 @@ import os
 import sys
 import time
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -163,7 +163,7 @@ class Session:
         sampling: Sampling,
         max_context_tokens: int,
         base_prompt: str | None = None,
-        system_suffix: str | None = None,
+        system_suffix: str | Callable[[str], str] | None = None,
     ) -> None:
         self.world = world
         self.domain = domain
@@ -178,6 +178,8 @@ class Session:
             domain.system_prompt(context, world.settings.prompts_dir) if base_prompt is None else base_prompt
         )
         self.system_prompt: str = self.pm.chain("prepare_system_prompt", "prompt", base, session=self)
+        if callable(system_suffix):
+            system_suffix = system_suffix(self.system_prompt)
         if system_suffix:  # a front's own section (the machine, the world bible), after the plugins
             self.system_prompt += system_suffix
         self.trajectory = Trajectory(session_id, domain.name, self.system_prompt)
@@ -493,13 +495,14 @@ class World:
         session_id: str | None = None,
         sampling: dict[str, Any] | Sampling | None = None,
         max_context_tokens: int | None = None,
-        system_suffix: str | None = None,
+        system_suffix: str | Callable[[str], str] | None = None,
         **context: Any,
     ) -> Session:
         """A new session of ``domain``. Keyword context (task, world_bible, ...) reaches plugins.
 
         ``system_suffix`` is appended verbatim to the system prompt once the plugins prepared it
-        (a front's own section, such as the machine description of a virtual terminal).
+        (a front's own section, such as the machine description of a virtual terminal); a function
+        gets the prepared prompt and returns the text to append (``""`` for none).
         """
         dom = self.pm.registry.domain(domain)
         if tools is not None:

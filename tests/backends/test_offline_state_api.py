@@ -59,3 +59,15 @@ def test_system_suffix_is_appended_after_the_plugins() -> None:
     suffixed = world.session("swe", system_suffix="\n## The Machine\nbox\n")
     assert suffixed.system_prompt == plain + "\n## The Machine\nbox\n"
     assert suffixed.trajectory.system_prompt == suffixed.system_prompt
+
+
+def test_system_suffix_may_depend_on_the_prepared_prompt() -> None:
+    world = World(backend="offline")
+    seen: list[str] = []
+
+    def suffix(prompt: str) -> str:
+        seen.append(prompt)
+        return "" if "## The Machine" in prompt else "\n## The Machine\n"
+
+    session = world.session("terminal", system_suffix=suffix)
+    assert session.system_prompt == seen[0] + "\n## The Machine\n"
