@@ -11,7 +11,7 @@ import json
 import sys
 import time
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -155,6 +155,7 @@ class Session:
         sampling: Sampling,
         max_context_tokens: int,
         base_prompt: str | None = None,
+        system_suffix: str | Callable[[str], str] | None = None,
     ) -> None:
         self.world = world
         self.domain = domain
@@ -169,6 +170,10 @@ class Session:
             domain.system_prompt(context, world.settings.prompts_dir) if base_prompt is None else base_prompt
         )
         self.system_prompt: str = self.pm.chain("prepare_system_prompt", "prompt", base, session=self)
+        if callable(system_suffix):
+            system_suffix = system_suffix(self.system_prompt)
+        if system_suffix:  # a front's own section (the machine, the world bible), after the plugins
+            self.system_prompt += system_suffix
         self.trajectory = Trajectory(session_id, domain.name, self.system_prompt)
 
     @classmethod
@@ -456,6 +461,15 @@ class World:
     def domains(self) -> dict[str, Domain]:
         return dict(self.pm.registry.domains)
 
+    @property
+    def offline(self) -> Backend | None:
+        """The embedded :class:`~.backends.offline.OfflineBackend` when the world's backend is,
+        wraps or chains it, else None (fronts that keep sessions across processes use its
+        start/state/snapshot/restore API)."""
+        from .backends.offline import find_offline
+
+        return find_offline(self.backend)
+
     def session(
         self,
         domain: str,
@@ -468,9 +482,15 @@ class World:
         session_id: str | None = None,
         sampling: dict[str, Any] | Sampling | None = None,
         max_context_tokens: int | None = None,
+        system_suffix: str | Callable[[str], str] | None = None,
         **context: Any,
     ) -> Session:
-        """A new session of ``domain``. Keyword context (task, world_bible, ...) reaches plugins."""
+        """A new session of ``domain``. Keyword context (task, world_bible, ...) reaches plugins.
+
+        ``system_suffix`` is appended verbatim to the system prompt once the plugins prepared it
+        (a front's own section, such as the machine description of a virtual terminal); a function
+        gets the prepared prompt and returns the text to append (``""`` for none).
+        """
         dom = self.pm.registry.domain(domain)
         if tools is not None:
             context["tools"] = list(tools)
@@ -491,6 +511,7 @@ class World:
             session_id=session_id or uuid.uuid4().hex[:12],
             sampling=chosen,
             max_context_tokens=max_context_tokens or self.settings.max_context_tokens,
+            system_suffix=system_suffix,
         )
 
     def _session_pm(self, perturbations: list[Any]) -> PluginManager:

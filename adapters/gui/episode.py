@@ -187,11 +187,10 @@ class Episode:
             if not any(str(name).casefold() == "home" for name in screens):
                 screens["home"] = start.text  # the default start is the launcher's home screen
             context["screens"] = screens
-        self.session = self.world.session(self.domain, seed=seed, **context)
-        if context.get("world_bible"):
-            from agentworld_plugins.adapters._world import apply_world_bible
+        from agentworld_plugins.adapters._world import world_bible_section
 
-            apply_world_bible(self.session)
+        suffix = world_bible_section(context)
+        self.session = self.world.session(self.domain, seed=seed, system_suffix=suffix, **context)
         self.start = start
         self.text = start.text if start.text is not None else self.task.instruction
         self.steps = 0

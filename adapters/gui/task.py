@@ -365,12 +365,9 @@ def initial_state(
     if domain not in _NOOP_ACTIONS:
         return InitialState(text=None, source="none")
     fallback = offline_default_state(domain, task)
-    session = world.session(domain, seed=seed, **task.session_context())
     setup = "\n".join(task.setup_lines())
-    session.system_prompt += _START_SECTION.format(
-        instruction=task.instruction or "(no instruction given)", setup=setup
-    )
-    session.trajectory.system_prompt = session.system_prompt
+    start = _START_SECTION.format(instruction=task.instruction or "(no instruction given)", setup=setup)
+    session = world.session(domain, seed=seed, system_suffix=start, **task.session_context())
     observation = session.step(_start_action(domain, task))
     text = observation.text
     backend = str(observation.metadata.get("backend", ""))

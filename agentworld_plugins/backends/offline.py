@@ -245,3 +245,105 @@ class OfflineBackend(Backend):
 
     async def acomplete(self, messages: list[dict[str, Any]], sampling: Sampling) -> Completion:
         return self.complete(messages, sampling)
+
+    # -- the public state API (fronts that keep sessions across processes) ------------------------
+
+    def start(self, session: Session, state: dict[str, Any]) -> None:
+        """Start ``session``'s offline world from ``state`` (the objects its world keeps, e.g. a
+        machine shared with another session) instead of building it from the context on the first
+        step. ``state`` is the world before the session's first turn: turns the session already
+        has are replayed into it now."""
+        with self._lock:
+            session.state["offline"] = {"applied": 0, "state": state}
+            self._session_state(session)
+
+    def start_machine(self, sessions: dict[str, Session], **machine: Any) -> None:
+        """Start shell sessions (swe, terminal) on one simulated machine: one filesystem, a shell
+        each (interactive for the terminal domain). ``machine`` takes ``files`` (a ``{path:
+        content}`` seed or a folder to copy), ``cwd``, ``hostname``, ``user`` and ``env``."""
+        from ..offline.machines import shared_machine_states
+
+        states = shared_machine_states({n: s.domain.name for n, s in sessions.items()}, **machine)
+        for name, session in sessions.items():
+            self.start(session, states[name])
+
+    def state(self, session: Session) -> dict[str, Any]:
+        """``session``'s offline world state, brought up to date with its turns (turns another
+        backend of a chain answered are replayed into it). Fronts read it, e.g. ``state["terminal"]``
+        (the terminal domain's screen) and ``state["vm"]`` (the shell machine)."""
+        with self._lock:
+            return self._session_state(session)["state"]  # type: ignore[no-any-return]
+
+    def snapshot(self, sessions: dict[str, Session]) -> bytes:
+        """The offline worlds of the named sessions as bytes (objects they share stay shared);
+        :meth:`restore` takes it back in a process running the same version."""
+        import pickle
+
+        with self._lock:
+            states = {name: s.state.get("offline") for name, s in sessions.items()}
+            return snapshot_tag().encode() + b"\n" + pickle.dumps(states, protocol=pickle.HIGHEST_PROTOCOL)
+
+    @staticmethod
+    def snapshot_version() -> str:
+        """The tag a :meth:`snapshot` starts with: the package and Python version that wrote it."""
+        return snapshot_tag()
+
+    def restore(self, sessions: dict[str, Session], snapshot: bytes) -> bool:
+        """Put the worlds of a :meth:`snapshot` back into the named sessions; False (nothing
+        changed) when it was written by another version or does not load. Turns the sessions have
+        beyond the snapshot are replayed into them now."""
+        import pickle
+
+        tag, _, body = snapshot.partition(b"\n")
+        if tag != snapshot_tag().encode():
+            return False
+        try:
+            states = pickle.loads(body)
+        except Exception:
+            return False
+        if not isinstance(states, dict) or not all(name in states for name in sessions):
+            return False
+        with self._lock:
+            for name, session in sessions.items():
+                if states[name] is None:
+                    session.state.pop("offline", None)
+                else:
+                    session.state["offline"] = states[name]
+            for session in sessions.values():
+                self._session_state(session)
+        return True
+
+
+#: bump when the offline state's pickled layout changes incompatibly
+SNAPSHOT_FORMAT = 1
+
+
+_TAG: list[str] = []
+
+
+def snapshot_tag() -> str:
+    """What an :meth:`OfflineBackend.snapshot` must have been written by to be restored."""
+    if not _TAG:
+        import sys
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            package = version("agentworld-plugins")
+        except PackageNotFoundError:  # pragma: no cover - not installed
+            package = "0"
+        _TAG.append(f"{package}|py{sys.version_info[0]}.{sys.version_info[1]}|{SNAPSHOT_FORMAT}")
+    return _TAG[0]
+
+
+def find_offline(backend: Backend, depth: int = 0) -> OfflineBackend | None:
+    """The embedded offline backend that ``backend`` is, wraps or chains, else None."""
+    if isinstance(backend, OfflineBackend):
+        return backend
+    if depth > 8:
+        return None
+    inner = [*(getattr(backend, "backends", None) or []), getattr(backend, "inner", None)]
+    for candidate in inner:
+        found = find_offline(candidate, depth + 1) if candidate is not None else None
+        if found is not None:
+            return found
+    return None
