@@ -22,7 +22,7 @@ from ..errors import ConfigError
 if TYPE_CHECKING:
     from .score import Scoreboard
 
-#: overall figures published for AgentWorldBench (FORMATS.md), normalised 0-100
+#: overall figures published for AgentWorldBench (listed in docs/bench.md), normalised 0-100
 PUBLISHED_OVERALL: dict[str, float] = {
     "Qwen-AgentWorld-397B-A17B": 58.71,
     "GPT-5.4": 58.25,
