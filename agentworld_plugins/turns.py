@@ -197,6 +197,7 @@ def estimate_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
 _ACTION = re.compile(r"\*\*Action:\*\*\n", re.MULTILINE)
 _FENCED = re.compile(r"\A```([\w-]*)\n(.*?)\n?```\s*\Z", re.DOTALL)
 _TURN = re.compile(r"\A### Turn (\d+)")
+_STATE = "**Current State:**\n"
 
 
 def extract_action(turn_prompt: str) -> tuple[str | None, str] | None:
@@ -209,6 +210,18 @@ def extract_action(turn_prompt: str) -> tuple[str | None, str] | None:
     if fenced:
         return fenced.group(1) or "", fenced.group(2)
     return None, body
+
+
+def extract_state(turn_prompt: str) -> str | None:
+    """The ``**Current State:**`` text of a rendered turn prompt (the first turn's initial state), or None."""
+    start = turn_prompt.find(_STATE)
+    if start < 0:
+        return None
+    start += len(_STATE)
+    actions = list(_ACTION.finditer(turn_prompt, start))
+    end = actions[-1].start() if actions else len(turn_prompt)
+    text = turn_prompt[start:end]
+    return text[:-2] if text.endswith("\n\n") else text.rstrip("\n")  # render_turn writes state + "\n\n"
 
 
 def turn_number(prompt: str) -> int | None:

@@ -11,6 +11,7 @@ cache keyed by the conversation so a growing conversation costs one step per req
 from __future__ import annotations
 
 import hashlib
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..current import current_session
 from ..errors import ActionValidationError, BackendError
-from ..turns import context_from_system, extract_action, system_of
+from ..turns import context_from_system, extract_action, extract_state, system_of
 from .base import Backend, Completion, Sampling
 
 if TYPE_CHECKING:
@@ -45,6 +46,11 @@ def parse_action(domain: Domain, prompt: str) -> Any:
             hint="send turns in the trained format (### Turn N / **Action:** ...)",
         )
     return domain.validate_action(found[1])
+
+
+#: the first line of a world-model system prompt: every bundled template and plugin template
+#: (docs/writing-plugins.md) starts with "# <Environment> World Model"
+_WORLD_MODEL_HEADING = re.compile(r"#[ \t]+([^\n]*World Model)[ \t]*(?:\n|$)")
 
 
 class DomainDetector:
@@ -82,6 +88,14 @@ class DomainDetector:
         for marker, name in self.markers().items():
             if marker in system:
                 return self.registry.domain(name)
+        heading = _WORLD_MODEL_HEADING.match(system.lstrip())
+        if heading:  # a domain's template, but not one registered here: guessing by shape answers wrongly
+            raise BackendError(
+                f"The system prompt is for {heading.group(1).strip()!r}, which is no domain of this "
+                f"server (it has {', '.join(sorted(self.registry.domains))})",
+                hint="install the plugin that adds the domain and restart the server (plugins load "
+                "when it starts); `agentworld domains` lists what is loaded",
+            )
         prompt = str(messages[-1].get("content") or "") if messages else ""
         order = [*self.ORDER, *(n for n in self.registry.domains if n not in self.ORDER)]
         for name in order:
@@ -137,8 +151,9 @@ class OfflineBackend(Backend):
         try:
             return self._detector.detect(messages)
         except BackendError as exc:
+            detail = "" if exc.message.startswith("Cannot tell") else f": {exc.message}"
             raise BackendError(
-                "The offline world cannot tell which domain this conversation is", hint=exc.hint
+                f"The offline world cannot tell which domain this conversation is{detail}", hint=exc.hint
             ) from None
 
     # -- state -----------------------------------------------------------------------------------
@@ -226,6 +241,9 @@ class OfflineBackend(Backend):
         users = [str(m.get("content") or "") for m in messages if m.get("role") == "user"]
         action = self._parse_action(domain, users[-1])
         context = self._context_from_system(system)
+        initial = extract_state(users[0])
+        if initial is not None:  # the session's initial_state travels in the first turn's prompt
+            context["initial_state"] = initial
         with self._lock:
             state = self._cache.pop(self._key(domain.name, users[:-1], system), None)
             if state is None:
