@@ -54,7 +54,8 @@ def _machine(state: Path | None, hostname: str | None, user: str | None, cwd: st
     overrides = {"hostname": hostname, "user": user, "cwd": cwd}
     if state is not None:
         return MachineSpec.load(state, **overrides)
-    return MachineSpec(**{k: v for k, v in overrides.items() if v})
+    given = {k: v for k, v in overrides.items() if v}
+    return MachineSpec(**given) if given else None  # None: a stored session keeps its machine silently
 
 
 def _terminal(params: dict[str, Any], *, new: bool = False, memory: bool = False) -> Any:
@@ -117,7 +118,9 @@ def shell(
     ctx.obj = {"params": params}
     if ctx.invoked_subcommand is not None:
         return
-    terminal = _terminal(params, new=new, memory=memory)
+    terminal = _terminal(params, new=new, memory=memory).open()
+    if terminal.machine_warning:
+        click.echo(f"agentworld: warning: {terminal.machine_warning}", err=True)
     if command is not None:
         result = terminal.run(command)
         sys.stdout.write(result.stdout)
