@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .errors import AgentWorldError
+from .errors import AgentWorldError, ConfigError
 
 
 def parse_data(text: str, name: str | Path) -> Any:
@@ -35,3 +35,34 @@ def iter_jsonl(
             yield lineno, json.loads(line)
         except json.JSONDecodeError as exc:
             raise AgentWorldError(f"{path}:{lineno} is not JSON ({exc.msg})", hint=hint) from None
+
+
+#: suffixes that make a one-line string a file name rather than text (see :func:`text_or_file`)
+TEXT_FILE_SUFFIXES = (".md", ".markdown", ".txt", ".rst", ".json", ".yaml", ".yml")
+
+
+def looks_like_path(value: str) -> bool:
+    """Whether a string given where "text or a file" is accepted names a file: one line that ends
+    in a text-file suffix (``bible.md``) or starts like a path (``/``, ``./``, ``../``, ``~``)."""
+    text = value.strip()
+    if not text or "\n" in text or len(text) > 1024:
+        return False
+    return text.lower().endswith(TEXT_FILE_SUFFIXES) or text.startswith(("/", "./", "../", "~"))
+
+
+def text_or_file(value: str | Path, what: str) -> str:
+    """``value``'s text: a :class:`~pathlib.Path`, or a string that :func:`looks_like_path`, is
+    read (a missing or unreadable file is a :class:`ConfigError` naming it); other strings are the
+    text itself."""
+    if isinstance(value, Path) or looks_like_path(str(value)):
+        path = Path(str(value).strip()).expanduser()
+        try:
+            return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = getattr(exc, "strerror", None) or str(exc)
+            raise ConfigError(
+                f"Cannot read the {what} file {path}: {reason}",
+                hint=f"check the path, or pass the {what} itself as text (more than one line, or a "
+                f"Path for a file)",
+            ) from None
+    return str(value)
