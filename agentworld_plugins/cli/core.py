@@ -110,6 +110,8 @@ def step(
             sampling=sampling or None,
         )
         observation = session.step(_read_action(action))
+    for warning in observation.metadata.get("warnings", []):
+        click.echo(f"agentworld: warning: {warning}", err=True)
     if as_json:
         click.echo(observation.model_dump_json())
         return

@@ -1,7 +1,7 @@
 """Run one Markdown file's code blocks in order, in one process (used by ``test_docs.py``).
 
-``python run_blocks.py SPEC.json RESULTS.json``: SPEC holds the blocks, the working directory, the
-model server's URL for ``needs-model`` blocks and the per-block timeout. Python blocks share one
+``python run_blocks.py SPEC.json RESULTS.json``: SPEC holds the blocks, the working directory and
+the per-block timeout; ``needs-model`` blocks get an ``agentworld serve`` started for the file. Python blocks share one
 namespace (as a reader pasting them into one session would); shell blocks run in bash with
 ``set -e``. Lines that start a server (``agentworld serve``, ``search serve``, ``mcp serve --http``,
 ``shell ... swerex``) run in the background on a free port until the block ends, after the test
@@ -23,13 +23,14 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 import traceback
 from pathlib import Path
 
 _SERVER = re.compile(
     r"^(?P<lead>\s*(?:[A-Z_]+=\S+\s+)*)(?P<cmd>agentworld\s+(?:serve|search\s+serve|mcp\s+serve\b.*--http|shell\b.*\bswerex)\b.*)$"
 )
-_LOCAL_V1 = re.compile(r"http://(?:localhost|127\.0\.0\.1):\d+/v1")
+_LOCAL_V1 = re.compile(r"http://(?:localhost|127\.0\.0\.1):(\d+)/v1")
 
 _PRELUDE = r"""
 set -eo pipefail
@@ -66,6 +67,55 @@ PY
 """
 
 
+class ModelServer:
+    """``agentworld serve`` on the offline world, started when the file's first ``needs-model`` block
+    runs (so it loads the plugins earlier blocks installed), stopped when the file is done."""
+
+    def __init__(self, cwd: str) -> None:
+        self.cwd = cwd
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.url = ""
+
+    def start(self) -> str:
+        if self.proc is not None:
+            return self.url
+        port = free_port()
+        log = open(Path(self.cwd) / ".docs-test-model-server.log", "ab")  # noqa: SIM115 (the server's lifetime)
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "agentworld_plugins",
+                "serve",
+                "--backend",
+                "offline",
+                "--port",
+                str(port),
+            ],
+            cwd=self.cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+        )
+        for _ in range(1200):
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.2).close()
+                break
+            except OSError:
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"agentworld serve exited with {self.proc.returncode}") from None
+                time.sleep(0.05)
+        self.url = f"http://127.0.0.1:{port}/v1"
+        return self.url
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            with contextlib.suppress(OSError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            self.proc.wait(30)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -78,10 +128,21 @@ def port_map(blocks: list[dict]) -> dict[str, str]:
     return {p: str(free_port()) for p in sorted(ports)}
 
 
+_DEAD = socket.socket()  # bound, never listening: a block that talks to a model unmarked is refused
+_DEAD.bind(("127.0.0.1", 0))
+
+
 def rewrite(code: str, model_url: str | None, lang: str, ports: dict[str, str]) -> str:
-    """Point localhost world-model URLs at the test's server and documented ports at free ones."""
-    if model_url:
-        code = _LOCAL_V1.sub(model_url, code)
+    """Point localhost world-model URLs at the test's server (``needs-model`` blocks) or at a port
+    nothing answers (other blocks: never at whatever else runs on this machine), and documented
+    server ports at free ones."""
+
+    def world_model(m: re.Match[str]) -> str:
+        if m.group(1) in ports and not model_url:  # a server an earlier block of this file started
+            return m.group(0)
+        return model_url or f"http://127.0.0.1:{_DEAD.getsockname()[1]}/v1"
+
+    code = _LOCAL_V1.sub(world_model, code)
     for port, new in ports.items():
         code = re.sub(rf"(--port[ =]){port}\b", rf"\g<1>{new}", code)
         code = re.sub(rf":{port}\b", f":{new}", code)
@@ -192,23 +253,30 @@ def main() -> None:
     ports = port_map(spec["blocks"])
     pids = Path(cwd) / ".docs-test-pids"
     pids.mkdir(exist_ok=True)
+    model = ModelServer(cwd)
     try:
-        run_all(spec, ns, results, ports, results_path)
+        run_all(spec, ns, results, ports, results_path, model)
     finally:
+        model.stop()
         for pid_file in pids.iterdir():  # the file's background servers
             with contextlib.suppress(OSError, ValueError):
                 os.killpg(int(pid_file.read_text()), signal.SIGTERM)
     results_path.write_text(json.dumps(results))
 
 
-def run_all(spec: dict, ns: dict, results: dict, ports: dict[str, str], results_path: Path) -> None:
+def run_all(
+    spec: dict, ns: dict, results: dict, ports: dict[str, str], results_path: Path, model: ModelServer
+) -> None:
     cwd = spec["cwd"]
     for block in spec["blocks"]:
         if block["mark"] == "skip":
             results[block["id"]] = {"ok": True, "skipped": True, "output": ""}
             continue
-        needs_model = block["mark"] == "needs-model"
-        model_url = spec["model_url"] if needs_model else None
+        try:
+            model_url = model.start() if block["mark"] == "needs-model" else None
+        except RuntimeError as exc:
+            results[block["id"]] = {"ok": False, "skipped": False, "output": str(exc)}
+            continue
         env = {"AGENTWORLD_BASE_URL": model_url} if model_url else {}
         code = rewrite(block["code"], model_url, block["lang"], ports)
         if block["lang"] == "file":

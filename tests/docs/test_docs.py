@@ -4,7 +4,7 @@ Each Markdown file's blocks run in order in one process (``run_blocks.py``) in a
 directory holding a copy of ``examples/``, with ``HOME`` and ``AGENTWORLD_HOME`` in temporary
 folders and no ``AGENTWORLD_*`` settings from the caller: the offline world, as a newcomer gets it.
 Blocks marked ``<!-- docs-test: needs-model -->`` get ``AGENTWORLD_BASE_URL`` pointing at an
-``agentworld serve`` this test starts on 127.0.0.1; ``<!-- docs-test: skip reason=... -->`` blocks
+``agentworld serve`` (offline) the runner starts on 127.0.0.1 for the file, after the blocks before; ``<!-- docs-test: skip reason=... -->`` blocks
 are counted and must say why. The marker convention is in README.md, "Contributing".
 """
 
@@ -13,10 +13,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -27,12 +25,6 @@ BLOCKS = all_blocks()
 KNOWN_MARKS = {"", "needs-model", "skip"}
 BLOCK_TIMEOUT = 120  # seconds per block; a hung server or prompt fails its block, not the suite
 RUNNER = Path(__file__).with_name("run_blocks.py")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _clean_env(tmp: Path) -> dict[str, str]:
@@ -52,37 +44,6 @@ def _clean_env(tmp: Path) -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="session")
-def model_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``agentworld serve`` on the offline world: the 'real model' for needs-model blocks."""
-    tmp = tmp_path_factory.mktemp("docs-model")
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agentworld_plugins", "serve", "--backend", "offline", "--port", str(port)],
-        env=_clean_env(tmp),
-        cwd=tmp,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        for _ in range(600):  # wait until it listens (or died)
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.2).close()
-                break
-            except OSError:
-                if proc.poll() is not None:
-                    pytest.fail(f"agentworld serve exited with {proc.returncode}")
-                proc_wait = 0.1
-                try:
-                    proc.wait(proc_wait)
-                except subprocess.TimeoutExpired:
-                    pass
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        proc.terminate()
-        proc.wait(10)
-
-
 def _spec(b: Block) -> dict:
     spec = {"id": b.id, "lang": b.lang, "code": b.code, "mark": b.mark}
     if b.lang == "file":
@@ -90,13 +51,12 @@ def _spec(b: Block) -> dict:
     return spec
 
 
-def _run_file(path: str, blocks: list[Block], base: Path, model_url: str) -> dict[str, dict]:
+def _run_file(path: str, blocks: list[Block], base: Path) -> dict[str, dict]:
     tmp = base / path.replace("/", "__")
     cwd = tmp / "work"
     shutil.copytree(ROOT / "examples", cwd / "examples", ignore=shutil.ignore_patterns("build", "*.egg-info"))
     spec = {
         "cwd": str(cwd),
-        "model_url": model_url,
         "timeout": BLOCK_TIMEOUT,
         "blocks": [_spec(b) for b in blocks],
     }
@@ -125,7 +85,7 @@ def _run_file(path: str, blocks: list[Block], base: Path, model_url: str) -> dic
 
 
 @pytest.fixture(scope="session")
-def doc_results(model_server: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+def doc_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     """Run every file's blocks (files in parallel, blocks of one file in order) once per session."""
     base = tmp_path_factory.mktemp("docs")
     by_file: dict[str, list[Block]] = {}
@@ -133,7 +93,7 @@ def doc_results(model_server: str, tmp_path_factory: pytest.TempPathFactory) -> 
         by_file.setdefault(b.path, []).append(b)
     results: dict[str, dict] = {}
     with ThreadPoolExecutor(max_workers=4) as pool:
-        for done in pool.map(lambda item: _run_file(item[0], item[1], base, model_server), by_file.items()):
+        for done in pool.map(lambda item: _run_file(item[0], item[1], base), by_file.items()):
             results.update(done)
     return results
 
