@@ -43,7 +43,8 @@ class RunOptions:
     max_retries: int = 3
     retry_backoff: float = 0.5
     request_timeout: float = 600.0
-    progress: bool = True
+    #: draw a progress bar on stderr; None (the default): only when stderr is a terminal
+    progress: bool | None = None
     redo_failed: bool = True
     #: this many records in a row ending with the server unreachable stop the run
     unavailable_limit: int = 5
@@ -411,7 +412,8 @@ async def run_jobs(
     summary.dropped_torn = resumed.torn
     if resumed.torn:
         print(f"{label}: dropped {resumed.torn} torn line(s) from {results.path}", file=sys.stderr)
-    bar = _Progress(label, len(items), summary.skipped, options.progress and bool(todo))
+    wanted = sys.stderr.isatty() if options.progress is None else options.progress
+    bar = _Progress(label, len(items), summary.skipped, wanted and bool(todo))
     pending = iter(todo)
     streak = 0
     started = time.perf_counter()

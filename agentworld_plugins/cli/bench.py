@@ -20,7 +20,7 @@ from typing import Any
 import click
 
 from ..bench.defaults import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
-from .options import perturb_options
+from .options import BACKEND_HELP, perturb_options
 
 F = Callable[..., Any]
 
@@ -160,7 +160,7 @@ def _world_options(fn: F) -> F:
             click.option(
                 "--backend",
                 envvar="AGENTWORLD_BACKEND",
-                help="World-model backend: openai, offline, cassette:FILE, ...",
+                help=BACKEND_HELP,
             ),
             perturb_options("the world model's answers (predictions)"),
         ],
@@ -196,7 +196,8 @@ def _judge_options(prefix: str) -> Callable[[F], F]:
                     f"{dash}backend",
                     "judge_backend",
                     envvar="AGENTWORLD_JUDGE_BACKEND",
-                    help="Judge backend other than openai, e.g. scenario:judge.yaml for offline runs.",
+                    help="The judge's backend when not openai, e.g. scenario:judge.yaml for offline runs. "
+                    + BACKEND_HELP,
                 ),
                 click.option(
                     "--prompts-dir",
@@ -562,7 +563,7 @@ def score(
     labels: tuple[str, ...],
     as_json: bool,
 ) -> None:
-    """Figures per domain and overall from judgements file(s) (several: side by side)."""
+    """Figures per domain and overall from judgements FILES (several: side by side)."""
     _show(list(files), report, plot, reference, as_json, labels)
 
 
@@ -579,7 +580,7 @@ def compare(
     labels: tuple[str, ...],
     as_json: bool,
 ) -> None:
-    """Compare judgements files per domain, with deltas against the first."""
+    """Compare judgements FILES per domain, with deltas against the first."""
     from ..errors import ConfigError
 
     if len(files) < 2:
@@ -678,7 +679,7 @@ def run(
 @click.option("--domain", help="The domain of trajectories that do not name one.")
 @click.option("--append", is_flag=True, help="Add to existing files instead of replacing them.")
 def convert(trajectories: tuple[Path, ...], output_dir: Path, domain: str | None, append: bool) -> None:
-    """Turn recorded sessions (Trajectory JSONL) into AgentWorldBench records."""
+    """Turn recorded sessions (TRAJECTORIES: Trajectory JSONL files) into AgentWorldBench records."""
     from ..bench.convert import convert_trajectories
     from ..errors import ConfigError
 
@@ -697,7 +698,7 @@ def convert(trajectories: tuple[Path, ...], output_dir: Path, domain: str | None
     "--episodes", type=click.IntRange(min=1), default=1, show_default=True, help="Episodes per domain."
 )
 def sample(folder: Path, episodes: int) -> None:
-    """Write a tiny synthetic AgentWorldBench (all seven domains) for trying the commands."""
+    """Write a tiny synthetic AgentWorldBench (all seven domains) into FOLDER, for trying the commands."""
     from ..bench.sample import make_sample_dataset
 
     for path in make_sample_dataset(folder, episodes).values():

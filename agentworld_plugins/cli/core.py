@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from ..errors import ConfigError
 from .options import make_world, world_options
 
 
@@ -58,6 +59,18 @@ def plugins(hook: str | None, show_all: bool) -> None:
     click.echo(json.dumps(rows, indent=2))
 
 
+def _read_at_file(path: str, option: str) -> str:
+    """The text of an ``@FILE`` option value; a file that cannot be read is one clean error."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise ConfigError(
+            f"Cannot read {option} @{path}: {reason}",
+            hint=f"give an existing UTF-8 file after @, or the value itself without @ ({option} TEXT)",
+        ) from None
+
+
 def _read_action(action: str) -> Any:
     if action == "-":
         action = sys.stdin.read()
@@ -97,7 +110,7 @@ def step(
     from ..tooldefs import load_tools
 
     if state and state.startswith("@"):
-        state = Path(state[1:]).read_text(encoding="utf-8")
+        state = _read_at_file(state[1:], "--state")
     sampling = {
         k: v for k, v in {"temperature": temperature, "max_tokens": max_tokens}.items() if v is not None
     }
@@ -132,7 +145,10 @@ def step(
 )
 @click.option("--judge", is_flag=True, help="Print the judge prompt instead.")
 @click.option(
-    "--prompts-dir", envvar="AGENTWORLD_PROMPTS_DIR", type=click.Path(file_okay=False, path_type=Path)
+    "--prompts-dir",
+    envvar="AGENTWORLD_PROMPTS_DIR",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder of <domain>/system_prompt.txt templates (e.g. the official ones).",
 )
 def prompt(domain: str, tools_file: Path | None, judge: bool, prompts_dir: Path | None) -> None:
     """Print DOMAIN's rendered system prompt."""

@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from ..errors import ConfigError
-from .options import make_world, world_options
+from .options import ensure_port_free, make_world, world_options
 
 DEFAULT_PORT = 8765
 
@@ -77,6 +77,8 @@ def serve(
 ) -> None:
     """Serve tools over MCP (stdio by default); every call is answered by the world model.
 
+    COMMAND (after --, with --mirror) starts the real server whose tools are mirrored.
+
     \b
       agentworld mcp serve --pack github-issues
       agentworld mcp serve --tools tools.json --http --port 8765 --token s3cret
@@ -123,6 +125,8 @@ def serve(
             click.echo(f"{tool.name}\t{summary[0] if summary else ''}")
         return
 
+    if use_http:
+        ensure_port_free(host, port)
     fake = FakeMcpServer(world, catalog, name=name, record=record)
     where = f"http://{host}:{port}/mcp" if use_http else "stdio"
     click.echo(
@@ -215,7 +219,8 @@ _WHERE = {
 def config(
     client: str, name: str, launcher: str | None, env_pairs: tuple[str, ...], serve_args: tuple[str, ...]
 ) -> None:
-    """Print the config snippet that makes a client use the fake server.
+    """Print the config snippet that makes a client use the fake server (SERVE_ARGS, after --,
+    are the arguments of `agentworld mcp serve`).
 
     \b
       agentworld mcp config --client claude --name github -- --mirror -- npx -y @modelcontextprotocol/server-github

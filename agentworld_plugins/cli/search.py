@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from .options import make_world, world_options
+from .options import ensure_port_free, make_world, world_options
 
 _WORLD_HELP = "A world bible: a text/Markdown file of facts every result must agree with (a fictional web)."
 _CORPUS_HELP = "A folder of .md/.txt pages for the offline world's index (default: the bundled corpus)."
@@ -38,7 +38,7 @@ def search() -> None:
 
 @search.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
-@click.option("--port", default=8765, show_default=True, type=int)
+@click.option("--port", default=8765, show_default=True, type=int, help="Port to listen on.")
 @click.option("--world", "world_file", type=click.Path(dir_okay=False, path_type=Path), help=_WORLD_HELP)
 @click.option("--corpus", type=click.Path(file_okay=False, path_type=Path), help=_CORPUS_HELP)
 @click.option(
@@ -62,6 +62,7 @@ def serve(
 
     from ..adapters.search.api import create_search_app
 
+    ensure_port_free(host, port)
     bible = _bible(world_file)
     world = make_world(**world_args)
     app = create_search_app(
@@ -93,7 +94,7 @@ def serve(
 def query(
     query_text: str, tool_name: str, world_file: Path | None, corpus: Path | None, **world_args: Any
 ) -> None:
-    """Run one query through a simulated LangChain search tool and print what it returns."""
+    """Run one QUERY through a simulated LangChain search tool and print what it returns."""
     from ..adapters.search.tools import search_tools
 
     tool = search_tools(

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import click
 
-from .options import perturb_options
+from .options import BACKEND_HELP, ensure_port_free, perturb_options
 
 
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
-@click.option("--port", default=8000, show_default=True, type=int)
-@click.option("--backend", envvar="AGENTWORLD_BACKEND", help="Backend or chain (default: offline world).")
+@click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
+@click.option("--backend", envvar="AGENTWORLD_BACKEND", help=f"{BACKEND_HELP} Default: the offline world.")
 @click.option(
     "--upstream", envvar="AGENTWORLD_BASE_URL", help="Base URL(s) of a real world model for 'openai'."
 )
@@ -21,7 +21,10 @@ from .options import perturb_options
 @click.option("--api-key", "api_key", envvar="AGENTWORLD_SERVE_API_KEY", help="Require this bearer token.")
 @click.option("--model-name", default="agentworld", show_default=True, help="Name listed by /v1/models.")
 @click.option(
-    "--prompts-dir", envvar="AGENTWORLD_PROMPTS_DIR", type=click.Path(file_okay=False, path_type=Path)
+    "--prompts-dir",
+    envvar="AGENTWORLD_PROMPTS_DIR",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder of <domain>/system_prompt.txt templates (e.g. the official ones).",
 )
 @perturb_options("every conversation in a recognised domain")
 def serve(
@@ -45,6 +48,7 @@ def serve(
     """
     import uvicorn
 
+    ensure_port_free(host, port)
     from ..perturbations.config import perturbations_from_options
     from ..perturbations.proxy import PerturbingBackend
     from ..plugins import get_plugin_manager

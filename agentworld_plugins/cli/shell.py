@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from .options import make_world, world_options
+from .options import ensure_port_free, make_world, world_options
 
 _SHELL_SETTINGS = {"help_option_names": ["-h", "--help"]}
 
@@ -159,7 +159,7 @@ def sessions(as_json: bool) -> None:
 @shell.command("rm", context_settings=_SHELL_SETTINGS)
 @click.argument("names", nargs=-1, required=True)
 def remove(names: tuple[str, ...]) -> None:
-    """Forget stored sessions."""
+    """Forget the stored sessions NAMES."""
     from ..store import SessionStore
 
     store = SessionStore.at_home(_home())
@@ -173,9 +173,15 @@ def remove(names: tuple[str, ...]) -> None:
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="JSONL file (default: stdout)."
 )
-@click.option("--form", type=click.Choice(["records", "chat"]), default="records", show_default=True)
+@click.option(
+    "--form",
+    type=click.Choice(["records", "chat"]),
+    default="records",
+    show_default=True,
+    help="records: AgentWorldBench records; chat: chat-format training data.",
+)
 def export(name: str, output: Path | None, form: str) -> None:
-    """Write a session's trajectories (one per front) as AgentWorldBench records or chat JSONL."""
+    """Write session NAME's trajectories (one per front) as AgentWorldBench records or chat JSONL."""
     from ..adapters.shell.export import trajectories
 
     found = trajectories(_home(), name)
@@ -196,8 +202,8 @@ def export(name: str, output: Path | None, form: str) -> None:
 
 
 @shell.command("swerex", context_settings=_SHELL_SETTINGS)
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
+@click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
 @click.option("--token", envvar="AGENTWORLD_SWEREX_TOKEN", help="Require this X-API-Key.")
 @click.pass_context
 def swerex(ctx: click.Context, host: str, port: int, token: str | None) -> None:
@@ -206,6 +212,7 @@ def swerex(ctx: click.Context, host: str, port: int, token: str | None) -> None:
 
     from ..adapters.shell.swerex import swerex_app
 
+    ensure_port_free(host, port)
     terminal = _terminal(ctx.obj["params"])
     click.echo(f"agentworld: SWE-ReX runtime for session {terminal.id!r} on http://{host}:{port}", err=True)
     uvicorn.run(swerex_app(terminal, token=token), host=host, port=port, log_level="warning")

@@ -136,8 +136,8 @@ def register_commands(cli: click.Group) -> None:
         help="Repeats that make a loop.",
     )
     def report_command(trajectories: tuple[Path, ...], as_json: bool, loop_threshold: int) -> None:
-        """Print the perturbation scorecard of trajectory JSONL files: faults injected by kind and
-        tool, what the agent did next, steps to recovery, and loops."""
+        """Print the perturbation scorecard of TRAJECTORIES (trajectory JSONL files): faults
+        injected by kind and tool, what the agent did next, steps to recovery, and loops."""
         from .report import read_jsonl
 
         sessions = [s for path in trajectories for s in read_jsonl(path)]
