@@ -18,8 +18,8 @@ another one lists. Arguments are validated the way the real tool validates them 
 schema; a JSON-schema dict with jsonschema, defaults filled), and a failure comes back as the
 error text, unless the original tool's ``handle_tool_error`` was explicitly set to raise.
 
-``WorldModelToolMiddleware`` needs the ``langchain`` package (``pip install
-'agentworld-plugins[langchain]'``); ``simulate_tools`` needs only langchain-core.
+``WorldModelToolMiddleware`` needs the ``langchain`` package (the ``langchain`` extra: ``pip
+install -e ".[langchain]"`` in the checkout); ``simulate_tools`` needs only langchain-core.
 """
 
 from __future__ import annotations
@@ -289,7 +289,7 @@ def __getattr__(name: str) -> Any:
             if "langchain" not in str(exc) and "langgraph" not in str(exc):
                 raise
             raise ImportError(
-                "WorldModelToolMiddleware needs the langchain package: pip install 'agentworld-plugins[langchain]'"
+                "WorldModelToolMiddleware needs the langchain package: pip install -e '.[langchain]' in the checkout"
             ) from exc
         return WorldModelToolMiddleware
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from doc_blocks import ROOT, Block, all_blocks
+from doc_blocks import ROOT, Block, all_blocks, doc_files
 
 BLOCKS = all_blocks()
 KNOWN_MARKS = {"", "needs-model", "skip"}
@@ -137,3 +138,18 @@ def test_extractor_reads_markers(tmp_path: Path) -> None:
         (19, "shell", "", ""),
     ]
     assert found[2].code == "echo hi\n"
+
+
+def test_install_instructions_use_the_checkout() -> None:
+    """The package is installed from the checkout (not on a package index): no doc, docstring or
+    error hint says ``pip install agentworld-plugins[...]``."""
+    pattern = re.compile(r"pip install\s+['\"]?agentworld-plugins")
+    files = [*doc_files(), *ROOT.glob("agentworld_plugins/**/*.py"), *ROOT.glob("adapters/**/*.py")]
+    files += [*ROOT.glob("examples/**/*.py"), *ROOT.glob("examples/**/*.sh")]
+    found = [
+        f"{f.relative_to(ROOT)}:{n}"
+        for f in files
+        for n, line in enumerate(f.read_text().splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert not found, f'say `pip install -e ".[extra]"` (from the checkout) instead: {found}'
