@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import sys
@@ -239,3 +240,10 @@ def config(
     snippet = client_config(client, name, args, command=launcher, env=env)
     click.echo(json.dumps(snippet, indent=2))
     click.echo(f"agentworld: paste into {_WHERE[client]}", err=True)
+    left_out = sorted(k for k in os.environ if k.startswith("AGENTWORLD_") and k not in env)
+    if left_out and "--http" not in args:  # clients start stdio servers with their own environment
+        click.echo(
+            f"agentworld: warning: {', '.join(left_out)} set here will not reach the server the client "
+            "starts; add --env KEY=VALUE for each setting it should use",
+            err=True,
+        )

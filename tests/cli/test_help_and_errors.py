@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -111,3 +112,25 @@ def test_cassette_ls_lists_agentworld_home_and_a_missing_path_has_a_hint(tmp_pat
     missing = CliRunner().invoke(cli, ["cassette", "ls", str(tmp_path / "nope")], env=env)
     assert missing.exit_code == 1
     assert missing.stderr.splitlines()[1].startswith("Hint: `agentworld cassette ls` lists")
+
+
+def test_mcp_config_warns_when_world_settings_would_not_reach_the_server(monkeypatch) -> None:
+    for key in [k for k in os.environ if k.startswith("AGENTWORLD_")]:
+        monkeypatch.delenv(key)
+    args = ["mcp", "config", "--client", "claude", "--name", "gh", "--", "--pack", "github-issues"]
+    warned = CliRunner().invoke(cli, args, env={"AGENTWORLD_BASE_URL": "http://localhost:8000/v1"})
+    assert warned.exit_code == 0 and "AGENTWORLD_BASE_URL set here will not reach" in warned.stderr
+    given = [
+        "mcp",
+        "config",
+        "--client",
+        "claude",
+        "--name",
+        "gh",
+        "--env",
+        "AGENTWORLD_BASE_URL=http://x/v1",
+    ]
+    passed = CliRunner().invoke(
+        cli, [*given, "--", "--pack", "github-issues"], env={"AGENTWORLD_BASE_URL": "http://x/v1"}
+    )
+    assert passed.exit_code == 0 and "warning" not in passed.stderr

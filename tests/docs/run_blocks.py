@@ -291,3 +291,5 @@ def run_all(
 
 if __name__ == "__main__":
     main()
+    sys.stdout.flush()
+    os._exit(0)  # a thread a block left running must not keep the file's run alive
