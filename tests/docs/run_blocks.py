@@ -37,7 +37,11 @@ set -eo pipefail
 pip() { "$_DOCS_PY" "$_DOCS_FAKE_PIP" "$@"; }  # installs never touch the test's environment
 _docs_bg() {  # _docs_bg PORT CMD...: (re)start a server in the background, wait for its port
   local port=$1; shift
-  if [ -f "$_DOCS_PIDS/$port" ]; then kill -TERM -- "-$(cat "$_DOCS_PIDS/$port")" 2>/dev/null || true; fi
+  if [ -f "$_DOCS_PIDS/$port" ]; then  # the same documented server again: stop the earlier one first
+    local old; old=$(cat "$_DOCS_PIDS/$port")
+    kill -TERM -- "-$old" 2>/dev/null || true
+    for _ in $(seq 300); do kill -0 "$old" 2>/dev/null || break; sleep 0.1; done
+  fi
   setsid "$_DOCS_BASH" -c "$*" >>"$_DOCS_SERVER_LOG" 2>&1 </dev/null &
   local pid=$!
   echo "$pid" > "$_DOCS_PIDS/$port"
