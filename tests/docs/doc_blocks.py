@@ -1,8 +1,9 @@
 """Find the runnable code blocks in the project's Markdown docs (used by ``test_docs.py``).
 
-A fenced block tagged ``bash``/``sh``/``shell``/``console`` is a shell block, ``python``/``py`` a
-Python block; other fences (json, yaml, toml, text, untagged diagrams) are not run. An HTML comment
-on the line(s) right before the fence marks it:
+A fenced block tagged ``bash``/``sh``/``shell`` is a shell block (``console``: only its ``$ ``
+lines are run, the rest is output), ``python``/``py`` a Python block; other fences (json, yaml,
+toml, text, untagged diagrams) are not run. An HTML comment on the line right before the fence
+(blank lines between are fine) marks it:
 
 - ``<!-- docs-test: needs-model -->``: runs with ``AGENTWORLD_BASE_URL`` pointing at an
   ``agentworld serve`` the test starts (``http://localhost:PORT/v1`` in the block is rewritten to it);
@@ -20,7 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SHELL_LANGS = {"bash", "sh", "shell", "console", "zsh"}
+SHELL_LANGS = {"bash", "sh", "shell", "console", "shell-session", "zsh"}
+#: blocks that show a session: lines after a ``$ `` prompt are run, the rest is expected output
+SESSION_LANGS = {"console", "shell-session"}
 PYTHON_LANGS = {"python", "py", "python3"}
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>```+|~~~+)\s*(?P<info>[^`\s]*)[^`]*$")
 _FILE = re.compile(r"^(?:#|//)\s*file:\s*(?P<path>\S+)(?P<cont>\s+\(continued\))?\s*$")
@@ -100,6 +103,8 @@ def blocks_in(path: Path, root: Path = ROOT) -> list[Block]:
             j -= 1
         if j >= 0 and (parsed := parse_marker(lines[j])):
             mark, reason = parsed
+        if info in SESSION_LANGS and lang == "shell":
+            body = [line[2:] for line in body if line.startswith("$ ")]
         out.append(Block(rel, start + 1, lang, "\n".join(body) + "\n", mark, reason))
     return out
 

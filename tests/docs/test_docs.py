@@ -128,6 +128,7 @@ def test_extractor_reads_markers(tmp_path: Path) -> None:
         "text\n\n<!-- docs-test: skip reason=needs a GPU -->\n```bash\nnvidia-smi\n```\n\n"
         "<!-- docs-test: needs-model -->\n\n```python\nprint(1)\n```\n\n```json\n{}\n```\n"
         "- item\n\n  ```sh\n  echo hi\n  ```\n"
+        "```console\n$ agentworld domains\nmcp ...\n```\n"
     )
     from doc_blocks import blocks_in
 
@@ -136,8 +137,10 @@ def test_extractor_reads_markers(tmp_path: Path) -> None:
         (4, "shell", "skip", "needs a GPU"),
         (10, "python", "needs-model", ""),
         (19, "shell", "", ""),
+        (22, "shell", "", ""),
     ]
     assert found[2].code == "echo hi\n"
+    assert found[3].code == "agentworld domains\n"
 
 
 def test_install_instructions_use_the_checkout() -> None:
