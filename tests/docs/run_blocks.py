@@ -27,8 +27,12 @@ import time
 import traceback
 from pathlib import Path
 
+#: a line that starts a network server: ``agentworld serve``, ``agentworld X serve`` (search,
+#: openenv, ... but ``mcp serve`` only with ``--http``: without it, it serves stdin) and the shell's
+#: ``swerex`` runtime, optionally after ``VAR=value`` settings
 _SERVER = re.compile(
-    r"^(?P<lead>\s*(?:[A-Z_]+=\S+\s+)*)(?P<cmd>agentworld\s+(?:serve|search\s+serve|mcp\s+serve\b.*--http|shell\b.*\bswerex)\b.*)$"
+    r"^(?P<lead>\s*(?:[A-Z_]+=\S+\s+)*)"
+    r"(?P<cmd>agentworld\s+(?:serve|(?!mcp\b)[\w-]+\s+serve|mcp\s+serve\b.*--http|shell\b.*\bswerex)\b.*)$"
 )
 _LOCAL_V1 = re.compile(r"http://(?:localhost|127\.0\.0\.1):(\d+)/v1")
 
