@@ -100,11 +100,8 @@ def _terminal_for(
         return terminal
     if machine is None:
         overrides: dict[str, Any] = {"cwd": cwd or None, "hostname": hostname}
-        machine = (
-            MachineSpec.load(state, **overrides)
-            if state
-            else MachineSpec(**{k: v for k, v in overrides.items() if v})
-        )
+        given = {k: v for k, v in overrides.items() if v}
+        machine = MachineSpec.load(state, **overrides) if state else (MachineSpec(**given) if given else None)
     if store is None and session:
         store = True
     return VirtualTerminal(world, session_id=session, machine=machine, store=store)

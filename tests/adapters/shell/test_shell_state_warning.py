@@ -41,3 +41,17 @@ def test_observations_carry_the_warning(tmp_path: Path) -> None:
         result = other.run("hostname")
     assert result.stdout.strip() == "one"
     assert "already exists" in result.observation.metadata["warnings"][0]
+
+
+def test_no_machine_given_means_no_warning(tmp_path: Path) -> None:
+    from agentworld_plugins.adapters.shell.service import machine_from_env
+
+    assert machine_from_env({}) is None  # the shim: a session made by `agentworld shell --hostname x`
+    assert machine_from_env({"AGENTWORLD_SHELL_HOSTNAME": "x"}) == MachineSpec(hostname="x")
+    store = SessionStore(tmp_path / "shell.db")
+    with World(backend="offline") as world:
+        VirtualTerminal(world, session_id="t", machine=MachineSpec(hostname="made"), store=store).run("true")
+        again = VirtualTerminal(world, session_id="t", machine=machine_from_env({}), store=store).run(
+            "hostname"
+        )
+    assert again.stdout.strip() == "made" and "warnings" not in again.observation.metadata
