@@ -138,7 +138,9 @@ class SimulatedTool(BaseTool):
             self._check(given)
             return _fill_defaults(schema, given)
         model: Any = schema  # a pydantic model class (v2; v1 models only get their values dumped)
-        fields = getattr(model, "model_fields", None) or getattr(model, "__fields__", {})
+        fields = getattr(model, "model_fields", None)
+        if fields is None:
+            fields = getattr(model, "__fields__", {})
         if args and isinstance(args[0], str) and fields:
             kwargs = {next(iter(fields)): args[0], **kwargs}
         data = {k: v for k, v in kwargs.items() if k in fields}
