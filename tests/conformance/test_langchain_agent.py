@@ -86,15 +86,6 @@ def _check(result: dict[str, Any]) -> None:
     assert result["messages"][-1].content == "Filed it."
 
 
-@pytest.fixture(autouse=True)
-def _offline_default_world(monkeypatch: pytest.MonkeyPatch) -> None:
-    import os
-
-    for key in list(os.environ):
-        if key.startswith("AGENTWORLD_"):
-            monkeypatch.delenv(key)
-
-
 def test_create_agent_with_middleware_without_world_sync() -> None:
     ran_for_real.clear()
     middleware = WorldModelToolMiddleware(tools=["create_ticket"])
