@@ -325,12 +325,16 @@ class BearerAuth:
 
     def __init__(self, app: Any, token: str) -> None:
         self.app = app
-        self._expected = f"Bearer {token}".encode()
+        self._expected = token.encode()
 
     def _authorized(self, scope: dict[str, Any]) -> bool:
         for key, value in scope.get("headers") or []:
             if key == b"authorization":
-                return hmac.compare_digest(value, self._expected)
+                # the auth scheme is case-insensitive (RFC 9110 11.1): "bearer x" is "Bearer x"
+                scheme, _, credentials = value.partition(b" ")
+                return scheme.lower() == b"bearer" and hmac.compare_digest(
+                    credentials.strip(), self._expected
+                )
         return False
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:

@@ -151,6 +151,54 @@ def _option_value(args: list[str], name: str, default: str | None = None) -> str
     return value
 
 
+#: serve options naming files the server reads (they must exist) and ones it writes
+_READ_PATHS = ("--tools", "--snapshot", "--perturb-file", "--prompts-dir")
+_WRITE_PATHS = ("--record", "--save-snapshot")
+
+
+def _absolute_path(option: str, value: str) -> str:
+    path = Path(value).expanduser().resolve()
+    if option in _READ_PATHS and not path.exists():
+        raise ConfigError(
+            f"{option} {value}: no such file ({path})",
+            hint="give a path that exists; the client starts the server from another directory",
+        )
+    return str(path)
+
+
+def _absolute_backend(value: str) -> str:
+    head, sep, rest = value.partition(":")
+    if head != "cassette" or not sep:
+        return value
+    path, comma, inner = rest.partition(",")
+    return f"cassette:{Path(path).expanduser().resolve()}{comma}{inner}"
+
+
+def absolute_serve_args(args: list[str]) -> list[str]:
+    """``serve`` arguments with every file path made absolute (and read files checked to exist):
+    Claude Desktop, Cursor and VS Code start the server from a directory of their own."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            return out + args[i:]
+        name, eq, inline = arg.partition("=")
+        if name in _READ_PATHS + _WRITE_PATHS or name == "--backend":
+            fix = _absolute_backend if name == "--backend" else lambda v, n=name: _absolute_path(n, v)
+            if eq:
+                out.append(f"{name}={fix(inline)}")
+            elif i + 1 < len(args):
+                out += [arg, fix(args[i + 1])]
+                i += 1
+            else:
+                out.append(arg)
+        else:
+            out.append(arg)
+        i += 1
+    return out
+
+
 def _launcher(command: str | None) -> list[str]:
     if command:
         return [command]
@@ -231,6 +279,6 @@ def config(
         if not sep or not key:
             raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--env")
         env[key] = value
-    snippet = client_config(client, name, args, command=launcher, env=env)
+    snippet = client_config(client, name, absolute_serve_args(args), command=launcher, env=env)
     click.echo(json.dumps(snippet, indent=2))
     click.echo(f"agentworld: paste into {_WHERE[client]}", err=True)
