@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from agentworld_plugins.errors import ActionValidationError, ConfigError
+from agentworld_plugins.errors import ActionValidationError, ConfigError, ContextBudgetError
 from agentworld_plugins.offline.gui import (
     DEFAULT_ANDROID_SCREEN,
     parse_android_screen,
@@ -237,7 +237,12 @@ class Episode:
                 local=True,
                 success=self._success(),
             )
-        observation = self.session.step(validated)
+        try:
+            observation = self.session.step(validated)
+        except ContextBudgetError as exc:
+            # an action too long for the world model's context is the agent's error, not a crash
+            message = f"the action is too long for the world model's context ({exc.message})"
+            return StepOutcome(text=self.text, action_error=message, success=self._success())
         outcome = StepOutcome(
             text=observation.text,
             observation=observation,

@@ -70,6 +70,7 @@ _SIGNATURES: dict[str, tuple[_Param, ...]] = {
     "report_infeasible": (_p("reason", "str"),),
     # element actions (by bid)
     "scroll": (_p("delta_x", "number"), _p("delta_y", "number")),
+    "scroll_at": (_X, _Y, _p("dx", "number"), _p("dy", "number")),
     "fill": (_BID, _p("value", "str"), _p("enable_autocomplete_menu", "bool", False)),
     "select_option": (_BID, _p("options", "strs")),
     "click": (_BID, _BUTTON, _p("modifiers", "modifiers", [])),
