@@ -106,3 +106,42 @@ def test_create_agent_with_middleware_without_world_async() -> None:
     # tools=None emulates every tool, the clock included
     assert set(tool_messages) == {"create_ticket", "local_clock"}
     assert all(m.status != "error" for m in tool_messages.values())
+
+
+def test_dict_schema_tool_is_validated_strictly_in_a_real_agent() -> None:
+    """A tool defined by a JSON-schema dict: LangChain passes its arguments on unconverted, so
+    "yes" is not a boolean; the error shows the arguments as the model sent them."""
+    from langchain_core.tools import StructuredTool
+
+    def notify(**kwargs: Any) -> str:
+        raise AssertionError("a simulated tool must not run")
+
+    schema = {
+        "type": "object",
+        "properties": {"user": {"type": "string"}, "urgent": {"type": "boolean"}},
+        "required": ["user"],
+    }
+    notify_tool = StructuredTool.from_function(
+        notify, name="notify", description="Notify a user.", args_schema=schema
+    )
+    model = ToolCallingFake(
+        messages=iter(
+            [
+                AIMessage(
+                    content="",
+                    tool_calls=[
+                        {"name": "notify", "args": {"user": "ana", "urgent": "yes"}, "id": "n1"},
+                        {"name": "notify", "args": {"user": "bo", "urgent": True}, "id": "n2"},
+                    ],
+                ),
+                AIMessage(content="Done."),
+            ]
+        )
+    )
+    agent = create_agent(model, tools=[notify_tool], middleware=[WorldModelToolMiddleware()])
+    result = _bounded(lambda: agent.invoke({"messages": [{"role": "user", "content": "notify"}]}))
+    by_id = {m.tool_call_id: m for m in result["messages"] if isinstance(m, ToolMessage)}
+    assert by_id["n1"].status == "error"
+    assert "urgent\n  Input should be a valid boolean" in by_id["n1"].content
+    assert "input_value='yes'" in by_id["n1"].content
+    assert by_id["n2"].status != "error"
