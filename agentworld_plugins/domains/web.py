@@ -156,7 +156,11 @@ def _bind_call(call: ast.Call) -> tuple[str, dict[str, Any], list[str]]:
         return (
             shown,
             {},
-            [f"{shown}() is not a BrowserGym action; call one of the functions by its bare name"],
+            [
+                f"{shown}() is not a BrowserGym action; call one of the functions by its bare name "
+                "(free Python/Playwright code, BrowserGym's 'python' action set, is not supported: "
+                "nothing runs a real browser)"
+            ],
         )
     name = func.id
     params = _SIGNATURES.get(name)

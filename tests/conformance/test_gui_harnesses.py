@@ -71,6 +71,12 @@ def test_browsergym_agent_loop_with_its_default_action_set() -> None:
     obs, *_ = env.step("I am not sure what to do.")
     assert obs["last_action_error"].startswith("ValueError")
     env.close()
+    # BrowserGym's "python" action set (free Playwright code) cannot be matched, and says so
+    plain = _web_env()
+    plain.reset(seed=0)
+    obs, *_ = plain.step("page.get_by_role('button').click()")
+    assert "is not supported" in obs["last_action_error"]
+    plain.close()
 
 
 def test_strict_action_set_of_an_agent_is_honoured() -> None:
