@@ -12,6 +12,21 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+#: one tool, as a tools file or a ``tools/list`` result holds it
+TOOLS = {
+    "tools": [
+        {
+            "name": "create_ticket",
+            "description": "Create a support ticket.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"title": {"type": "string"}, "urgent": {"type": "boolean"}},
+                "required": ["title"],
+            },
+        }
+    ]
+}
+
 
 def cache_dir(*parts: str) -> Path:
     """Where throwaway environments (a venv, an npm install) live across runs, keyed by version."""

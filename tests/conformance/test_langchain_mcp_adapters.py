@@ -14,25 +14,12 @@ from pathlib import Path
 import pytest
 from agentworld_plugins.adapters.mcp_catalog import Catalog
 from agentworld_plugins.adapters.mcp_server import FakeMcpServer
-from conformance_support import cache_dir, clean_env, served
+from conformance_support import TOOLS, cache_dir, clean_env, served
 
 from agentworld_plugins import World
 
 VERSION = "0.3.2"
 REQUIREMENTS = [f"langchain-mcp-adapters=={VERSION}", "mcp>=1.24,<2"]
-TOOLS = {
-    "tools": [
-        {
-            "name": "create_ticket",
-            "description": "Create a support ticket.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {"title": {"type": "string"}, "urgent": {"type": "boolean"}},
-                "required": ["title"],
-            },
-        }
-    ]
-}
 
 # the user's code, run by the throwaway environment's Python
 CLIENT = textwrap.dedent(

@@ -18,7 +18,7 @@ import pytest
 from agentworld_plugins.adapters.mcp_catalog import Catalog
 from agentworld_plugins.adapters.mcp_server import FakeMcpServer
 from click.testing import CliRunner
-from conformance_support import cache_dir, clean_env, served
+from conformance_support import TOOLS, cache_dir, clean_env, served
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
@@ -26,19 +26,6 @@ from agentworld_plugins import World
 from agentworld_plugins.cli import cli
 
 AGENTWORLD = [sys.executable, "-m", "agentworld_plugins"]
-TOOLS = {
-    "tools": [
-        {
-            "name": "create_ticket",
-            "description": "Create a support ticket.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {"title": {"type": "string"}, "urgent": {"type": "boolean"}},
-                "required": ["title"],
-            },
-        }
-    ]
-}
 
 # a real server that offers ``get_roots_list`` only to a client declaring ``roots``, as
 # @modelcontextprotocol/server-everything does
