@@ -10,8 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 import requests
-from agentworld_plugins.adapters import search_tools
-from agentworld_plugins.adapters.search_api import create_search_app
+from agentworld_plugins.adapters import search
+from agentworld_plugins.adapters.search.api import create_search_app
 from conformance_support import served
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
@@ -77,8 +77,8 @@ def test_langchain_community_serper_parses_our_answer(base: str) -> None:
     assert answer and answer != "No good Google Search Result was found"
     # the stand-ins an agent swaps in look exactly like the real tools to the model
     for real, ours in (
-        (GoogleSerperRun(api_wrapper=wrapper), search_tools.GoogleSerperRun()),
-        (GoogleSerperResults(api_wrapper=wrapper), search_tools.GoogleSerperResults()),
+        (GoogleSerperRun(api_wrapper=wrapper), search.GoogleSerperRun()),
+        (GoogleSerperResults(api_wrapper=wrapper), search.GoogleSerperResults()),
     ):
         assert convert_to_openai_tool(ours) == convert_to_openai_tool(real)
 
@@ -90,8 +90,8 @@ def test_langchain_community_duckduckgo_stand_ins_match() -> None:
 
     wrapper = DuckDuckGoSearchAPIWrapper.model_construct()  # its validator wants the ddgs package
     for real, ours in (
-        (DuckDuckGoSearchRun(api_wrapper=wrapper), search_tools.DuckDuckGoSearchRun()),
-        (DuckDuckGoSearchResults(api_wrapper=wrapper), search_tools.DuckDuckGoSearchResults()),
+        (DuckDuckGoSearchRun(api_wrapper=wrapper), search.DuckDuckGoSearchRun()),
+        (DuckDuckGoSearchResults(api_wrapper=wrapper), search.DuckDuckGoSearchResults()),
     ):
         assert convert_to_openai_tool(ours) == convert_to_openai_tool(real)
-    assert search_tools.DuckDuckGoSearchRun().invoke({"query": "sourdough"}).strip()
+    assert search.DuckDuckGoSearchRun().invoke({"query": "sourdough"}).strip()
