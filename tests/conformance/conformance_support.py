@@ -28,12 +28,15 @@ TOOLS = {
 }
 
 
+#: read once at import: the tests clear AGENTWORLD_* settings from the environment
+CACHE_ROOT = Path(
+    os.environ.get("AGENTWORLD_CONFORMANCE_CACHE") or Path.home() / ".cache" / "agentworld-conformance"
+)
+
+
 def cache_dir(*parts: str) -> Path:
     """Where throwaway environments (a venv, an npm install) live across runs, keyed by version."""
-    root = Path(
-        os.environ.get("AGENTWORLD_CONFORMANCE_CACHE") or Path.home() / ".cache" / "agentworld-conformance"
-    )
-    path = root.joinpath(*parts)
+    path = CACHE_ROOT.joinpath(*parts)
     path.mkdir(parents=True, exist_ok=True)
     return path
 

@@ -158,6 +158,8 @@ def inspector() -> list[str]:
                 "--no-audit",
                 "--no-fund",
                 "--loglevel=error",
+                "--fetch-timeout=60000",
+                "--fetch-retries=1",
                 f"@modelcontextprotocol/inspector@{INSPECTOR_VERSION}",
             ],
             cwd=home,
