@@ -27,9 +27,9 @@ __all__ = [
     "printable_charset",
 ]
 
-#: the longest observation text the spaces admit (characters)
+#: how long a sample of an unbounded ``Unicode()`` space may be (characters; any text is a member)
 OBSERVATION_MAX_LENGTH = 1 << 20
-#: the longest action text (the action space samples up to this length)
+#: the longest action text of the text environments (they refuse a longer one)
 ACTION_MAX_LENGTH = 8192
 
 _LAST_ASSIGNED = 0x323B0  # past CJK extension H (Unicode 15); later planes hold no characters but tags
