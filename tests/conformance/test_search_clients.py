@@ -36,6 +36,9 @@ def test_tavily_python(base: str) -> None:
     url = found["results"][0]["url"]
     extracted = client.extract([url])
     assert extracted["results"][0]["url"] == url and extracted["results"][0]["raw_content"]
+    # crawl and map cannot be simulated, and the client's own error says so
+    with pytest.raises(tavily.BadRequestError, match="not simulated"):
+        client.crawl("https://kitchenledger.com")
 
 
 def test_langchain_tavily(base: str) -> None:
