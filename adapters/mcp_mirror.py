@@ -16,6 +16,7 @@ import os
 import shlex
 import tempfile
 from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import IO, Any
 
 import anyio
@@ -93,8 +94,6 @@ def _roots_callback(directory: str | None) -> Any:
     """A ``roots/list`` answer (the working directory), so the client declares the ``roots``
     capability: some servers offer tools only to clients that have it (server-everything's
     ``get-roots-list``), and a mirror must see everything a real client would."""
-    from pathlib import Path
-
     root = Path(directory or os.getcwd()).resolve()
 
     async def list_roots(context: Any) -> types.ListRootsResult:

@@ -166,16 +166,21 @@ class TmuxSession:
         container_dir: str | None = None,
         container_filename: str | None = None,
     ) -> None:
-        """Copy host files into the simulated machine (``container_dir``, default ``/``), as
-        Terminal-Bench copies test and helper scripts into its container."""
-        items = [paths] if isinstance(paths, (str, Path)) else list(paths)
-        for item in items:
+        """Copy host files (a folder: the files in it) into the simulated machine
+        (``container_dir``, default ``/``), as Terminal-Bench copies test and helper scripts into
+        its container."""
+        folder = (container_dir or "").rstrip("/")
+        for item in [paths] if isinstance(paths, (str, Path)) else list(paths):
             source = Path(item)
-            if not source.is_file():
-                continue
-            name = container_filename or source.name
-            target = f"{(container_dir or '').rstrip('/')}/{name}"
-            self.terminal.write_file(target, source.read_text(encoding="utf-8", errors="replace"))
+            if source.is_dir():
+                found = [(f, f"{source.name}/{f.relative_to(source).as_posix()}") for f in source.rglob("*")]
+            else:
+                found = [(source, container_filename or source.name)]
+            for path, name in found:
+                if path.is_file():
+                    self.terminal.write_file(
+                        f"{folder}/{name}", path.read_text(encoding="utf-8", errors="replace")
+                    )
 
 
 class TmuxCommands:

@@ -124,5 +124,10 @@ def test_terminus_style_loop(tmp_path: Path) -> None:
         session.copy_to_container(paths=[script], container_dir="/tests")
         session.send_keys(["bash /tests/run-tests.sh", "Enter"], block=True, max_timeout_sec=60)
         assert "tests-ran" in session.capture_pane()
+        (tmp_path / "helpers").mkdir()
+        (tmp_path / "helpers" / "check.sh").write_text("echo checked\n")
+        session.copy_to_container(paths=tmp_path / "helpers", container_dir="/opt")
+        session.send_keys(["bash /opt/helpers/check.sh", "Enter"], block=True, max_timeout_sec=60)
+        assert "checked" in session.capture_pane()
         session.stop()
         assert TmuxSession("x", None, disable_recording=True, world=world).get_asciinema_timestamp() == 0.0
