@@ -61,6 +61,10 @@ def _exception(class_path: str, message: str, **extra: Any) -> JSONResponse:
     )
 
 
+def _no_session(name: str) -> JSONResponse:
+    return _exception("swerex.exceptions.SessionDoesNotExistError", f"session {name!r} does not exist")
+
+
 def _invalid(field: str, message: str, value: Any = None) -> JSONResponse:
     return JSONResponse(
         {"detail": [{"type": "value_error", "loc": ["body", field], "msg": message, "input": value}]},
@@ -134,9 +138,7 @@ def swerex_app(terminal: VirtualTerminal, *, token: str | None = None) -> Starle
             )
         name = str(body.get("session", "default"))
         if name not in sessions:
-            return _exception(
-                "swerex.exceptions.SessionDoesNotExistError", f"session {name!r} does not exist"
-            )
+            return _no_session(name)
         result = await asyncio.to_thread(terminal.execute_bash, command)
         output = result.stdout[:-1] if result.stdout.endswith("\n") else result.stdout
         if result.exit_code == TIMEOUT_STATUS:
@@ -164,9 +166,7 @@ def swerex_app(terminal: VirtualTerminal, *, token: str | None = None) -> Starle
     async def interrupt(body: dict[str, Any]) -> Response:
         name = str(body.get("session", "default"))
         if name not in sessions:
-            return _exception(
-                "swerex.exceptions.SessionDoesNotExistError", f"session {name!r} does not exist"
-            )
+            return _no_session(name)
         # every simulated command has finished by the time it answers: nothing is left to stop
         return JSONResponse(
             {
@@ -185,9 +185,7 @@ def swerex_app(terminal: VirtualTerminal, *, token: str | None = None) -> Starle
             return body
         name = str(body.get("session", "default"))
         if name not in sessions:
-            return _exception(
-                "swerex.exceptions.SessionDoesNotExistError", f"session {name!r} does not exist"
-            )
+            return _no_session(name)
         sessions.discard(name)
         return JSONResponse({"session_type": "bash", "success": True, "failure_reason": ""})
 
