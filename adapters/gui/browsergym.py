@@ -486,6 +486,7 @@ _BROWSERGYM_KWARGS = (
     "pw_context_kwargs",
     "action_mapping",
     "use_raw_page_output",
+    "pre_observation_delay",
 )
 
 
@@ -544,6 +545,7 @@ class AgentWorldBrowserEnv(gym.Env):
         pw_context_kwargs: dict[str, Any] | None = None,
         action_mapping: Callable[[str], str] | str | None = "default",
         use_raw_page_output: bool = False,
+        pre_observation_delay: float = 0.5,
         **unknown: Any,
     ) -> None:
         super().__init__()
@@ -570,7 +572,7 @@ class AgentWorldBrowserEnv(gym.Env):
         self.pw_chromium_kwargs = dict(pw_chromium_kwargs or {})
         self.pw_context_kwargs = dict(pw_context_kwargs or {})
         self.action_mapping = action_mapping
-        self.use_raw_page_output = use_raw_page_output
+        self.use_raw_page_output, self.pre_observation_delay = use_raw_page_output, pre_observation_delay
         self.max_steps = max_steps
         self._task_source = task
         self.episode = Episode("web", world=world, backend=backend, session_options=session_options)

@@ -79,6 +79,35 @@ def test_browsergym_agent_loop_with_its_default_action_set() -> None:
     plain.close()
 
 
+def test_browsergym_own_env_spaces_admit_our_observations() -> None:
+    """BrowserGym's own ``BrowserEnv`` (built, never started: no browser) declares the spaces;
+    every observation of ours is a member of them, and the constructors take the same keywords."""
+    import warnings
+
+    from browsergym.core.env import BrowserEnv
+    from browsergym.core.task import AbstractBrowserTask
+
+    class NoTask(AbstractBrowserTask):
+        @classmethod
+        def get_task_id(cls) -> str:
+            return "no-task"
+
+    real = BrowserEnv(task_entrypoint=NoTask)
+    keywords = [
+        p for p in inspect.signature(BrowserEnv.__init__).parameters if p not in ("self", "task_entrypoint")
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an unknown keyword would warn
+        env = _web_env(**{k: getattr(real, k) for k in keywords})  # each as BrowserEnv stored it
+    assert repr(env.action_space) == repr(real.action_space) == "Unicode()"
+    assert set(env.observation_space.spaces) == set(real.observation_space.spaces)
+    obs, _ = env.reset(seed=0)
+    assert real.observation_space.contains(obs)
+    obs, *_ = env.step("fill('14', 'wireless mouse')\nclick('24')")
+    assert real.observation_space.contains(obs)
+    env.close()
+
+
 def test_strict_action_set_of_an_agent_is_honoured() -> None:
     action_set = HighLevelActionSet(subsets=["bid"], strict=True, multiaction=False)
     env = _web_env(action_mapping=action_set.to_python_code)
