@@ -135,8 +135,18 @@ FLAT_COMPUTER_13 = [
 ]
 
 
+# desktop_env/desktop_env.py, DesktopEnv.__init__, in order
+DESKTOP_ENV_PARAMETERS = [
+    "provider_name", "region", "path_to_vm", "snapshot_name", "action_space", "cache_dir", "screen_size",
+    "headless", "require_a11y_tree", "require_terminal", "os_type", "enable_proxy", "client_password",
+]  # fmt: skip
+
+
 def test_desktop_env_takes_flat_computer_13_actions_and_is_a_gym_env() -> None:
     from PIL import Image
+
+    ours = list(inspect.signature(DesktopEnv.__init__).parameters)[1 : 1 + len(DESKTOP_ENV_PARAMETERS)]
+    assert ours == DESKTOP_ENV_PARAMETERS  # positional calls bind as they do on OSWorld's
 
     env = DesktopEnv(action_space="computer_13", backend="offline")
     assert isinstance(env, gym.Env)
