@@ -167,7 +167,24 @@ def test_desktop_env_takes_flat_computer_13_actions_and_is_a_gym_env() -> None:
 # -- AndroidWorld ------------------------------------------------------------------------------------
 
 
+# android_world/env/json_action.py (JSONAction's fields, in order) and
+# android_world/env/representation_utils.py (UIElement's)
+JSON_ACTION_FIELDS = [
+    "action_type", "index", "x", "y", "text", "direction", "goal_status", "app_name", "keycode", "clear_text",
+]  # fmt: skip
+UI_ELEMENT_FIELDS = [
+    "text", "content_description", "class_name", "bbox", "bbox_pixels", "hint_text", "is_checked",
+    "is_checkable", "is_clickable", "is_editable", "is_enabled", "is_focused", "is_focusable",
+    "is_long_clickable", "is_scrollable", "is_selected", "is_visible", "package_name", "resource_name",
+    "tooltip", "resource_id",
+]  # fmt: skip
+
+
 def test_android_json_action_equality_ui_element_metadata_and_one_error_prefix() -> None:
+    import dataclasses
+
+    assert [f.name for f in dataclasses.fields(JSONAction)] == JSON_ACTION_FIELDS
+    assert [f.name for f in dataclasses.fields(UIElement)][: len(UI_ELEMENT_FIELDS)] == UI_ELEMENT_FIELDS
     assert JSONAction(action_type="input_text", text="Hello", index=2) == JSONAction(
         action_type="input_text", text="hello", index=2
     )
