@@ -141,15 +141,11 @@ def test_each_error_kind_renders_in_each_domains_style(domain: str, kind: str) -
     assert re.search(STYLE[domain, kind], observation.text, re.DOTALL), observation.text
     assert observation.is_error is True
     assert observation.raw is None and backend.history == []  # the world model was not asked
-    assert observation.metadata["perturbations"] == [
-        {
-            "name": "faults",
-            "turn": 1,
-            "kind": kind,
-            "tool": describe_action(domain, session.domain.validate_action(action)).tool,
-            "replaced": True,
-        }
-    ]
+    view = describe_action(domain, session.domain.validate_action(action))
+    expected = {"name": "faults", "turn": 1, "kind": kind, "tool": view.tool, "replaced": True}
+    if view.programs and view.tool not in view.programs:  # a shell tool: the program that failed
+        expected["program"] = view.programs[0]
+    assert observation.metadata["perturbations"] == [expected]
     assert session.trajectory.turns[0].observation.metadata["perturbations"][0]["kind"] == kind
     if domain in DOMAIN_FLAGS:
         assert session.domain.is_error(observation.text, session.domain.validate_action(action))
