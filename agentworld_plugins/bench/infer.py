@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..backends import Backend, Completion, Sampling
+from ..current import current_conversation
 from ..turns import messages_for_record, parse_output
 from .data import record_domain
 from .defaults import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
@@ -80,13 +81,18 @@ async def infer_record(
         messages = messages_for_record(record)
     except Exception as exc:  # the loader checks records; this guards records given directly
         return JobResult(failed_line(record, f"cannot build the messages: {exc}"), ok=False)
-    outcome = await retrying(
-        lambda: backend.acomplete(messages, sampling),
-        max_retries=options.max_retries,
-        backoff=options.retry_backoff,
-        timeout=options.request_timeout,
-        check=_check_completion,
-    )
+    # names the conversation by its episode, so a PerturbingBackend keys its random streams by it
+    named = current_conversation.set(f"{record_domain(record)}/{record.get('id')}")
+    try:
+        outcome = await retrying(
+            lambda: backend.acomplete(messages, sampling),
+            max_retries=options.max_retries,
+            backoff=options.retry_backoff,
+            timeout=options.request_timeout,
+            check=_check_completion,
+        )
+    finally:
+        current_conversation.reset(named)
     if outcome.error is not None or outcome.value is None:
         error = outcome.error or "no answer"
         if outcome.attempts > 1:

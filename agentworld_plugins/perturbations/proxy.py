@@ -8,9 +8,11 @@ call to the wrapped backend::
     world = World(backend="offline")
     served = PerturbingBackend(world.backend, world, ["faults:kinds=rate_limit,rate=0.2"])
 
-The transient session is named by the conversation: its id and seed are a hash of the system
-prompt and the first user turn, so every request of one conversation draws from the same random
-streams and a conversation sent twice is perturbed the same way. Before the current turn, the
+The transient session is named by the conversation: its id and seed are a hash of the name the
+caller gave it (:data:`~agentworld_plugins.current.current_conversation`: ``bench infer`` sets the
+record's episode; ``serve`` takes an ``X-Agentworld-Conversation`` header or a ``conversation_id``
+field), else of the system prompt and the first user turn, so every request of one conversation
+draws from the same random streams and a conversation sent twice is perturbed the same way. Before the current turn, the
 perturbations' ``before_step`` and ``after_observation`` hooks are replayed over the earlier turns
 (without the backend), which rebuilds their per-session state (``every``/``first`` counters) and
 tells which earlier turns an injected error answered (those never reached the world, so the
@@ -28,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..backends.base import Backend, Completion, Sampling
 from ..backends.offline import DomainDetector
+from ..current import current_conversation
 from ..errors import AgentWorldError, BackendError
 from ..plugins import PluginManager
 from ..session import Session, Turn
@@ -43,11 +46,18 @@ if TYPE_CHECKING:
 METADATA_KEY = "perturbations"
 
 
-def conversation_key(messages: Sequence[dict[str, Any]], salt: str = "") -> bytes:
-    """A digest of what names a conversation: its system prompt and its first user turn."""
-    first = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
+def conversation_key(messages: Sequence[dict[str, Any]], salt: str = "", name: str | None = None) -> bytes:
+    """A digest of what names a conversation: ``name`` when the caller gave one (a benchmark
+    record's episode), else its system prompt and its first user turn."""
+    if name is None:
+        name = current_conversation.get()
+    if name:
+        parts: tuple[str, ...] = (salt, "conversation", name)
+    else:
+        first = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
+        parts = (salt, system_of(list(messages)), first)
     digest = hashlib.blake2b(digest_size=16)
-    for part in (salt, system_of(list(messages)), first):
+    for part in parts:
         digest.update(part.encode())
         digest.update(b"\x00")
     return digest.digest()
