@@ -28,6 +28,11 @@ def iter_jsonl(
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise AgentWorldError(f"Cannot read {path}: {exc.strerror or exc}", hint="check the path") from None
+    except UnicodeDecodeError as exc:
+        raise AgentWorldError(
+            f"{path} is not a UTF-8 text file (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}), "
+            "so not JSONL"
+        ) from None
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
             continue
