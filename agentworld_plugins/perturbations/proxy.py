@@ -34,12 +34,13 @@ from ..current import current_conversation
 from ..errors import AgentWorldError, BackendError
 from ..plugins import PluginManager
 from ..session import Session, Turn
-from ..turns import context_from_system, extract_action, system_of
+from ..turns import context_from_system, extract_action, state_of_turn, system_of
 from .config import resolve
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from ..domains.base import Domain
     from ..observation import Observation
     from ..session import World
 
@@ -172,13 +173,25 @@ class PerturbingBackend(Backend):
             domain,
             messages,
             plugin_manager=self._pm,
-            context=context_from_system(system),
+            context=self._context(domain, messages, system),
             seed=int.from_bytes(key[:8], "big") >> 1,
             session_id=key.hex()[:12],
             sampling=sampling,
         )
         self._replay(session)
         return _Prepared(session, validated, prompt, self._request(messages, system, session.system_prompt))
+
+    @staticmethod
+    def _context(domain: Domain, messages: list[dict[str, Any]], system: str) -> dict[str, Any]:
+        """The session context a conversation implies: tools from the system prompt, and the
+        first turn's ``**Current State:**`` as the initial state (a fault on turn 1 redraws the
+        conversation's own screen, ``root@box:/srv#``, not a default one)."""
+        context = context_from_system(system)
+        first = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
+        state = state_of_turn(first) if domain.has_state else None
+        if state is not None:
+            context.setdefault("initial_state", state)
+        return context
 
     def _replay(self, session: Session) -> None:
         """Run the perturbations' hooks over the earlier turns again, without the backend."""

@@ -332,3 +332,32 @@ def test_serve_streams_carry_provenance_and_clients_may_name_conversations():
     chunks = [json.loads(e) for e in events[:-1]]
     assert chunks[-1]["perturbations"] == again["perturbations"]
     assert "429 Too Many Requests" in "".join(c["choices"][0]["delta"].get("content", "") for c in chunks)
+
+
+def test_a_turn_one_terminal_fault_redraws_the_conversations_own_screen():
+    """The first turn's **Current State:** is the screen a fault draws on (issue 18), and the
+    offline world's next screen continues from the faulted one."""
+    backend = offline("faults:kinds=not_found,turns=1")
+    action = json.dumps([{"keystrokes": "cat notes.txt\n", "duration": 0.1}])
+    first = f"### Turn 1\n**Current State:**\nroot@box:/srv# \n\n**Action:**\n```json\n{action}\n```"
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": system("terminal")},
+        {"role": "user", "content": first},
+    ]
+    answer = backend.complete([dict(m) for m in messages], Sampling())
+    screen = answer.text.removeprefix("<predicted_observation>\n").removesuffix("\n</predicted_observation>")
+    assert screen.splitlines() == [
+        "root@box:/srv# cat notes.txt",
+        "cat: notes.txt: No such file or directory",
+        "root@box:/srv# ",
+    ]
+    messages += [{"role": "assistant", "content": answer.text}, terminal_turn(2, "pwd\n")]
+    second = backend.complete([dict(m) for m in messages], Sampling())
+    assert not second.metadata["perturbations"]
+    assert second.text.splitlines()[1:-1] == [
+        "root@box:/srv# cat notes.txt",
+        "cat: notes.txt: No such file or directory",
+        "root@box:/srv# pwd",
+        "/srv",
+        "root@box:/srv#",
+    ]
