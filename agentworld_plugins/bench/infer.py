@@ -18,7 +18,7 @@ A record whose inference fails (after retries) is written with ``"status": "fail
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +73,15 @@ def failed_line(record: dict[str, Any], error: str) -> dict[str, Any]:
     return {**record, "prediction": None, "infer": {"status": "failed", "error": error}}
 
 
+async def _in_episode(record: dict[str, Any], call: Awaitable[Completion]) -> Completion:
+    """``call`` named as the record's episode, so a PerturbingBackend keys its random streams by it."""
+    named = current_conversation.set(f"{record_domain(record)}/{record.get('id')}")
+    try:
+        return await call
+    finally:
+        current_conversation.reset(named)
+
+
 async def infer_record(
     record: dict[str, Any], backend: Backend, sampling: Sampling, options: RunOptions
 ) -> JobResult:
@@ -81,18 +90,13 @@ async def infer_record(
         messages = messages_for_record(record)
     except Exception as exc:  # the loader checks records; this guards records given directly
         return JobResult(failed_line(record, f"cannot build the messages: {exc}"), ok=False)
-    # names the conversation by its episode, so a PerturbingBackend keys its random streams by it
-    named = current_conversation.set(f"{record_domain(record)}/{record.get('id')}")
-    try:
-        outcome = await retrying(
-            lambda: backend.acomplete(messages, sampling),
-            max_retries=options.max_retries,
-            backoff=options.retry_backoff,
-            timeout=options.request_timeout,
-            check=_check_completion,
-        )
-    finally:
-        current_conversation.reset(named)
+    outcome = await retrying(
+        lambda: _in_episode(record, backend.acomplete(messages, sampling)),
+        max_retries=options.max_retries,
+        backoff=options.retry_backoff,
+        timeout=options.request_timeout,
+        check=_check_completion,
+    )
     if outcome.error is not None or outcome.value is None:
         error = outcome.error or "no answer"
         if outcome.attempts > 1:
