@@ -86,6 +86,9 @@ def register_offline_worlds(register: Callable[..., None]) -> None:
         machines several sessions share (``"shell"``: ``build({session: domain}, files=, cwd=,
         hostname=, user=, env=) -> {session: state}``), used by
         :meth:`~agentworld_plugins.backends.offline.OfflineBackend.start_machine`.
+        ``register(domain_name, update, kind="answered")`` registers how the world takes in a turn
+        answered without it (an injected fault): ``update(state, action, observation_text,
+        context)``; the terminal's pane shows the faulted screen, so the next screen continues it.
     """
 
 

@@ -61,6 +61,8 @@ class Registry:
     offline_worlds: dict[str, Callable[..., Any]] = field(default_factory=dict)
     #: builders of machines several offline sessions share, by kind (``"shell"``)
     offline_machines: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    #: how an offline world takes in a turn answered without it (an injected fault), by domain
+    offline_answered: dict[str, Callable[..., Any]] = field(default_factory=dict)
 
     def domain(self, name: str) -> Domain:
         try:
@@ -184,10 +186,13 @@ class PluginManager(pluggy.PluginManager):
                 reg.offline_machines[name] = step
             elif kind == "world":
                 reg.offline_worlds[name] = step
+            elif kind == "answered":
+                reg.offline_answered[name] = step
             else:
                 raise ConfigError(
                     f"register_offline_worlds: unknown kind {kind!r} for {name!r}",
-                    hint='pass kind="world" (a domain\'s step) or kind="machine" (a shared machine builder)',
+                    hint='pass kind="world" (a domain\'s step), kind="machine" (a shared machine builder) '
+                    'or kind="answered" (a world taking in a turn answered without it)',
                 )
 
         # get_hookimpls() lists in registration order: later plugins override earlier ones.

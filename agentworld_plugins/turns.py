@@ -211,6 +211,23 @@ def extract_action(turn_prompt: str) -> tuple[str | None, str] | None:
     return None, body
 
 
+_STATE = "**Current State:**\n"
+
+
+def state_of_turn(turn_prompt: str) -> str | None:
+    """The ``**Current State:**`` text of a rendered turn prompt (the first turn's), or None.
+
+    >>> state_of_turn(render_turn(1, "[]", state="root@box:/srv# "))
+    'root@box:/srv# '
+    """
+    start = turn_prompt.find(_STATE)
+    actions = list(_ACTION.finditer(turn_prompt))
+    if start < 0 or not actions or actions[-1].start() < start:
+        return None
+    state = turn_prompt[start + len(_STATE) : actions[-1].start()]
+    return state[:-2] if state.endswith("\n\n") else state.rstrip("\n")
+
+
 def turn_number(prompt: str) -> int | None:
     """The N of a prompt's leading ``### Turn N`` header, or None."""
     found = _TURN.match(prompt.lstrip())

@@ -159,9 +159,16 @@ class OfflineBackend(Backend):
         for turn in session.trajectory.turns[store["applied"] : done]:
             # answered by another backend of a chain: bring the world up to date (a turn a plugin
             # answered in before_step, such as an injected fault, never reached the world)
-            if turn.action is not None and not turn.observation.metadata.get("short_circuit"):
+            if turn.action is None:
+                continue
+            if not turn.observation.metadata.get("short_circuit"):
                 action = session.domain.validate_action(turn.action)
                 self.world_for(session.domain, session.pm.registry)(store["state"], action, session.context)
+                continue
+            answered = session.pm.registry.offline_answered.get(session.domain.name)
+            if answered is not None:  # the world shows what the agent saw (a terminal's screen)
+                action = session.domain.validate_action(turn.action)
+                answered(store["state"], action, turn.observation.text, session.context)
         store["applied"] = done
         return store
 

@@ -18,11 +18,12 @@ A record whose inference fails (after retries) is written with ``"status": "fail
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..backends import Backend, Completion, Sampling
+from ..current import current_conversation
 from ..turns import messages_for_record, parse_output
 from .data import record_domain
 from .defaults import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
@@ -72,6 +73,15 @@ def failed_line(record: dict[str, Any], error: str) -> dict[str, Any]:
     return {**record, "prediction": None, "infer": {"status": "failed", "error": error}}
 
 
+async def _in_episode(record: dict[str, Any], call: Awaitable[Completion]) -> Completion:
+    """``call`` named as the record's episode, so a PerturbingBackend keys its random streams by it."""
+    named = current_conversation.set(f"{record_domain(record)}/{record.get('id')}")
+    try:
+        return await call
+    finally:
+        current_conversation.reset(named)
+
+
 async def infer_record(
     record: dict[str, Any], backend: Backend, sampling: Sampling, options: RunOptions
 ) -> JobResult:
@@ -81,7 +91,7 @@ async def infer_record(
     except Exception as exc:  # the loader checks records; this guards records given directly
         return JobResult(failed_line(record, f"cannot build the messages: {exc}"), ok=False)
     outcome = await retrying(
-        lambda: backend.acomplete(messages, sampling),
+        lambda: _in_episode(record, backend.acomplete(messages, sampling)),
         max_retries=options.max_retries,
         backoff=options.retry_backoff,
         timeout=options.request_timeout,
