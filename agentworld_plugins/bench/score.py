@@ -153,6 +153,7 @@ class Scoreboard:
     overall: Figures
     models: dict[str, list[str]] = field(default_factory=dict)  # "infer"/"judge" -> model names
     failures: dict[str, int] = field(default_factory=dict)  # reason -> count
+    parsers: dict[str, int] = field(default_factory=dict)  # judge-answer parser -> usable judgements
     problems: list[str] = field(default_factory=list)  # unreadable lines
     worst: list[dict[str, Any]] = field(default_factory=list)  # lowest totals, for reports
 
@@ -163,6 +164,7 @@ class Scoreboard:
             "domains": {name: fig.as_dict() for name, fig in self.domains.items()},
             "models": self.models,
             "failures": self.failures,
+            "parsers": self.parsers,
             "problems": self.problems,
         }
 
@@ -186,6 +188,7 @@ def score_records(lines: Iterable[Mapping[str, Any]], label: str = "results", wo
     overall = Figures("overall")
     models: dict[str, set[str]] = {"infer": set(), "judge": set()}
     failures: dict[str, int] = {}
+    parsers: dict[str, int] = {}
     ranked: list[tuple[float, dict[str, Any]]] = []
     for line in lines:
         domain = record_domain(line) or "?"
@@ -194,6 +197,11 @@ def score_records(lines: Iterable[Mapping[str, Any]], label: str = "results", wo
         scores, total = found if found is not None else (None, None)
         figures.add(scores, total)
         overall.add(scores, total)
+        if scores is not None:
+            judge = line.get("judge")
+            used = judge.get("parser") if isinstance(judge, Mapping) else None
+            name = str(used or ("official" if "failed" in line else "unknown"))
+            parsers[name] = parsers.get(name, 0) + 1
         for step in ("infer", "judge"):
             part = line.get(step)
             if isinstance(part, Mapping) and isinstance(part.get("model"), str):
@@ -224,6 +232,7 @@ def score_records(lines: Iterable[Mapping[str, Any]], label: str = "results", wo
         overall=overall.close(),
         models={k: sorted(v) for k, v in models.items() if v},
         failures=dict(sorted(failures.items())),
+        parsers=dict(sorted(parsers.items())),
         worst=[row for _, row in ranked[:worst]],
     )
 

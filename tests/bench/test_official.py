@@ -261,3 +261,28 @@ def test_records_outside_the_usual_shape():
     assert inference_messages(record)[0] == {"role": "system", "content": "S"}
     assert inference_messages(record)[-1]["content"] == "p2"  # the turn's own prompt, as officially
     assert inference_messages({**record, "prompt": ["p1"]})[-1]["content"] == "other"
+
+
+def test_the_report_says_which_parser_scored(tmp_path):
+    from agentworld_plugins.bench.report import markdown_report
+    from agentworld_plugins.bench.score import score_records
+
+    scores = dict.fromkeys(("format", "factuality", "consistency", "realism", "quality"), 4)
+    lines = [
+        {
+            "task": "os",
+            "id": "1",
+            "turn_idx": 1,
+            "judge": {"status": "ok", "parser": "lenient", "scores": scores},
+        },
+        {
+            "task": "os",
+            "id": "2",
+            "turn_idx": 1,
+            "judge": {"status": "ok", "parser": "official", "scores": scores},
+        },
+        {"task": "os", "id": "3", "turn_idx": 1, "failed": 0.0, "total_score": 4, **scores},
+    ]
+    board = score_records(lines)
+    assert board.parsers == {"lenient": 1, "official": 2}
+    assert "judge answers read by: lenient parser 1, official parser 2" in markdown_report([board])
