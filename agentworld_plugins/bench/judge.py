@@ -24,7 +24,7 @@ import ast
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -404,6 +404,8 @@ OFFICIAL_JUDGE_FIELDS = (
     "error_message",
 )
 NO_GENERATION = "No model generation"
+#: judge calls per record in the official script (transport errors and unusable answers together)
+OFFICIAL_ATTEMPTS = 3
 
 
 def generation_of(line: Mapping[str, Any]) -> tuple[str | None, str | None]:
@@ -602,7 +604,10 @@ async def judge_lines(
     for domain in sorted({record_domain(line) for line in lines}):
         chosen_prompts.get(domain)  # a missing prompt stops the run before any request
     chosen = sampling or default_sampling()
-    opts = options or RunOptions()
+    # three attempts in all by default, as the official script makes
+    opts = options or RunOptions(max_retries=OFFICIAL_ATTEMPTS - 1)
+    if opts.judge_max_retries is not None:
+        opts = replace(opts, max_retries=opts.judge_max_retries)
     try:
         return await run_jobs(
             lines,

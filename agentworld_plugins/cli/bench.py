@@ -405,7 +405,7 @@ def _judge(
         raise ConfigError(
             "No predictions to judge", hint="give the file `bench infer` (or the official infer) wrote"
         )
-    if options.judge_max_retries is not None:
+    if options.judge_max_retries is not None:  # judge_lines applies it too; shown below
         options = replace(options, max_retries=options.judge_max_retries)
     prompts = JudgePrompts(prompts_dir)
 

@@ -309,3 +309,17 @@ def test_config_error_is_raised_for_a_missing_template_field(tmp_path):
     (tmp_path / "judge_user_template.json").write_text(json.dumps({"template": "{context}"}))
     with pytest.raises(ConfigError, match="context"):
         JudgeTemplate.load(tmp_path)
+
+
+async def test_three_attempts_in_all_by_default(data_dir, judge_server, tmp_path):
+    from agentworld_plugins.bench.endpoints import judge_backend
+    from agentworld_plugins.bench.judge import judge_lines
+
+    line = next(x for x in _official_predictions(data_dir) if x["gen"].strip())
+    judge_server.enqueue(*["no verdict"] * 5)
+    summary = await judge_lines(
+        [line], judge_backend(base_url=judge_server.url, timeout=5), tmp_path / "j.jsonl"
+    )
+    assert summary.failed == 1 and len(judge_server.chat_requests) == 3
+    judged = load_results(tmp_path / "j.jsonl")[0][0]
+    assert judged["failed"] == 1.0 and judged["judge"]["attempts"] == 3
