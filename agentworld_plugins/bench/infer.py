@@ -1,13 +1,17 @@
 """``bench infer``: ask the world model for the observation of every benchmark record.
 
-Each record's messages are exactly :func:`~agentworld_plugins.turns.messages_for_record`: the
-record's ``system_str``, the prompt/observation pairs before ``turn_idx``, then ``current_prompt``.
-The answer is parsed like a session's (reasoning removed, the last ``<predicted_observation>``).
+Each record's messages are the official script's (:func:`.official.inference_messages`): the
+record's ``system_str`` when it is not empty, the prompt/observation pairs before ``turn_idx``,
+then the turn prompt under test. The answer is parsed like a session's (reasoning removed, the
+last ``<predicted_observation>``) for ``prediction``, a convenience; judging extracts again from
+``gen``, the generation as the server returned it (the official field name, so the official
+``judge`` reads our files).
 
-A result line is the record with two fields added::
+A result line is the record with three fields added::
 
-    {..., "prediction": "total 0\\n...",
-     "infer": {"status": "ok", "model": "...", "raw": "...", "reasoning": null,
+    {..., "gen": "<predicted_observation>total 0\\n...</predicted_observation>",
+     "prediction": "total 0\\n...",
+     "infer": {"status": "ok", "model": "...", "reasoning": null,
                "finish_reason": "stop", "usage": {...}, "warnings": []}}
 
 With ``--perturb`` the ``infer`` object also lists the injected ``perturbations``.
@@ -24,9 +28,10 @@ from typing import Any
 
 from ..backends import Backend, Completion, Sampling
 from ..current import current_conversation
-from ..turns import messages_for_record, parse_output
+from ..turns import parse_output
 from .data import record_domain
 from .defaults import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
+from .official import inference_messages
 from .runner import JobResult, RunOptions, RunSummary, release_connections, retrying, run_jobs
 
 
@@ -58,7 +63,6 @@ def prediction_line(record: dict[str, Any], completion: Completion) -> dict[str,
     infer: dict[str, Any] = {
         "status": "ok",
         "model": completion.model,
-        "raw": completion.text,
         "reasoning": parsed.reasoning,
         "finish_reason": completion.finish_reason,
         "usage": completion.usage,
@@ -66,11 +70,12 @@ def prediction_line(record: dict[str, Any], completion: Completion) -> dict[str,
     }
     if "perturbations" in completion.metadata:  # bench infer --perturb: what was injected
         infer["perturbations"] = completion.metadata["perturbations"]
-    return {**record, "prediction": parsed.text, "infer": infer}
+    return {**record, "gen": completion.text or "", "prediction": parsed.text, "infer": infer}
 
 
 def failed_line(record: dict[str, Any], error: str) -> dict[str, Any]:
-    return {**record, "prediction": None, "infer": {"status": "failed", "error": error}}
+    """A record whose inference failed: ``gen`` is empty, as the official script writes it."""
+    return {**record, "gen": "", "prediction": None, "infer": {"status": "failed", "error": error}}
 
 
 async def _in_episode(record: dict[str, Any], call: Awaitable[Completion]) -> Completion:
@@ -87,7 +92,7 @@ async def infer_record(
 ) -> JobResult:
     """Infer one record with retries; failures come back as a failed line, never raised."""
     try:
-        messages = messages_for_record(record)
+        messages = inference_messages(record)
     except Exception as exc:  # the loader checks records; this guards records given directly
         return JobResult(failed_line(record, f"cannot build the messages: {exc}"), ok=False)
     outcome = await retrying(

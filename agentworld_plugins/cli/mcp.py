@@ -136,6 +136,45 @@ def serve(
         anyio.run(fake.run_stdio)
 
 
+@mcp.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="JSONL the real server's answers are appended to (an mcp trajectory).",
+)
+@click.option("--session-id", help="The trajectory's id (default: a fresh one per run).")
+@click.option(
+    "--prompts-dir",
+    envvar="AGENTWORLD_PROMPTS_DIR",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Prompts folder for the recorded system prompt (default: the bundled one).",
+)
+@click.option(
+    "--timeout", type=float, default=60.0, show_default=True, help="Seconds to wait for it to start."
+)
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def record(
+    output: Path, session_id: str | None, prompts_dir: Path | None, timeout: float, command: tuple[str, ...]
+) -> None:
+    """A transparent proxy to a REAL MCP server that records its answers as a trajectory.
+
+    \b
+      agentworld mcp record --output calls.jsonl -- npx -y @modelcontextprotocol/server-github
+      agentworld bench convert calls.jsonl --output-dir my-bench/
+      agentworld bench run --data-dir my-bench/ --output-dir results/ --base-url ... --judge-base-url ...
+    """
+    import anyio
+
+    from ..adapters.mcp_record import RecordingProxy
+
+    proxy = RecordingProxy(command, output, session_id=session_id, prompts_dir=prompts_dir, timeout=timeout)
+    click.echo(
+        f"agentworld: recording `{shlex.join(command)}` to {output} (trajectory {proxy.session_id})", err=True
+    )
+    anyio.run(proxy.run_stdio)
+
+
 # -- config ----------------------------------------------------------------------------------------
 
 
