@@ -39,6 +39,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "agentworld_plugins.toolpacks",
     "agentworld_plugins.perturbations",
     "agentworld_plugins.adapters.shell.plugin",
+    "agentworld_plugins.rollout.rewards.builtin",
 )
 
 BackendFactory = Callable[["Settings", str], "Backend"]
@@ -52,6 +53,7 @@ class Registry:
     backends: dict[str, BackendFactory] = field(default_factory=dict)
     perturbations: dict[str, Callable[..., Any]] = field(default_factory=dict)
     tool_packs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    rewards: dict[str, Callable[..., Any]] = field(default_factory=dict)
 
     def domain(self, name: str) -> Domain:
         try:
@@ -89,6 +91,7 @@ class PluginManager(pluggy.PluginManager):
             "register_backends",
             "register_perturbations",
             "register_tool_packs",
+            "register_rewards",
             "prepare_system_prompt",
             "transform_messages",
             "after_observation",
@@ -165,12 +168,16 @@ class PluginManager(pluggy.PluginManager):
         def tool_pack(name: str, tools: list[dict[str, Any]]) -> None:
             reg.tool_packs[name] = list(tools)
 
+        def reward(name: str, check: Callable[..., Any]) -> None:
+            reg.rewards[name] = check
+
         # get_hookimpls() lists in registration order: later plugins override earlier ones.
         for fn, hook in (
             (domain, self.hook.register_domains),
             (backend, self.hook.register_backends),
             (perturbation, self.hook.register_perturbations),
             (tool_pack, self.hook.register_tool_packs),
+            (reward, self.hook.register_rewards),
         ):
             for impl in hook.get_hookimpls():
                 impl.function(**{a: fn for a in impl.argnames})

@@ -15,6 +15,7 @@ from ..errors import AgentWorldError
 from . import cassette, core, demo, serve
 from .bench import bench as _bench
 from .mcp import mcp as mcp_group
+from .rollout import rollout as rollout_group
 from .search import search as search_group
 from .shell import shell as shell_group
 from .shell import shim as shim_group
@@ -49,6 +50,7 @@ cli.add_command(cassette.cassette)
 cli.add_command(mcp_group)
 cli.add_command(search_group)
 cli.add_command(_bench)
+cli.add_command(rollout_group)
 cli.add_command(shell_group)
 cli.add_command(shim_group)
 
