@@ -268,7 +268,7 @@ class ScriptedPolicy(Policy):
             action = step["action"]
             text = action if isinstance(action, str) else json.dumps(action, ensure_ascii=False)
             return {"role": "assistant", "content": f"```\n{text}\n```"}
-        calls = step["tools"] if "tools" in step else [step]
+        calls = step.get("tools", [step])
         return {
             "role": "assistant",
             "content": str(step.get("say", "")),

@@ -147,7 +147,9 @@ def parse_task(value: Any, where: str, registry: Registry | None = None) -> Task
     try:
         task = Task.model_validate(value)
     except ValidationError as exc:
-        raise ConfigError(f"{where}: {_field_errors(exc)}", hint="see docs/rollouts.md for the task format")
+        raise ConfigError(
+            f"{where}: {_field_errors(exc)}", hint="see docs/rollouts.md for the task format"
+        ) from None
     if registry is not None:
         check_task(task, registry, where)
     return task
