@@ -14,6 +14,7 @@ import click
 from ..errors import AgentWorldError
 from . import cassette, core, demo, serve
 from .bench import bench as _bench
+from .envgen import envgen
 from .mcp import mcp as mcp_group
 from .rollout import rollout as rollout_group
 from .search import search as search_group
@@ -51,6 +52,7 @@ cli.add_command(mcp_group)
 cli.add_command(search_group)
 cli.add_command(_bench)
 cli.add_command(rollout_group)
+cli.add_command(envgen)
 cli.add_command(shell_group)
 cli.add_command(shim_group)
 
