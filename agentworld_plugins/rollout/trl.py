@@ -16,7 +16,6 @@ A dataset row may carry a ``task`` column (a task JSON object or string, see doc
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import keyword
@@ -25,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import ConfigError
 from .episode import Episode, episode_seeds
-from .rewards import score_episode
+from .rewards import score_sync
 from .tasks import Task, parse_task
 
 if TYPE_CHECKING:
@@ -179,17 +178,7 @@ class SimulatedEnvironment:
         )
         episode.world_steps = len(self.steps)
         episode.world_errors = sum(1 for _, _, o in self.steps if o.is_error)
-        coro = score_episode(episode, self._world().pm.registry)
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            self.reward, self.reward_breakdown = asyncio.run(coro)
-        else:  # called from inside an event loop: score on a thread of its own
-            result: list[Any] = []
-            thread = threading.Thread(target=lambda: result.append(asyncio.run(coro)))
-            thread.start()
-            thread.join()
-            self.reward, self.reward_breakdown = result[0]
+        self.reward, self.reward_breakdown = score_sync(episode, self._world().pm.registry)
         return float(self.reward)
 
 

@@ -13,7 +13,9 @@ reward is the weighted mean of its checks; the breakdown keeps each one.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -87,4 +89,18 @@ async def score_episode(episode: Episode, registry: Registry) -> tuple[float, li
     return (round(total / weights, 6) if weights else 0.0), breakdown
 
 
-__all__ = ["RewardCheck", "RewardResult", "reward_registry", "score_episode"]
+def score_sync(episode: Episode, registry: Registry) -> tuple[float, list[dict[str, Any]]]:
+    """:func:`score_episode` from synchronous code (inside a running event loop too: then on a
+    thread of its own)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(score_episode(episode, registry))
+    result: list[tuple[float, list[dict[str, Any]]]] = []
+    thread = threading.Thread(target=lambda: result.append(asyncio.run(score_episode(episode, registry))))
+    thread.start()
+    thread.join()
+    return result[0]
+
+
+__all__ = ["RewardCheck", "RewardResult", "reward_registry", "score_episode", "score_sync"]
