@@ -24,7 +24,23 @@ TEMPLATE = (
     "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
     "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
-WORDS = "the world model predicts the next observation of a terminal screen file list issue tracker".split()
+WORDS = [
+    "the",
+    "world",
+    "model",
+    "predicts",
+    "the",
+    "next",
+    "observation",
+    "of",
+    "a",
+    "terminal",
+    "screen",
+    "file",
+    "list",
+    "issue",
+    "tracker",
+]
 
 
 def tiny_model(folder: Path) -> Path:
@@ -65,7 +81,9 @@ def tiny_model(folder: Path) -> Path:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", help="model folder or hub id (default: a tiny random model built here)")
-    parser.add_argument("--device", default=None, help="cuda (default when available), cuda:1, or cpu for a dry run")
+    parser.add_argument(
+        "--device", default=None, help="cuda (default when available), cuda:1, or cpu for a dry run"
+    )
     parser.add_argument("--max-tokens", type=int, default=128)
     parser.add_argument("--runs", type=int, default=3, help="timed generations for tokens/s")
     args = parser.parse_args()
@@ -108,14 +126,20 @@ def main() -> int:
         if cuda:
             results["gpu"] = torch.cuda.get_device_name()
             loaded = torch.cuda.memory_allocated()
-            check("weights_on_gpu", loaded > baseline, f"{(loaded - baseline) / 2**20:.1f} MiB allocated by the model")
+            check(
+                "weights_on_gpu",
+                loaded > baseline,
+                f"{(loaded - baseline) / 2**20:.1f} MiB allocated by the model",
+            )
 
         seeded = Sampling(temperature=1.0, max_tokens=32, seed=1234)
         a = backend.complete(messages, seeded).text
         b = backend.complete(messages, seeded).text
         c = backend.complete(messages, seeded.model_copy(update={"seed": 99})).text
         check("seeded_sampling", a == b, "same seed, same text" if a == b else f"{a!r} != {b!r}")
-        check("seeds_differ", a != c, "another seed, another text" if a != c else "two seeds gave the same text")
+        check(
+            "seeds_differ", a != c, "another seed, another text" if a != c else "two seeds gave the same text"
+        )
 
         timed = Sampling(temperature=1.0, max_tokens=args.max_tokens, seed=7)
         tokens = seconds = 0.0
@@ -127,13 +151,19 @@ def main() -> int:
             seconds += time.perf_counter() - started
             tokens += (completion.usage or {}).get("completion_tokens", args.max_tokens)
         results["tokens_per_s"] = round(tokens / seconds, 1)
-        print(f"INFO tokens/s: {tokens / seconds:.1f} ({int(tokens)} tokens in {seconds:.2f}s, first answer {first.text[:30]!r})")
+        print(
+            f"INFO tokens/s: {tokens / seconds:.1f} ({int(tokens)} tokens in {seconds:.2f}s, first answer {first.text[:30]!r})"
+        )
 
         backend.close()
         if cuda:
             torch.cuda.synchronize()
             after = torch.cuda.memory_allocated()
-            check("memory_released", after <= baseline + 2**20, f"{(after - baseline) / 2**20:.1f} MiB left after close")
+            check(
+                "memory_released",
+                after <= baseline + 2**20,
+                f"{(after - baseline) / 2**20:.1f} MiB left after close",
+            )
     print(json.dumps(results))
     return 1 if failures else 0
 
