@@ -12,6 +12,7 @@ bookkeeping) against two bare ``httpx`` calls to the same two servers with the s
 interleaved in the same run.
 
     python benchmarks/bench_rollout.py [--episodes 96] [--concurrency 8] [--latency 0.05]
+    python benchmarks/bench_rollout.py --per-episode [--ray]     # the library's own cost per episode
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import httpx
 
 from agentworld_plugins.bench.chat_client import ChatClientBackend
 from agentworld_plugins.fake_server import FakeWorldModelServer
-from agentworld_plugins.rollout import RolloutSpec, Task, arollout
+from agentworld_plugins.rollout import RolloutSpec, Task, arollout, rollout
 from agentworld_plugins.rollout.agent import EpisodeInfo, OpenAIPolicy
 from agentworld_plugins.rollout.episode import play
 from agentworld_plugins.session import World
@@ -148,6 +149,39 @@ async def overhead(args: argparse.Namespace, agent: Any, world: Any) -> None:
     print(f"OVERHEAD RATIO {lib / bare:.3f} (target < 1.2)")
 
 
+def per_episode(args: argparse.Namespace) -> None:
+    """Library cost of an episode with nothing to wait for: the scripted agent on the offline world
+    (the bundled tasks), asyncio and, with --ray, Ray actors on a local instance."""
+    from importlib.resources import files
+
+    data = files("agentworld_plugins.rollout.data")
+    spec = RolloutSpec(
+        agent=f"scripted:{data / 'agent.yaml'}", world_options={"backend": "offline"}, timings=False
+    )
+    task_file = str(data / "tasks.jsonl")
+    modes: list[tuple[str, Any]] = [("asyncio", None)]
+    if args.ray:
+        import ray
+
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        modes.append(("ray (local, 2 cpus)", True))
+    for label, ray_option in modes:
+        with tempfile.TemporaryDirectory() as tmp:
+            rollout(task_file, Path(tmp) / "warm.jsonl", spec, group_size=2, concurrency=4, ray=ray_option)
+            started = time.perf_counter()
+            summary = rollout(
+                task_file,
+                Path(tmp) / "e.jsonl",
+                spec,
+                group_size=args.offline_group,
+                concurrency=4,
+                ray=ray_option,
+            )
+            elapsed = time.perf_counter() - started
+        n = summary.ok
+        print(f"PER EPISODE ({label}): {elapsed / n * 1000:.2f} ms over {n} offline episodes of 2-3 steps")
+
+
 def _serve(kind: str, calls: int, latency: float, port: int, ready: Any, stop: Any) -> None:
     """A fake server in a process of its own, so its CPU is not the client's (the GIL)."""
     responder = agent_responder(calls) if kind == "agent" else (lambda body: WORLD_ANSWER)
@@ -189,7 +223,15 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--calls", type=int, default=3, help="tool calls per episode")
     parser.add_argument("--overhead-episodes", type=int, default=12)
+    parser.add_argument("--per-episode", action="store_true", help="only the offline per-episode cost")
+    parser.add_argument(
+        "--offline-group", type=int, default=100, help="episodes per bundled task (--per-episode)"
+    )
+    parser.add_argument("--ray", action="store_true", help="also on a local Ray instance (--per-episode)")
     args = parser.parse_args()
+    if args.per_episode:
+        per_episode(args)
+        return
     with servers(args) as (agent, world):
         asyncio.run(throughput(args, agent, world))
         asyncio.run(overhead(args, agent, world))
