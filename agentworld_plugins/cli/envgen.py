@@ -64,6 +64,7 @@ def envgen(
 
     if count < 1:
         raise ConfigError(f"--n {count} must be at least 1", hint="pass --n 1 or more")
+    generator: LLMGenerator | OfflineGenerator
     if generator_base_url:
         urls = [u.strip() for u in generator_base_url.split(",") if u.strip()]
         generator = LLMGenerator(

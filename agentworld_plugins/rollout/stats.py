@@ -130,12 +130,9 @@ def episode_stats(path: str | Path, ks: Sequence[int] = (1,), threshold: float =
 
 def write_reward_plot(stats: EpisodeStats, path: str | Path) -> Path:
     """A bar per task: its mean reward (0-1), into ``path`` (``.png`` or ``.svg``)."""
-    from ..bench.plot import CHAR_H, PALETTE, TEXT_COLOUR, Rect, Text, render_png, render_svg
+    from ..bench.plot import CHAR_H, PALETTE, TEXT_COLOUR, Rect, Text, image_path, save_image
 
-    path = Path(path).expanduser()
-    suffix = path.suffix.lower()
-    if suffix not in (".png", ".svg"):
-        raise ConfigError(f"Cannot draw {path.name}: unknown image type", hint="name the plot .png or .svg")
+    path = image_path(path)
     scale, bar_h, gap = 2, 18, 6
     names = list(stats.groups) or ["(no episodes)"]
     label_w = max(len(n) for n in names) * 6 * scale + 24
@@ -152,10 +149,4 @@ def write_reward_plot(stats: EpisodeStats, path: str | Path) -> Path:
             Text(label_w + length + 6, y + 1, f"{group.mean_reward:.2f} (n={group.n})", TEXT_COLOUR, scale)
         )
         y += bar_h + gap
-    width, height = label_w + plot_w + 160, y + 16
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if suffix == ".svg":
-        path.write_text(render_svg(width, height, shapes), encoding="utf-8")
-    else:
-        path.write_bytes(render_png(width, height, shapes))
-    return path
+    return save_image(path, label_w + plot_w + 160, y + 16, shapes)

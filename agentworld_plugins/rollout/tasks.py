@@ -131,8 +131,8 @@ def check_task(task: Task, registry: Registry, where: str) -> None:
                 f"{where}: field 'reward.{index}.type': unknown reward {spec.type!r}",
                 hint=f"use one of {', '.join(sorted(known))} or register one with register_rewards",
             )
-    for index, spec in enumerate(task.perturbations):
-        name = spec.split(":", 1)[0].strip()
+    for index, perturbation in enumerate(task.perturbations):
+        name = perturbation.split(":", 1)[0].strip()
         if name not in registry.perturbations:
             raise ConfigError(
                 f"{where}: field 'perturbations.{index}': unknown perturbation {name!r}",
