@@ -42,6 +42,14 @@ import click
     show_default=True,
     help="Similarity at which an environment is a near-duplicate.",
 )
+@click.option(
+    "--ray",
+    "ray_address",
+    default=None,
+    is_flag=False,
+    flag_value="local",
+    help="Generate on a Ray cluster (ADDRESS, or 'local').",
+)
 @click.option("--progress/--no-progress", default=True, show_default=True)
 def envgen(
     count: int,
@@ -54,6 +62,7 @@ def envgen(
     concurrency: int,
     max_retries: int,
     threshold: float,
+    ray_address: str | None,
     progress: bool,
 ) -> None:
     """Generate environments (tools, world bible, initial state, tasks with rewards), validate

@@ -165,6 +165,11 @@ class EpisodeRunner:
         )
         return JobResult(line, True)
 
+    async def run_json(self, task: dict[str, Any], sample: int) -> tuple[dict[str, Any], bool, bool]:
+        """:meth:`run` with plain values in and out (what a Ray actor is called with)."""
+        result = await self.run(Task.model_validate(task), sample)
+        return result.line, result.ok, result.unavailable
+
     async def aclose(self) -> None:
         await self.policy.aclose()
 
@@ -192,16 +197,24 @@ async def arollout(
     options = RunOptions(concurrency=concurrency, max_retries=0, progress=progress)
 
     if ray:
-        from .ray import RayEpisodes
+        from functools import partial
 
-        pool = RayEpisodes(spec, address=None if ray is True else str(ray), size=concurrency)
+        from .ray import RayPool
 
-        async def work(item: dict[str, Any]) -> JobResult:
+        pool = RayPool(
+            partial(EpisodeRunner, spec),
+            "run_json",
+            address=None if ray is True else str(ray),
+            size=concurrency,
+        )
+
+        async def remote(item: dict[str, Any]) -> JobResult:
             task_id, _, sample = item["id"].rpartition("#")
-            return await pool.run(by_id[(task_id, int(sample))], int(sample))
+            task = by_id[(task_id, int(sample))]
+            return JobResult(*await pool.call(task.model_dump(mode="json"), int(sample)))
 
         try:
-            return await run_jobs(_items(task_list, group_size), work, output, options, label=LABEL)
+            return await run_jobs(_items(task_list, group_size), remote, output, options, label=LABEL)
         finally:
             pool.close()
 

@@ -1,4 +1,5 @@
-"""``--ray``: episodes played by Ray actors on a local instance give the same file as asyncio."""
+"""``--ray``: episodes played (and environments generated) by Ray actors on a local instance give
+the same files as asyncio."""
 
 from __future__ import annotations
 
@@ -7,21 +8,27 @@ from pathlib import Path
 import pytest
 
 from agentworld_plugins.rollout import RolloutSpec, rollout
+from agentworld_plugins.rollout.envgen import OfflineGenerator, generate
 
 ray = pytest.importorskip("ray", reason="the rl extra (ray) is not installed")
 
 
-def test_a_local_ray_run_gives_the_same_episodes_as_asyncio(
+def test_a_local_ray_run_gives_the_same_files_as_asyncio(
     tmp_path: Path, tasks_file: Path, scripted: RolloutSpec
 ) -> None:
     scripted.timings = False
     local = tmp_path / "asyncio.jsonl"
     rollout(tasks_file, local, scripted, group_size=2, concurrency=2)
+    generate(3, tmp_path / "envs-asyncio", OfflineGenerator(5), concurrency=2)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         distributed = tmp_path / "ray.jsonl"
         summary = rollout(tasks_file, distributed, scripted, group_size=2, concurrency=2, ray=True)
+        envs = generate(3, tmp_path / "envs-ray", OfflineGenerator(5), concurrency=2, ray=True)
     finally:
         ray.shutdown()
     assert summary.ok == 6
     assert distributed.read_bytes() == local.read_bytes()
+    assert envs.run.ok == 3
+    for name in ("environments.jsonl", "tasks.jsonl", "solutions.json"):
+        assert (tmp_path / "envs-ray" / name).read_bytes() == (tmp_path / "envs-asyncio" / name).read_bytes()

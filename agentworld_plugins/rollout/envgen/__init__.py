@@ -129,6 +129,18 @@ class LLMGenerator:
         return json.loads(found.group(0))
 
 
+class _GeneratorWorker:
+    """A generator inside a Ray actor, with the actor's own plugin registry."""
+
+    def __init__(self, generator: Any) -> None:
+        self.generator = generator
+
+    async def generate(self, index: int) -> dict[str, Any]:
+        from ...plugins import get_plugin_manager
+
+        return await self.generator.generate(index, get_plugin_manager().registry)
+
+
 @dataclass
 class EnvgenSummary:
     run: RunSummary
@@ -152,9 +164,11 @@ async def agenerate(
     threshold: float = 0.8,
     registry: Registry | None = None,
     progress: bool = False,
+    ray: str | bool | None = None,
 ) -> EnvgenSummary:
     """Generate environments ``0..n-1`` into ``output_dir`` (resumable), then write the task file
-    and tool packs of the valid, distinct ones."""
+    and tool packs of the valid, distinct ones. ``ray`` (an address, or True for a local
+    instance) runs the generator in Ray actors."""
     if registry is None:
         from ...plugins import get_plugin_manager
 
@@ -163,11 +177,26 @@ async def agenerate(
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
     items = [{"task": "mcp", "id": f"env-{i:05d}", "index": i} for i in range(n)]
+    pool = None
+    if ray:
+        from functools import partial
+
+        from ..ray import RayPool
+
+        pool = RayPool(
+            partial(_GeneratorWorker, generator),
+            "generate",
+            address=None if ray is True else str(ray),
+            size=concurrency,
+        )
 
     async def work(item: dict[str, Any]) -> JobResult:
         base = {"task": "mcp", "id": item["id"], "index": item["index"], "generator": generator.describe()}
         try:
-            env = await generator.generate(item["index"], registry)
+            if pool is not None:
+                env = await pool.call(item["index"])
+            else:
+                env = await generator.generate(item["index"], registry)
         except Exception as exc:
             return JobResult(
                 {**base, LABEL: {"status": "failed", "error": describe_error(exc)}}, False, is_transient(exc)
@@ -178,7 +207,11 @@ async def agenerate(
         return JobResult({**base, "environment": env, LABEL: {"status": "ok"}}, True)
 
     options = RunOptions(concurrency=concurrency, max_retries=0, progress=progress)
-    run = await run_jobs(items, work, out / "environments.jsonl", options, label=LABEL)
+    try:
+        run = await run_jobs(items, work, out / "environments.jsonl", options, label=LABEL)
+    finally:
+        if pool is not None:
+            pool.close()
     await getattr(getattr(generator, "policy", None), "aclose", _nothing)()
     envs = [
         line["environment"]
