@@ -214,3 +214,26 @@ def test_pass_at_k() -> None:
     assert pass_at_k(4, 1, 2) == pytest.approx(0.5)
     assert pass_at_k(4, 3, 2) == 1.0
     assert pass_at_k(2, 1, 8) == 1.0
+
+
+def test_task_perturbations_reach_the_world_and_the_state_checks(
+    tmp_path: Path, scripted: RolloutSpec
+) -> None:
+    """A fault injected on the create call: the agent sees it, the world never got the call, and
+    the state check says so."""
+    tasks = tmp_path / "t.jsonl"
+    row = {
+        "id": "issue-bug",
+        "domain": "mcp",
+        "tool_pack": "github-issues",
+        "instruction": "open it",
+        "perturbations": ["faults:first=1,kinds=permission_denied,tools=create_*"],
+        "reward": [{"type": "ledger_item", "resource": "issue", "where": {"labels": "bug"}}],
+    }
+    tasks.write_text(json.dumps(row) + "\n")
+    out = tmp_path / "e.jsonl"
+    rollout(tasks, out, scripted)
+    line = _lines(out)[0]
+    assert line["world_errors"] == 1
+    assert "403 Forbidden" in line["messages"][3]["content"]
+    assert line["reward"] == 0.0
