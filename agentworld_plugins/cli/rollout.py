@@ -31,7 +31,10 @@ def rollout() -> None:
     help="Episodes JSONL (resumed when it exists).",
 )
 @click.option(
-    "--agent", default="openai", show_default=True, help="openai, or scripted:FILE (a script of actions)."
+    "--agent",
+    default="openai",
+    show_default=True,
+    help="openai, or scripted:FILE (a script of actions; scripted:bundled plays the bundled tasks).",
 )
 @click.option(
     "--agent-base-url",
@@ -106,6 +109,13 @@ def run(
     from ..rollout.runner import RolloutSpec
     from ..rollout.runner import rollout as run_rollout
 
+    from importlib.resources import files
+
+    bundled = files("agentworld_plugins.rollout.data")
+    if str(tasks_file) == "bundled":
+        tasks_file = Path(str(bundled / "tasks.jsonl"))
+    if agent == "scripted:bundled":
+        agent = f"scripted:{bundled / 'agent.yaml'}"
     agent_options = {}
     if agent == "openai":
         agent_options = {
