@@ -105,11 +105,11 @@ def run(
     Rerun the same command after a crash or a kill: finished episodes are kept, the rest are
     played, and the file ends the same as an uninterrupted run's.
     """
+    from importlib.resources import files
+
     from ..bench.runner import check_stopped, error_tally
     from ..rollout.runner import RolloutSpec
     from ..rollout.runner import rollout as run_rollout
-
-    from importlib.resources import files
 
     bundled = files("agentworld_plugins.rollout.data")
     if str(tasks_file) == "bundled":
