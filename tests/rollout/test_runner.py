@@ -187,11 +187,11 @@ def test_a_broken_task_stops_the_run_before_any_episode(tmp_path: Path, scripted
     assert "field 'max_turns'" in result.output
 
 
-def test_stats_prints_pass_at_k_and_draws_a_plot(
-    tmp_path: Path, tasks_file: Path, scripted: RolloutSpec
-) -> None:
+def test_stats_prints_pass_at_k_and_draws_a_plot(tmp_path: Path, tasks_file: Path) -> None:
     out = tmp_path / "episodes.jsonl"
-    rollout(tasks_file, out, scripted, group_size=2)
+    args = ["rollout", "run", "--tasks", "bundled", "--agent", "scripted:bundled", "--backend", "offline"]
+    ran = CliRunner().invoke(cli, [*args, "-n", "2", "-o", str(out), "--no-progress"])
+    assert ran.exit_code == 0, ran.output
     plot = tmp_path / "rewards.png"
     result = CliRunner().invoke(cli, ["rollout", "stats", str(out), "--plot", str(plot)])
     assert result.exit_code == 0, result.output
