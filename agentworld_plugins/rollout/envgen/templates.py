@@ -1,9 +1,7 @@
 """The offline environment generator: CRUD-style MCP services from templates and a seed.
 
 Environment ``index`` of a run with seed ``s`` is always the same (a stable hash of both picks
-the business, the resource and its fields), so a resumed run regenerates nothing differently.
-Distinct indexes get distinct (business, resource) pairs until the catalogue is exhausted; the
-near-duplicate filter drops whatever repeats after that.
+the business, the resources and their fields), so a resumed run regenerates nothing differently.
 """
 
 from __future__ import annotations
@@ -101,58 +99,71 @@ def _tools(resource: str, fields: list[str]) -> list[dict[str, Any]]:
     ]
 
 
+def _task(resource: str, field: str, rnd: random.Random) -> dict[str, Any]:
+    """Create one ``resource`` with ``field`` set: the instruction, its reward and a solution."""
+    value = rnd.choice(FIELDS[field][1])
+    title = rnd.choice(FIELDS["title"][1])
+    is_list = FIELDS[field][0]["type"] == "array"
+    wanted = f"whose {field} include {value!r}" if is_list else f"whose {field} is {value!r}"
+    arguments = {"title": title, field: [value] if is_list else value}
+    return {
+        "instruction": f"Create {_a(resource)} titled '{title}' {wanted}, then tell me its id.",
+        "max_turns": 4,
+        "reward": [
+            {
+                "type": "ledger_item",
+                "resource": resource,
+                "where": {"title": title, field: value},
+                "weight": 3,
+            },
+            {"type": "tool_called", "tool": f"create_{resource}"},
+        ],
+        # a reference solution: the scripted agent of envgen's solutions.json plays it
+        "metadata": {
+            "solution": [
+                {"tool": f"create_{resource}", "arguments": arguments},
+                {"answer": f"Created the {resource}."},
+            ]
+        },
+    }
+
+
 def offline_environment(index: int, seed: int = 0) -> dict[str, Any]:
     """Environment ``index`` of the run seeded ``seed``: tools, world bible, initial state and
-    tasks with reward checks (the environment form :func:`.validate.check_environment` reads)."""
+    tasks with reward checks (the environment form :func:`.validate.check_environment` reads).
+
+    The first pass over the catalogue gives one business each; later passes give a business that
+    also keeps another's records (pass k pairs it with the business k places on), so about
+    ``len(BUSINESSES) ** 2`` environments differ before the near-duplicate filter drops repeats.
+    """
     rnd = random.Random(derive_seed("envgen", seed, index))
     order = list(range(len(BUSINESSES)))
     random.Random(derive_seed("envgen-order", seed)).shuffle(order)
-    business, resource = BUSINESSES[order[index % len(order)]]
-    fields = ["title", *rnd.sample([f for f in FIELDS if f != "title"], 3)]
+    rounds, slot = divmod(index, len(order))
+    business, resource = BUSINESSES[order[slot]]
+    resources = [resource]
+    if rounds:
+        step = rounds % len(order) or 1
+        resources.append(BUSINESSES[order[(slot + step) % len(order)]][1])
     town = rnd.choice(["Oakridge", "Port Liss", "Vellmar", "Hollow Creek", "Sundby"])
-    name = f"{town.lower().replace(' ', '-')}-{business}"
-    if index >= len(order):  # past the catalogue: same shapes, another town
-        name += f"-{index // len(order)}"
-    bible = (
-        f"The {town} {business} keeps its {_plural(resource)} in one service. Ids count up from 1. "
-        f"Every {resource} has a {fields[0]}; {', '.join(fields[1:])} are optional. "
-        "Deleted records are gone for good."
-    )
-    tasks = []
-    for n in range(2):
-        field = fields[1 + n]
-        value = rnd.choice(FIELDS[field][1])
-        title = rnd.choice(FIELDS["title"][1])
-        is_list = FIELDS[field][0]["type"] == "array"
-        wanted = f"whose {field} include {value!r}" if is_list else f"whose {field} is {value!r}"
-        arguments = {"title": title, field: [value] if is_list else value}
-        tasks.append(
-            {
-                "instruction": f"Create {_a(resource)} titled '{title}' {wanted}, then tell me its id.",
-                "max_turns": 4,
-                "reward": [
-                    {
-                        "type": "ledger_item",
-                        "resource": resource,
-                        "where": {"title": title, field: value},
-                        "weight": 3,
-                    },
-                    {"type": "tool_called", "tool": f"create_{resource}"},
-                ],
-                # a reference solution: the scripted agent of envgen's solutions.json plays it
-                "metadata": {
-                    "solution": [
-                        {"tool": f"create_{resource}", "arguments": arguments},
-                        {"answer": f"Created the {resource}."},
-                    ]
-                },
-            }
-        )
+    name = "-".join([town.lower().replace(" ", "-"), business, *(_plural(r) for r in resources[1:])])
+    if rounds >= len(order):
+        name += f"-{rounds // len(order)}"
+    tools: list[dict[str, Any]] = []
+    tasks: list[dict[str, Any]] = []
+    bible = [f"The {town} {business} keeps its {' and '.join(_plural(r) for r in resources)} in one service."]
+    for kept in resources:
+        fields = ["title", *rnd.sample([f for f in FIELDS if f != "title"], 3)]
+        tools += _tools(kept, fields)
+        bible.append(f"Every {kept} has a {fields[0]}; {', '.join(fields[1:])} are optional.")
+        tasks += [_task(kept, field, rnd) for field in fields[1 : 1 + (3 - len(resources))]]
+    bible.append("Ids count up from 1 for each kind of record. Deleted records are gone for good.")
+    shown = " and ".join(_plural(r) for r in resources)
     return {
         "name": name,
-        "description": f"Records of the {town} {business}: {_plural(resource)}.",
-        "world_bible": bible,
-        "initial_state": f"The {business} has no {_plural(resource)} yet.",
-        "tools": _tools(resource, fields),
+        "description": f"Records of the {town} {business}: {shown}.",
+        "world_bible": " ".join(bible),
+        "initial_state": f"The {business} has no {shown} yet.",
+        "tools": tools,
         "tasks": tasks,
     }
