@@ -38,9 +38,13 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "agentworld_plugins.backends.replay_plugin",
     "agentworld_plugins.toolpacks",
     "agentworld_plugins.perturbations",
-    "agentworld_plugins.adapters.shell.plugin",
-    "agentworld_plugins.rollout.rewards.builtin",
+    "agentworld_plugins.offline.plugin",
 )
+
+#: entry points called (with no arguments) when ``agentworld_plugins`` is imported: a front's
+#: cheap setup that must happen then, such as the gymnasium registration hook, without the core
+#: importing the front
+ON_IMPORT_GROUP = "agentworld.on_import"
 
 BackendFactory = Callable[["Settings", str], "Backend"]
 
@@ -53,6 +57,9 @@ class Registry:
     backends: dict[str, BackendFactory] = field(default_factory=dict)
     perturbations: dict[str, Callable[..., Any]] = field(default_factory=dict)
     tool_packs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: each domain's offline world: ``step(state, action, context) -> OfflineResult``
+    offline_worlds: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    #: reward checks of rollouts, by name (the built-ins are the rollout front's own)
     rewards: dict[str, Callable[..., Any]] = field(default_factory=dict)
 
     def domain(self, name: str) -> Domain:
@@ -73,6 +80,10 @@ class Registry:
         except KeyError:
             raise UnknownNameError("perturbation", name, self.perturbations) from None
 
+    def offline_world(self, name: str) -> Callable[..., Any] | None:
+        """The offline world registered for domain ``name``, or None."""
+        return self.offline_worlds.get(name)
+
     def tool_pack(self, name: str) -> list[dict[str, Any]]:
         try:
             return self.tool_packs[name]
@@ -91,6 +102,7 @@ class PluginManager(pluggy.PluginManager):
             "register_backends",
             "register_perturbations",
             "register_tool_packs",
+            "register_offline_worlds",
             "register_rewards",
             "prepare_system_prompt",
             "transform_messages",
@@ -168,6 +180,9 @@ class PluginManager(pluggy.PluginManager):
         def tool_pack(name: str, tools: list[dict[str, Any]]) -> None:
             reg.tool_packs[name] = list(tools)
 
+        def offline_world(name: str, step: Callable[..., Any]) -> None:
+            reg.offline_worlds[name] = step
+
         def reward(name: str, check: Callable[..., Any]) -> None:
             reg.rewards[name] = check
 
@@ -177,6 +192,7 @@ class PluginManager(pluggy.PluginManager):
             (backend, self.hook.register_backends),
             (perturbation, self.hook.register_perturbations),
             (tool_pack, self.hook.register_tool_packs),
+            (offline_world, self.hook.register_offline_worlds),
             (reward, self.hook.register_rewards),
         ):
             for impl in hook.get_hookimpls():
@@ -241,6 +257,22 @@ def new_plugin_manager(*, load_entrypoints: bool = True) -> PluginManager:
     if os.environ.get("AGENTWORLD_TRACE_PLUGINS", "") not in ("", "0"):
         pm.enable_trace()
     return pm
+
+
+def run_on_import_entry_points() -> None:
+    """Call each ``agentworld.on_import`` entry point (see :data:`ON_IMPORT_GROUP`); one that fails
+    is reported as a warning, never breaking the import."""
+    import warnings
+
+    for ep in entry_points(group=ON_IMPORT_GROUP):
+        try:
+            ep.load()()
+        except Exception as exc:
+            warnings.warn(
+                f"agentworld: the {ON_IMPORT_GROUP} entry point {ep.name!r} ({ep.value}) failed: "
+                f"{type(exc).__name__}: {exc}",
+                stacklevel=2,
+            )
 
 
 _pm: PluginManager | None = None

@@ -35,7 +35,7 @@ from starlette.routing import Route
 
 from agentworld_plugins.errors import AgentWorldError
 
-from .core import VirtualTerminal
+from .terminal import VirtualTerminal
 
 __all__ = ["swerex_app"]
 

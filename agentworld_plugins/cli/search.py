@@ -60,7 +60,7 @@ def serve(
     """Serve the Tavily (/search, /extract), Serper (/search, /news) and Brave APIs."""
     import uvicorn
 
-    from ..adapters.search_api import create_search_app
+    from ..adapters.search.api import create_search_app
 
     bible = _bible(world_file)
     world = make_world(**world_args)
@@ -94,7 +94,7 @@ def query(
     query_text: str, tool_name: str, world_file: Path | None, corpus: Path | None, **world_args: Any
 ) -> None:
     """Run one query through a simulated LangChain search tool and print what it returns."""
-    from ..adapters.search_tools import search_tools
+    from ..adapters.search.tools import search_tools
 
     tool = search_tools(
         [tool_name],

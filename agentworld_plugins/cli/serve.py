@@ -45,8 +45,8 @@ def serve(
     """
     import uvicorn
 
-    from ..backends.perturbing import PerturbingBackend
     from ..perturbations.config import perturbations_from_options
+    from ..perturbations.proxy import PerturbingBackend
     from ..plugins import get_plugin_manager
     from ..server import create_app
     from ..session import World

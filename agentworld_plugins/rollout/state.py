@@ -1,9 +1,10 @@
 """The world's final state, as reward checks read it: files and the MCP ledger.
 
-When the episode played on the offline world, its state is read from the session. When it played
-on a world model (or a chain), the same actions are replayed into a fresh offline session with
-the same context, through the public :meth:`Session.step`, so state checks mean the same thing
-on every backend: "the state these actions lead to in the deterministic world".
+When the episode played on the offline world (or a chain holding it), its state is read through
+the offline backend's public ``state(session)`` (``World.offline``). When it played on a world
+model alone, the same actions are replayed into a fresh offline session with the same context,
+through the public :meth:`Session.step`, so state checks mean the same thing on every backend:
+"the state these actions lead to in the deterministic world".
 """
 
 from __future__ import annotations
@@ -52,16 +53,13 @@ class WorldState:
 
 
 def _offline_state(session: Session) -> dict[str, Any] | None:
-    """The offline world's state dict of a session, or None when the offline world never answered.
-
-    The one place that knows where the offline backend keeps a session's state (``session.state``
-    is the documented place for plugins and the offline world); to be replaced by the offline
-    backend's public snapshot API once it exists.
-    """
-    store = session.state.get("offline")
-    if not isinstance(store, dict) or store.get("applied", 0) < len(session.trajectory.turns):
+    """The offline world's state of a session (through the offline backend's public ``state``,
+    which brings it up to date with the session's turns), or None when no offline world is in
+    the session's backend."""
+    offline = session.world.offline
+    if offline is None:
         return None
-    state = store.get("state")
+    state = offline.state(session)  # type: ignore[attr-defined]
     return state if isinstance(state, dict) else None
 
 

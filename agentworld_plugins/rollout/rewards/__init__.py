@@ -38,8 +38,11 @@ class RewardResult:
 
 
 def reward_registry(registry: Registry) -> dict[str, RewardCheck]:
-    """The reward checks registered through ``register_rewards``, by name."""
-    return registry.rewards
+    """The reward checks by name: the built-ins, then what plugins registered through
+    ``register_rewards`` (a plugin's check replaces a built-in of the same name)."""
+    from .builtin import BUILTIN
+
+    return {**BUILTIN, **registry.rewards}
 
 
 def _result(value: Any, label: str) -> RewardResult:

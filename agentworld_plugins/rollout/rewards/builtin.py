@@ -1,5 +1,4 @@
-"""The built-in reward checks (a default plugin, registered ``trylast`` so plugins may replace
-any of them by name).
+"""The built-in reward checks (always there; a plugin registering the same name replaces one).
 
 State checks read the world's final state (:func:`~agentworld_plugins.rollout.state.world_state`):
 ``file_exists``, ``file_contains``, ``ledger_item``, ``sql``. Answer checks read the final
@@ -14,7 +13,6 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ...hookspecs import hookimpl
 from ..state import WorldState, world_state
 from . import RewardResult
 from .judge import judge
@@ -153,8 +151,3 @@ BUILTIN: dict[str, Callable[..., Any]] = {
     "judge": judge,
 }
 
-
-@hookimpl(trylast=True)
-def register_rewards(register: Callable[..., None]) -> None:
-    for name, check in BUILTIN.items():
-        register(name, check)
