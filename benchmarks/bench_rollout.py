@@ -34,7 +34,7 @@ from typing import Any
 
 import httpx
 
-from agentworld_plugins.bench.chat_client import ChatClientBackend
+from agentworld_plugins.backends.openai import OpenAIBackend
 from agentworld_plugins.fake_server import FakeWorldModelServer
 from agentworld_plugins.rollout import RolloutSpec, Task, arollout, rollout
 from agentworld_plugins.rollout.agent import EpisodeInfo, OpenAIPolicy
@@ -85,9 +85,8 @@ async def throughput(args: argparse.Namespace, agent: Any, world: Any) -> None:
         world_options={"backend": "openai", "base_url": world.url, "model": "wm"},
         timings=False,
     )
-    # the world model through the lean asyncio client (the bench's, and the openai backend's
-    # transport once the architecture work lands), as a rollout at scale would use it
-    backend = ChatClientBackend([world.url], model="wm")
+    # the world model through the lean transport (rollout run's default), as a rollout at scale uses it
+    backend = OpenAIBackend([world.url], model="wm", transport="lean")
     with tempfile.TemporaryDirectory() as tmp, World(backend=backend, perturbations=[]) as lean_world:
         warm = Path(tmp) / "warm.jsonl"
         await arollout(tasks(args.concurrency), warm, spec, concurrency=args.concurrency, world=lean_world)
@@ -97,7 +96,6 @@ async def throughput(args: argparse.Namespace, agent: Any, world: Any) -> None:
             tasks(args.episodes), out, spec, concurrency=args.concurrency, world=lean_world
         )
         elapsed = time.perf_counter() - started
-        await backend.aclose_idle()
     assert summary.ok == args.episodes, summary.line()
     per_episode = (2 * args.calls + 1) * args.latency
     capacity = args.concurrency / per_episode

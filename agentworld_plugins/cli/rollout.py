@@ -71,6 +71,13 @@ def rollout() -> None:
     flag_value="local",
     help="Play episodes on a Ray cluster (ADDRESS, or 'local').",
 )
+@click.option(
+    "--world-transport",
+    type=click.Choice(["lean", "sdk"]),
+    default="lean",
+    show_default=True,
+    help="HTTP client of the openai world backend: lean (fast, no proxies) or sdk (the openai SDK).",
+)
 @click.option("--progress/--no-progress", default=True, show_default=True)
 @world_options
 def run(
@@ -90,6 +97,7 @@ def run(
     judge_model: str | None,
     timings: bool,
     ray_address: str | None,
+    world_transport: str,
     progress: bool,
     base_url: str | None,
     model: str | None,
@@ -135,6 +143,7 @@ def run(
         "timeout": timeout,
         "perturb": list(perturb),
         "perturb_file": str(perturb_file) if perturb_file else None,
+        "transport": world_transport,
     }
     spec = RolloutSpec(
         agent=agent,

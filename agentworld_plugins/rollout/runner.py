@@ -37,7 +37,9 @@ LABEL = "rollout"
 @dataclass
 class RolloutSpec:
     """Everything needed to build the agent and the world, in plain values (Ray ships it to its
-    workers, which build their own). ``agent`` is ``openai`` or ``scripted:FILE``."""
+    workers, which build their own). ``agent`` is ``openai`` or ``scripted:FILE``;
+    ``world_options`` are :class:`World` keyword arguments plus ``perturb``, ``perturb_file`` and
+    ``transport`` (``sdk`` or ``lean`` for the ``openai`` backend)."""
 
     agent: str = "openai"
     agent_options: dict[str, Any] = field(default_factory=dict)
@@ -61,11 +63,20 @@ class RolloutSpec:
         options = {k: v for k, v in self.world_options.items() if v is not None}
         perturb = tuple(options.pop("perturb", ()) or ())
         perturb_file = options.pop("perturb_file", None)
+        transport = options.pop("transport", None)
         perturbations = None
         if perturb or perturb_file:
             registry = get_plugin_manager().registry
             perturbations = perturbations_from_options(perturb, perturb_file, registry)
-        return World(perturbations=perturbations, **options)
+        world = World(perturbations=perturbations, **options)
+        if transport and world.settings.backend in (None, "", "openai") and world.settings.base_urls:
+            # the openai backend over the chosen transport (lean: a fraction of the SDK's CPU per
+            # request, which decides throughput when many episodes run at once)
+            from ..backends.openai import from_settings
+
+            backend = from_settings(world.settings, "", transport=transport)
+            world = World(backend=backend, settings=world.settings, perturbations=world.perturbations)
+        return world
 
 
 def episode_id(task: Task, sample: int) -> str:

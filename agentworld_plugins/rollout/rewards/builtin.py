@@ -150,4 +150,3 @@ BUILTIN: dict[str, Callable[..., Any]] = {
     "no_errors": no_errors,
     "judge": judge,
 }
-
