@@ -82,7 +82,10 @@ def register_offline_worlds(register: Callable[..., None]) -> None:
         owned by one offline session (mutated in place), ``action`` the domain's validated
         ``Action``, ``context`` the session's context. The same actions on a fresh state must give
         the same answers (the backend may replay them). A later registration of a name replaces an
-        earlier one.
+        earlier one. ``register(kind_name, build, kind="machine")`` registers a builder of
+        machines several sessions share (``"shell"``: ``build({session: domain}, files=, cwd=,
+        hostname=, user=, env=) -> {session: state}``), used by
+        :meth:`~agentworld_plugins.backends.offline.OfflineBackend.start_machine`.
     """
 
 

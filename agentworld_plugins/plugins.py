@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 from . import hookspecs
-from .errors import PluginError, UnknownNameError
+from .errors import ConfigError, PluginError, UnknownNameError
 
 if TYPE_CHECKING:
     from .backends.base import Backend
@@ -59,6 +59,8 @@ class Registry:
     tool_packs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     #: each domain's offline world: ``step(state, action, context) -> OfflineResult``
     offline_worlds: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    #: builders of machines several offline sessions share, by kind (``"shell"``)
+    offline_machines: dict[str, Callable[..., Any]] = field(default_factory=dict)
     #: reward checks of rollouts, by name (the built-ins are the rollout front's own)
     rewards: dict[str, Callable[..., Any]] = field(default_factory=dict)
 
@@ -180,8 +182,16 @@ class PluginManager(pluggy.PluginManager):
         def tool_pack(name: str, tools: list[dict[str, Any]]) -> None:
             reg.tool_packs[name] = list(tools)
 
-        def offline_world(name: str, step: Callable[..., Any]) -> None:
-            reg.offline_worlds[name] = step
+        def offline_world(name: str, step: Callable[..., Any], *, kind: str = "world") -> None:
+            if kind == "machine":
+                reg.offline_machines[name] = step
+            elif kind == "world":
+                reg.offline_worlds[name] = step
+            else:
+                raise ConfigError(
+                    f"register_offline_worlds: unknown kind {kind!r} for {name!r}",
+                    hint='pass kind="world" (a domain\'s step) or kind="machine" (a shared machine builder)',
+                )
 
         def reward(name: str, check: Callable[..., Any]) -> None:
             reg.rewards[name] = check

@@ -261,9 +261,14 @@ class OfflineBackend(Backend):
         """Start shell sessions (swe, terminal) on one simulated machine: one filesystem, a shell
         each (interactive for the terminal domain). ``machine`` takes ``files`` (a ``{path:
         content}`` seed or a folder to copy), ``cwd``, ``hostname``, ``user`` and ``env``."""
-        from ..offline.machines import shared_machine_states
-
-        states = shared_machine_states({n: s.domain.name for n, s in sessions.items()}, **machine)
+        build = self.registry.offline_machines.get("shell")
+        if build is None:
+            raise BackendError(
+                "No offline shell machine is registered",
+                hint="load the built-in offline plugin (agentworld_plugins.offline.plugin) or a plugin "
+                'that calls register("shell", build, kind="machine") in register_offline_worlds',
+            )
+        states = build({n: s.domain.name for n, s in sessions.items()}, **machine)
         for name, session in sessions.items():
             self.start(session, states[name])
 

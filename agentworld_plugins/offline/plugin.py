@@ -147,3 +147,11 @@ WORLDS: dict[str, Callable[[dict[str, Any], BaseModel, dict[str, Any]], OfflineR
 def register_offline_worlds(register: Callable[..., None]) -> None:
     for name, step in WORLDS.items():
         register(name, step)
+    register("shell", _shared_machine_states, kind="machine")
+
+
+def _shared_machine_states(domains: dict[str, str], **machine: Any) -> dict[str, dict[str, Any]]:
+    """One filesystem, a shell per session (imported on first use, like the worlds)."""
+    from .machines import shared_machine_states
+
+    return shared_machine_states(domains, **machine)
