@@ -17,10 +17,11 @@ import asyncio
 import inspect
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ConfigError
+from .builtin import BUILTIN
+from .result import RewardResult
 
 if TYPE_CHECKING:
     from ...plugins import Registry
@@ -29,19 +30,9 @@ if TYPE_CHECKING:
 RewardCheck = Callable[..., Any]
 
 
-@dataclass
-class RewardResult:
-    """A check's score in [0, 1] and one line saying why."""
-
-    score: float
-    detail: str = ""
-
-
 def reward_registry(registry: Registry) -> dict[str, RewardCheck]:
     """The reward checks by name: the built-ins, then what plugins registered through
     ``register_rewards`` (a plugin's check replaces a built-in of the same name)."""
-    from .builtin import BUILTIN
-
     return {**BUILTIN, **registry.rewards}
 
 

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..state import WorldState, world_state
-from . import RewardResult
 from .judge import judge
+from .result import RewardResult
 
 if TYPE_CHECKING:
     from ..episode import Episode

@@ -14,7 +14,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ...errors import BackendError, ConfigError
-from . import RewardResult
+from .result import RewardResult
 
 if TYPE_CHECKING:
     from ..episode import Episode
