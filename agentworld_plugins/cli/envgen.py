@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from .options import ray_option
+
 
 @click.command()
 @click.option("--n", "count", type=int, required=True, help="How many environments to generate.")
@@ -42,14 +44,7 @@ import click
     show_default=True,
     help="Similarity at which an environment is a near-duplicate.",
 )
-@click.option(
-    "--ray",
-    "ray_address",
-    default=None,
-    is_flag=False,
-    flag_value="local",
-    help="Generate on a Ray cluster (ADDRESS, or 'local').",
-)
+@ray_option("Generate")
 @click.option("--progress/--no-progress", default=True, show_default=True)
 def envgen(
     count: int,
@@ -62,7 +57,7 @@ def envgen(
     concurrency: int,
     max_retries: int,
     threshold: float,
-    ray_address: str | None,
+    ray: str | bool | None,
     progress: bool,
 ) -> None:
     """Generate environments (tools, world bible, initial state, tasks with rewards), validate
@@ -82,7 +77,7 @@ def envgen(
     else:
         generator = OfflineGenerator(seed)
     summary = generate(
-        count, output_dir, generator, concurrency=concurrency, threshold=threshold, progress=progress
+        count, output_dir, generator, concurrency=concurrency, threshold=threshold, progress=progress, ray=ray
     )
     click.echo(summary.line(), err=True)
     click.echo(f"tasks: {output_dir / 'tasks.jsonl'}  packs: {output_dir / 'packs'}")

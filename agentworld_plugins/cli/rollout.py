@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .options import world_options
+from .options import ray_option, world_options
 
 
 @click.group()
@@ -63,14 +63,7 @@ def rollout() -> None:
     show_default=True,
     help="Record per-episode timings (the only field that differs between reruns).",
 )
-@click.option(
-    "--ray",
-    "ray_address",
-    default=None,
-    is_flag=False,
-    flag_value="local",
-    help="Play episodes on a Ray cluster (ADDRESS, or 'local').",
-)
+@ray_option("Play episodes")
 @click.option(
     "--world-transport",
     type=click.Choice(["lean", "sdk"]),
@@ -96,7 +89,7 @@ def run(
     judge_base_url: str | None,
     judge_model: str | None,
     timings: bool,
-    ray_address: str | None,
+    ray: str | bool | None,
     world_transport: str,
     progress: bool,
     base_url: str | None,
@@ -154,9 +147,6 @@ def run(
         max_retries=max_retries,
         request_timeout=request_timeout,
     )
-    ray: str | bool | None = None
-    if ray_address:
-        ray = True if ray_address == "local" else ray_address
     summary = run_rollout(
         str(tasks_file),
         output,

@@ -149,6 +149,20 @@ def action_text(content: str) -> str | None:
     return (blocks[-1] if blocks else content).strip()
 
 
+def _booked(
+    episode: Episode, label: str, action: Any, observation: Observation | None, error: str = ""
+) -> tuple[str, bool]:
+    """Record one world step (``observation`` None: the action was rejected with ``error``);
+    ``(what the agent sees, is_error)``."""
+    episode.steps.append((label, action, observation))
+    if observation is None:
+        episode.world_errors += 1
+        return f"Error: {error}", True
+    episode.world_steps += 1
+    episode.world_errors += int(observation.is_error)
+    return observation.text, observation.is_error
+
+
 async def _world_step(episode: Episode, label: str, action: Any) -> tuple[str, bool]:
     """Validate and play one action; ``(observation text, is_error)``. Bad actions are answered
     with the validation error, the way the impersonated system would, and do not reach the world."""
@@ -157,15 +171,33 @@ async def _world_step(episode: Episode, label: str, action: Any) -> tuple[str, b
     try:
         validated = session.domain.validate_action(action)
     except ActionValidationError as exc:
-        episode.world_errors += 1
-        episode.steps.append((label, action, None))
-        return f"Error: {exc.message}", True
+        return _booked(episode, label, action, None, exc.message)
     observation = await session.arun_step(validated)
     episode.timings["world_s"] += time.perf_counter() - started
-    episode.world_steps += 1
-    episode.world_errors += int(observation.is_error)
-    episode.steps.append((label, action, observation))
-    return observation.text, observation.is_error
+    return _booked(episode, label, action, observation)
+
+
+def world_step(episode: Episode, label: str, action: Any) -> tuple[str, bool]:
+    """The synchronous twin of the episode's world step (for environments a trainer drives)."""
+    try:
+        observation = episode.session.step(action)
+    except ActionValidationError as exc:
+        return _booked(episode, label, action, None, exc.message)
+    return _booked(episode, label, action, observation)
+
+
+def start_episode(task: Task, sample: int, world: World, *, session_id: str | None = None) -> Episode:
+    """Episode ``sample`` of ``task`` before its first turn: a fresh session of the task's world
+    (context, perturbations, the sample's world seed) and the tools the agent is offered."""
+    seeds = episode_seeds(task, sample)
+    session = world.session(
+        task.domain,
+        seed=seeds["world"],
+        perturbations=task.perturbations,
+        session_id=session_id,
+        **task.session_context(world.pm.registry),
+    )
+    return Episode(task, sample, seeds, session, [], agent_tool_definitions(session))
 
 
 async def play(
@@ -181,20 +213,12 @@ async def play(
     ``act`` is the policy call (the runner wraps :meth:`Policy.act` with retries and a timeout).
     Failures of the agent or of the world model propagate: the runner marks the episode failed.
     """
-    seeds = episode_seeds(task, sample)
-    session = world.session(
-        task.domain,
-        seed=seeds["world"],
-        perturbations=task.perturbations,
-        session_id=session_id or f"{task.id}#{sample}",
-        **task.session_context(world.pm.registry),
-    )
-    tools = agent_tool_definitions(session)
-    messages: list[dict[str, Any]] = [
+    episode = start_episode(task, sample, world, session_id=session_id or f"{task.id}#{sample}")
+    session, seeds, tools, messages = episode.session, episode.seeds, episode.tools, episode.messages
+    messages += [
         {"role": "system", "content": agent_system_prompt(task, session)},
         {"role": "user", "content": first_user_message(task)},
     ]
-    episode = Episode(task, sample, seeds, session, messages, tools)
     info = EpisodeInfo(task.id, sample, seeds["agent"], task.domain)
     tool_domain = task.domain in TOOL_DOMAINS
     for _ in range(task.max_turns):

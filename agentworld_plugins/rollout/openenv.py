@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from ..errors import ActionValidationError, ConfigError
-from .episode import Episode, agent_tool_definitions, episode_seeds, first_user_message
+from ..errors import ConfigError
+from .episode import Episode, first_user_message, start_episode, world_step
 from .rewards import score_sync
 from .tasks import TOOL_DOMAINS, Task, parse_task
 
@@ -121,17 +121,9 @@ if Environment is not None:
             assert self.world is not None
             chosen = self._pick(task, task_id)
             sample = seed if seed is not None else 0
-            seeds = episode_seeds(chosen, sample)
-            self.session = self.world.session(
-                chosen.domain,
-                seed=seeds["world"],
-                perturbations=chosen.perturbations,
-                **chosen.session_context(self.world.pm.registry),
-            )
-            self.task = chosen
-            self.episode = Episode(
-                chosen, sample, seeds, self.session, [], agent_tool_definitions(self.session)
-            )
+            self.episode = start_episode(chosen, sample, self.world)
+            self.session, self.task = self.episode.session, chosen
+            seeds = self.episode.seeds
             self._state = AgentWorldState(
                 episode_id=episode_id or str(uuid.uuid4()), domain=chosen.domain, task_id=chosen.id
             )
@@ -172,21 +164,8 @@ if Environment is not None:
                 raw, label = action.action, "action"
             episode.turns += 1
             self._state.step_count += 1
-            try:
-                observation = self.session.step(raw)
-            except ActionValidationError as exc:
-                episode.world_errors += 1
-                episode.steps.append((label, raw, None))
-                result = AgentWorldObservation(
-                    text=f"Error: {exc.message}", is_error=True, turn=episode.turns
-                )
-            else:
-                episode.world_steps += 1
-                episode.world_errors += int(observation.is_error)
-                episode.steps.append((label, raw, observation))
-                result = AgentWorldObservation(
-                    text=observation.text, is_error=observation.is_error, turn=episode.turns
-                )
+            text, is_error = world_step(episode, label, raw)
+            result = AgentWorldObservation(text=text, is_error=is_error, turn=episode.turns)
             if episode.turns >= episode.task.max_turns:
                 return self._finish(result)
             return result

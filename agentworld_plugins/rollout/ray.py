@@ -64,6 +64,13 @@ class RayPool:
         finally:
             self._idle.put_nowait(actor)
 
+    @classmethod
+    def start(cls, ray: str | bool | None, make: Callable[[], Any], method: str, size: int) -> RayPool | None:
+        """A pool for a ``ray=`` argument (an address, True for a local instance), or None."""
+        if not ray:
+            return None
+        return cls(make, method, address=None if ray is True else str(ray), size=size)
+
     def close(self) -> None:
         for actor in self.actors:
             self._ray.kill(actor)

@@ -18,6 +18,7 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,7 @@ from ..bench.runner import JobResult, RunOptions, RunSummary, describe_error, is
 from ..errors import BackendError, BackendUnavailableError, ConfigError
 from .agent import EpisodeInfo, Policy, make_policy
 from .episode import Episode, play
+from .ray import RayPool
 from .rewards import score_episode
 from .tasks import Task, load_tasks
 
@@ -207,17 +209,8 @@ async def arollout(
     by_id = {(t.id, k): t for t in task_list for k in range(group_size)}
     options = RunOptions(concurrency=concurrency, max_retries=0, progress=progress)
 
-    if ray:
-        from functools import partial
-
-        from .ray import RayPool
-
-        pool = RayPool(
-            partial(EpisodeRunner, spec),
-            "run_json",
-            address=None if ray is True else str(ray),
-            size=concurrency,
-        )
+    pool = RayPool.start(ray, partial(EpisodeRunner, spec), "run_json", concurrency)
+    if pool is not None:
 
         async def remote(item: dict[str, Any]) -> JobResult:
             task_id, _, sample = item["id"].rpartition("#")

@@ -20,12 +20,11 @@ from typing import Any
 
 from ..errors import ConfigError
 from .episode import (
-    Episode,
     action_text,
     agent_system_prompt,
-    agent_tool_definitions,
-    episode_seeds,
     first_user_message,
+    start_episode,
+    world_step,
 )
 from .rewards import score_sync
 from .tasks import TOOL_DOMAINS, parse_task
@@ -70,15 +69,7 @@ class AgentWorldTextEnv(BaseTextEnv):  # type: ignore[misc,valid-type]
         self.world = World(perturbations=[], **options)
         self.task = parse_task(given, 'extras["task"]', self.world.pm.registry)
         self.max_turns = self.task.max_turns
-        sample = int(extras.get("sample", 0))
-        seeds = episode_seeds(self.task, sample)
-        session = self.world.session(
-            self.task.domain,
-            seed=seeds["world"],
-            perturbations=self.task.perturbations,
-            **self.task.session_context(self.world.pm.registry),
-        )
-        self.episode = Episode(self.task, sample, seeds, session, [], agent_tool_definitions(session))
+        self.episode = start_episode(self.task, int(extras.get("sample", 0)), self.world)
 
     def init(self, prompt: list[dict[str, Any]] | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """The first messages: the given prompt, or the task's system prompt and instruction."""
@@ -103,21 +94,6 @@ class AgentWorldTextEnv(BaseTextEnv):  # type: ignore[misc,valid-type]
             "metadata": {"reward_breakdown": breakdown, "turns": self.turns},
         }
 
-    def _call(self, raw: Any, label: str) -> tuple[str, bool]:
-        from ..errors import ActionValidationError
-
-        episode = self.episode
-        try:
-            observation = episode.session.step(raw)
-        except ActionValidationError as exc:
-            episode.world_errors += 1
-            episode.steps.append((label, raw, None))
-            return f"Error: {exc.message}", True
-        episode.world_steps += 1
-        episode.world_errors += int(observation.is_error)
-        episode.steps.append((label, raw, observation))
-        return observation.text, observation.is_error
-
     def step(self, action: str) -> dict[str, Any]:  # type: ignore[override]
         """One model reply: its tool calls or action played, or the episode finished."""
         self.turns += 1
@@ -140,7 +116,7 @@ class AgentWorldTextEnv(BaseTextEnv):  # type: ignore[misc,valid-type]
                     answers.append("Error: the tool call is not JSON with a name and arguments")
                     episode.world_errors += 1
                     continue
-                answers.append(self._call(raw, label)[0])
+                answers.append(world_step(self.episode, label, raw)[0])
             content = "\n".join(f"<tool_response>\n{a}\n</tool_response>" for a in answers)
         else:
             found_action = action_text(action)
@@ -148,7 +124,7 @@ class AgentWorldTextEnv(BaseTextEnv):  # type: ignore[misc,valid-type]
                 found = _ANSWER.search(action)
                 episode.final_answer, episode.finish = (found.group(1) if found else action).strip(), "answer"
                 return self._finish([])
-            content = self._call(found_action, "action")[0]
+            content = world_step(self.episode, "action", found_action)[0]
         observations = [{"role": "user", "content": content}]
         if self.turns >= self.max_turns:
             return self._finish(observations)

@@ -23,12 +23,12 @@ import threading
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import ConfigError
-from .episode import Episode, episode_seeds
+from .episode import Episode, start_episode, world_step
 from .rewards import score_sync
 from .tasks import Task, parse_task
 
 if TYPE_CHECKING:
-    from ..session import Session, World
+    from ..session import World
 
 _SIMPLE = {"string": str, "integer": int, "number": float, "boolean": bool, "object": dict}
 
@@ -108,9 +108,7 @@ class SimulatedEnvironment:
     _world_lock = threading.Lock()
 
     def __init__(self) -> None:
-        self.session: Session | None = None
-        self.current: Task | None = None
-        self.steps: list[tuple[str, Any, Any]] = []
+        self.episode: Episode | None = None
         self.reward: float | None = None
         self.reward_breakdown: list[dict[str, Any]] = []
         self._resets = 0
@@ -138,47 +136,25 @@ class SimulatedEnvironment:
         """Start a fresh simulated session for the next rollout; returns the world's initial
         state (appended to the prompt by TRL), if the task has one."""
         task = self._task(row)
-        self.current = task
-        self.steps, self.reward, self.reward_breakdown = [], None, []
-        seeds = episode_seeds(task, self._resets)
+        self.episode = start_episode(task, self._resets, self._world())
         self._resets += 1
-        world = self._world()
-        self.session = world.session(
-            task.domain,
-            seed=seeds["world"],
-            perturbations=task.perturbations,
-            **task.session_context(world.pm.registry),
-        )
+        self.reward, self.reward_breakdown = None, []
         return task.initial_state
 
     def _step(self, name: str, arguments: dict[str, Any]) -> str:
-        if self.session is None:
+        if self.episode is None:
             self.reset()
-        assert self.session is not None
-        key = "name" if self.session.domain.name == "search" else "tool_name"
-        action = {key: name, "arguments": arguments}
-        observation = self.session.step(action)
-        self.steps.append((name, action, observation))
-        return observation.text
+        assert self.episode is not None
+        key = "name" if self.episode.task.domain == "search" else "tool_name"
+        self.episode.turns += 1
+        return world_step(self.episode, name, {key: name, "arguments": arguments})[0]
 
     def get_reward(self) -> float:
         """The task's reward checks on the world's final state (answer checks see no answer:
         TRL keeps the final completion to itself)."""
-        if self.session is None or self.current is None:
+        if self.episode is None:
             return 0.0
-        episode = Episode(
-            self.current,
-            self._resets - 1,
-            {},
-            self.session,
-            [],
-            [],
-            steps=list(self.steps),
-            turns=len(self.steps),
-        )
-        episode.world_steps = len(self.steps)
-        episode.world_errors = sum(1 for _, _, o in self.steps if o.is_error)
-        self.reward, self.reward_breakdown = score_sync(episode, self._world().pm.registry)
+        self.reward, self.reward_breakdown = score_sync(self.episode, self._world().pm.registry)
         return float(self.reward)
 
 

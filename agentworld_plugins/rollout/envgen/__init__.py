@@ -22,6 +22,7 @@ import asyncio
 import json
 import re
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +37,7 @@ from ...bench.runner import (
 )
 from ...files import iter_jsonl
 from ..agent import EpisodeInfo, OpenAIPolicy
+from ..ray import RayPool
 from ..tasks import Task, write_tasks
 from .templates import offline_environment
 from .validate import check_environment, drop_near_duplicates, environment_tasks
@@ -177,18 +179,7 @@ async def agenerate(
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
     items = [{"task": "mcp", "id": f"env-{i:05d}", "index": i} for i in range(n)]
-    pool = None
-    if ray:
-        from functools import partial
-
-        from ..ray import RayPool
-
-        pool = RayPool(
-            partial(_GeneratorWorker, generator),
-            "generate",
-            address=None if ray is True else str(ray),
-            size=concurrency,
-        )
+    pool = RayPool.start(ray, partial(_GeneratorWorker, generator), "generate", concurrency)
 
     async def work(item: dict[str, Any]) -> JobResult:
         base = {"task": "mcp", "id": item["id"], "index": item["index"], "generator": generator.describe()}
