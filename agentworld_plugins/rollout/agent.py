@@ -86,6 +86,7 @@ class OpenAIPolicy(Policy):
         self.timeout = timeout
         self.extra_body = extra_body or {}
         self._outstanding = [0] * len(self.base_urls)
+        self._turn = 0
         self._clients: dict[int, Any] = {}
 
     def describe(self) -> str:
@@ -123,7 +124,9 @@ class OpenAIPolicy(Policy):
     ) -> dict[str, Any]:
         import httpx
 
-        index = min(range(len(self.base_urls)), key=lambda i: self._outstanding[i])
+        n = len(self.base_urls)
+        self._turn += 1  # ties go round the replicas, so sequential requests spread too
+        index = min(((self._turn + k) % n for k in range(n)), key=lambda i: self._outstanding[i])
         url = f"{self.base_urls[index]}/chat/completions"
         self._outstanding[index] += 1
         try:

@@ -160,3 +160,16 @@ def test_the_openai_policy_needs_a_url_and_a_model() -> None:
         OpenAIPolicy([], "m")
     with pytest.raises(ConfigError, match="no model"):
         OpenAIPolicy(["http://127.0.0.1:1/v1"], "")
+
+
+async def test_agent_requests_are_spread_over_replicas(tmp_path: Path) -> None:
+    task = parse_task(_task(domain="mcp", tool_pack="github-issues"), "t")
+    with FakeWorldModelServer() as one, FakeWorldModelServer() as two:
+        spec = RolloutSpec(
+            agent="openai",
+            agent_options={"base_urls": [one.url, two.url], "model": "agent"},
+            world_options={"backend": "offline"},
+        )
+        summary = await arollout([task], tmp_path / "e.jsonl", spec, group_size=6, concurrency=1)
+        assert summary.ok == 6
+        assert len(one.chat_requests) == len(two.chat_requests) == 3  # one at a time, taking turns
