@@ -79,3 +79,67 @@ def test_tools_that_cannot_be_methods_are_refused() -> None:
         environment_class([{"name": "get-thing", "inputSchema": {"type": "object"}}])
     with pytest.raises(ConfigError, match="clash"):
         environment_class([{"name": "reset", "inputSchema": {"type": "object"}}])
+
+
+def test_grpo_trainer_takes_the_class_as_its_environment_factory(tmp_path, monkeypatch) -> None:
+    """TRL's own GRPOTrainer, on a tiny random Qwen3 with TRL's Qwen3 chat template (no download):
+    it probes the class, exposes its methods as tools and its get_reward as a reward source."""
+    trl = pytest.importorskip("trl", reason="the rl extra (trl) is not installed")
+    datasets = pytest.importorskip("datasets", reason="the rl extra (datasets) is not installed")
+    from importlib.resources import files
+
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast, Qwen3Config
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
+    raw = Tokenizer(models.WordLevel(unk_token="<unk>"))
+    raw.pre_tokenizer = pre_tokenizers.Whitespace()
+    specials = [
+        "<unk>",
+        "<pad>",
+        "<|im_start|>",
+        "<|im_end|>",
+        "<tool_call>",
+        "</tool_call>",
+        "<think>",
+        "</think>",
+    ]
+    raw.train_from_iterator(["open a bug in the repo"], trainers.WordLevelTrainer(special_tokens=specials))
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=raw,
+        unk_token="<unk>",
+        pad_token="<pad>",
+        eos_token="<|im_end|>",
+        chat_template=(files("trl") / "chat_templates" / "qwen3.jinja").read_text(),
+    )
+    config = Qwen3Config(
+        vocab_size=len(tokenizer), hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+        num_attention_heads=2, num_key_value_heads=1, head_dim=8, pad_token_id=tokenizer.pad_token_id,
+    )  # fmt: skip
+    torch.manual_seed(0)
+    model = AutoModelForCausalLM.from_config(config)
+    with World(backend="offline", perturbations=[]) as world:
+        Env = environment_class(task=TASK, world=world)
+        trainer = trl.GRPOTrainer(
+            model=model,
+            processing_class=tokenizer,
+            args=trl.GRPOConfig(
+                output_dir=str(tmp_path),
+                max_steps=1,
+                per_device_train_batch_size=2,
+                num_generations=2,
+                max_completion_length=4,
+                report_to=[],
+                use_cpu=True,
+                save_strategy="no",
+            ),
+            train_dataset=datasets.Dataset.from_list(
+                [{"prompt": [{"role": "user", "content": "open a bug"}]}] * 2
+            ),
+            environment_factory=Env,
+        )
+    pack = get_plugin_manager().registry.tool_pack("github-issues")
+    assert sorted(tool.__name__ for tool in trainer.tools) == sorted(t["name"] for t in pack)
+    assert Env.__name__ in trainer.reward_func_names
