@@ -81,7 +81,7 @@ def test_an_llm_generator_is_asked_again_until_the_environment_validates(tmp_pat
     broken = {**good, "tools": [{"name": "bad name", "inputSchema": {"type": "object"}}]}
     with FakeWorldModelServer() as server:
         server.enqueue("I cannot answer in JSON.", f"```json\n{json.dumps(broken)}\n```", json.dumps(good))
-        summary = generate(1, tmp_path, LLMGenerator([server.url], "gen", max_retries=3))
+        summary = generate(1, tmp_path, LLMGenerator([server.url], "gen", max_retries=3, retry_backoff=0.0))
         prompt = server.chat_requests[0].body["messages"][0]["content"]
     assert summary.run.ok == 1 and summary.kept == [good["name"]]
     assert len(server.chat_requests) == 3

@@ -82,10 +82,12 @@ class LLMGenerator:
         *,
         seed: int = 0,
         max_retries: int = 3,
+        retry_backoff: float = 0.5,
     ) -> None:
         self.policy = OpenAIPolicy(base_urls, model, api_key, temperature=1.0, max_tokens=8192)
         self.seed = seed
         self.max_retries = max_retries
+        self.retry_backoff = retry_backoff
 
     def describe(self) -> str:
         return f"llm({self.policy.describe()})"
@@ -120,7 +122,7 @@ class LLMGenerator:
         outcome = await retrying(
             lambda: self.policy.act(messages, [], info),
             max_retries=self.max_retries,
-            backoff=0.5,
+            backoff=self.retry_backoff,
             timeout=600,
             check=check,
         )
