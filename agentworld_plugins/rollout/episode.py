@@ -115,6 +115,10 @@ class Episode:
     #: (tool or action, arguments, observation) of every world step, in order
     steps: list[tuple[str, Any, Observation | None]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=lambda: {"agent_s": 0.0, "world_s": 0.0})
+    #: default endpoint of ``judge`` rewards (``base_url``, ``model``, ``api_key``)
+    judge: dict[str, Any] = field(default_factory=dict)
+    #: what reward checks computed once for all of them (the final world state)
+    cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def loss_mask(self) -> list[int]:

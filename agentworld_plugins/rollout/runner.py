@@ -164,7 +164,7 @@ class EpisodeRunner:
         started = time.perf_counter()
         try:
             episode = await play(task, sample, self.world, self._act)
-            episode.judge_defaults = self.spec.judge  # type: ignore[attr-defined]
+            episode.judge = {k: v for k, v in self.spec.judge.items() if v}
             scored = time.perf_counter()
             reward, breakdown = await score_episode(episode, self.world.pm.registry)
             episode.timings["reward_s"] = time.perf_counter() - scored

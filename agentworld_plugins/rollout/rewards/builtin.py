@@ -22,11 +22,9 @@ if TYPE_CHECKING:
 
 
 def _state(episode: Episode) -> WorldState:
-    cached = getattr(episode, "_world_state", None)
-    if cached is None:
-        cached = world_state(episode.session)
-        episode._world_state = cached  # type: ignore[attr-defined]
-    return cached
+    if "world_state" not in episode.cache:
+        episode.cache["world_state"] = world_state(episode.session)
+    return episode.cache["world_state"]  # type: ignore[no-any-return]
 
 
 def file_exists(episode: Episode, path: str) -> RewardResult:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ...errors import BackendError, ConfigError
 from .result import RewardResult
@@ -61,7 +61,7 @@ async def judge(
     """Ask the judge; the score is the last ``SCORE: N`` of its answer over ``max_score``."""
     import httpx
 
-    defaults: dict[str, Any] = getattr(episode, "judge_defaults", None) or {}
+    defaults = episode.judge
     base_url = base_url or defaults.get("base_url") or os.environ.get("AGENTWORLD_JUDGE_BASE_URL")
     model = model or defaults.get("model") or os.environ.get("AGENTWORLD_JUDGE_MODEL")
     api_key = api_key or defaults.get("api_key") or os.environ.get("AGENTWORLD_JUDGE_API_KEY") or "EMPTY"
