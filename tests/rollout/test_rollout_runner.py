@@ -237,3 +237,14 @@ def test_task_perturbations_reach_the_world_and_the_state_checks(
     assert line["world_errors"] == 1
     assert "403 Forbidden" in line["messages"][3]["content"]
     assert line["reward"] == 0.0
+
+
+def test_cli_perturbations_apply_to_every_episode(tmp_path: Path) -> None:
+    out = tmp_path / "e.jsonl"
+    args = ["rollout", "run", "--tasks", "bundled", "--agent", "scripted:bundled", "--backend", "offline"]
+    fault = "faults:first=1,kinds=permission_denied,tools=create_*"
+    ran = CliRunner().invoke(cli, [*args, "--perturb", fault, "-o", str(out), "--no-progress"])
+    assert ran.exit_code == 0, ran.output
+    by_id = {line["id"]: line for line in _lines(out)}
+    assert by_id["issue-bug#0"]["reward"] < 1.0 and by_id["issue-bug#0"]["world_errors"] == 1
+    assert by_id["notes-swe#0"]["reward"] == 1.0  # write_file is not a create_* tool
