@@ -28,7 +28,9 @@ DATA = files("agentworld_plugins.rollout.data")
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", default=str(DATA / "tasks.jsonl"), help="task JSONL (default: bundled)")
-    parser.add_argument("--agent-base-url", help="the agent's OpenAI-compatible URL (default: scripted agent)")
+    parser.add_argument(
+        "--agent-base-url", help="the agent's OpenAI-compatible URL (default: scripted agent)"
+    )
     parser.add_argument("--agent-model", default="", help="the agent model's name")
     parser.add_argument("--world-base-url", help="the world model's URL (default: the offline world)")
     parser.add_argument("--world-model", help="the world model's name (default: asked from the server)")
@@ -52,7 +54,9 @@ def main() -> None:
     stats = episode_stats(args.output, ks=(1, args.group_size))
     for group in stats.groups.values():
         passes = ", ".join(f"pass@{k} {group.pass_at[k]:.2f}" for k in stats.ks)
-        print(f"{group.task_id:16} {group.domain:9} reward {group.mean_reward:.2f}  {passes}  turns {group.mean_turns:.1f}")
+        print(
+            f"{group.task_id:16} {group.domain:9} reward {group.mean_reward:.2f}  {passes}  turns {group.mean_turns:.1f}"
+        )
     plot = write_reward_plot(stats, Path(args.output).with_suffix(".png"))
     print(f"episodes: {args.output}  plot: {plot}")
 
