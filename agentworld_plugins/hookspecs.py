@@ -92,6 +92,17 @@ def register_offline_worlds(register: Callable[..., None]) -> None:
     """
 
 
+@hookspec
+def register_rewards(register: Callable[..., None]) -> None:
+    """Register reward checks for rollouts (``rollout run``, the TRL and OpenEnv environments).
+
+    :param register: ``register(name, check)`` where ``check(episode, **params)`` returns a score
+        in [0, 1] (a float, a bool or a :class:`~agentworld_plugins.rollout.rewards.RewardResult`)
+        or an awaitable of one. ``params`` are the task's reward entry less ``type``, ``weight``
+        and ``name``. A later registration of the same name replaces an earlier one.
+    """
+
+
 # --- Session phase: called when a World or Session is created ---------------------------------
 
 

@@ -63,6 +63,8 @@ class Registry:
     offline_machines: dict[str, Callable[..., Any]] = field(default_factory=dict)
     #: how an offline world takes in a turn answered without it (an injected fault), by domain
     offline_answered: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    #: reward checks of rollouts, by name (the built-ins are the rollout front's own)
+    rewards: dict[str, Callable[..., Any]] = field(default_factory=dict)
 
     def domain(self, name: str) -> Domain:
         try:
@@ -105,6 +107,7 @@ class PluginManager(pluggy.PluginManager):
             "register_perturbations",
             "register_tool_packs",
             "register_offline_worlds",
+            "register_rewards",
             "prepare_system_prompt",
             "transform_messages",
             "after_observation",
@@ -195,6 +198,9 @@ class PluginManager(pluggy.PluginManager):
                     'or kind="answered" (a world taking in a turn answered without it)',
                 )
 
+        def reward(name: str, check: Callable[..., Any]) -> None:
+            reg.rewards[name] = check
+
         # get_hookimpls() lists in registration order: later plugins override earlier ones.
         for fn, hook in (
             (domain, self.hook.register_domains),
@@ -202,6 +208,7 @@ class PluginManager(pluggy.PluginManager):
             (perturbation, self.hook.register_perturbations),
             (tool_pack, self.hook.register_tool_packs),
             (offline_world, self.hook.register_offline_worlds),
+            (reward, self.hook.register_rewards),
         ):
             for impl in hook.get_hookimpls():
                 impl.function(**{a: fn for a in impl.argnames})

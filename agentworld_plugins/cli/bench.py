@@ -20,7 +20,7 @@ from typing import Any
 import click
 
 from ..bench.defaults import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
-from .options import perturb_options
+from .options import perturb_options, ray_option
 
 F = Callable[..., Any]
 
@@ -359,17 +359,22 @@ def _infer(
     sampling: Any,
     options: Any,
     perturbations: list[Any] | None = None,
+    ray: str | bool | None = None,
 ) -> Any:
+    from functools import partial
+
     from ..bench.endpoints import world_backend
     from ..bench.infer import infer_records
     from ..bench.runner import check_stopped, run_sync
 
-    backend = world_backend(
+    make = partial(
+        world_backend,
         **world_args,
         timeout=options.request_timeout,
         concurrency=options.concurrency,
         http_client=options.http_client,
     )
+    backend = _on_ray(make(), make, ray, options)
     if perturbations:
         from ..perturbations.proxy import PerturbingBackend
         from ..session import World
@@ -385,6 +390,17 @@ def _infer(
     return summary
 
 
+def _on_ray(backend: Any, make: Callable[[], Any], ray: str | bool | None, options: Any) -> Any:
+    """``backend``, or with ``--ray`` the same backend in Ray actors (built there by ``make``)."""
+    if not ray:
+        return backend
+    from ..rollout.ray import RayBackend
+
+    label = backend.describe()
+    backend.close()
+    return RayBackend(make, ray, options.concurrency, label)
+
+
 def _judge(
     lines: list[dict[str, Any]],
     output: Path,
@@ -393,8 +409,10 @@ def _judge(
     sampling: Any,
     options: Any,
     parser: str = "official",
+    ray: str | bool | None = None,
 ) -> Any:
     from dataclasses import replace
+    from functools import partial
 
     from ..bench.endpoints import judge_backend
     from ..bench.judge import JudgePrompts, judge_lines
@@ -409,7 +427,8 @@ def _judge(
         options = replace(options, max_retries=options.judge_max_retries)
     prompts = JudgePrompts(prompts_dir)
 
-    backend = judge_backend(
+    make = partial(
+        judge_backend,
         judge_args["judge_base_url"],
         judge_args["judge_model"],
         judge_args["judge_api_key"],
@@ -418,6 +437,7 @@ def _judge(
         concurrency=options.concurrency,
         http_client=options.http_client,
     )
+    backend = _on_ray(make(), make, ray, options)
     _say(
         f"judge: {backend.describe()}"
         + (f", prompts from {prompts_dir}" if prompts_dir else "")
@@ -654,6 +674,7 @@ def compare(
 @_sampling_options("judge", " for the judge")
 @_run_options
 @_report_options
+@ray_option("Infer and judge")
 def run(
     data_dir: Path,
     domains: tuple[str, ...],
@@ -680,6 +701,7 @@ def run(
     reference: bool,
     perturb: tuple[str, ...],
     perturb_file: Path | None,
+    ray: str | bool | None,
     **run: Any,
 ) -> None:
     """Infer, judge and score in one go (rerun to resume)."""
@@ -704,7 +726,13 @@ def run(
     judgements = output_dir / "judgements.jsonl"
     world = {"base_url": base_url, "model": model, "api_key": api_key, "backend": backend}
     _infer(
-        records, predictions, world, _sampling(temperature, max_tokens, extra_body), options, perturbations
+        records,
+        predictions,
+        world,
+        _sampling(temperature, max_tokens, extra_body),
+        options,
+        perturbations,
+        ray,
     )
     wanted = {record_key(r) for r in records}
     lines = [line for line in load_results(predictions)[0] if record_key(line) in wanted]
@@ -716,6 +744,7 @@ def run(
         _sampling(judge_temperature, judge_max_tokens, judge_extra_body),
         options,
         judge_parser,
+        ray,
     )
     _show([judgements], report, plot, reference, False, (output_dir.name or "results",))
 
