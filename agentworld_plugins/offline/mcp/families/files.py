@@ -348,20 +348,25 @@ class FileStore:
         exclude = args.get("excludePatterns") or args.get("exclude_patterns")
         if not self.fs.is_dir(root):
             raise ValueError(_node_error(FsError("ENOTDIR"), "scandir", root)[len("Error: ") :])
+        plain = not any(c in pattern for c in "*?[")
         found: list[str] = []
-        for top, dirs, names in self.fs.walk(root):
-            for name in [*dirs, *names]:
+
+        def visit(top: str) -> None:  # depth first, in directory order, like the server's walk
+            for name, node in self._entries(top):
                 full = posixpath.join(top, name)
                 rel = posixpath.relpath(full, root)
-                if self._excluded(rel, exclude):
+                if self._excluded(rel, exclude) or len(found) >= _TREE_LIMIT:
                     continue
-                plain = not any(c in pattern for c in "*?[")
                 if (
                     fnmatch.fnmatch(rel, pattern)
                     or ("/" not in pattern and fnmatch.fnmatch(name, pattern))
                     or (plain and pattern.lower() in name.lower())
                 ):
                     found.append(full)
+                if isinstance(node, DirNode) and not self.fs.is_link(full):
+                    visit(full)
+
+        visit(root)
         text = "\n".join(found) if found else "No matches found"
         return self._text(text, matches=found)
 
