@@ -88,6 +88,19 @@ def test_families_from_name_description_and_schema(tool: dict[str, Any], expecte
     assert family_of(tool) == expected
 
 
+def test_serve_list_shows_the_family_of_each_tool() -> None:
+    from click.testing import CliRunner
+
+    from agentworld_plugins.cli import cli
+
+    result = CliRunner().invoke(
+        cli, ["mcp", "serve", "--backend", "offline", "--pack", "calendar-email", "--list"]
+    )
+    assert result.exit_code == 0, result.output
+    families = {line.split("\t")[0]: line.split("\t")[1] for line in result.stdout.splitlines()}
+    assert families["send_email"] == "messages/create" and families["list_events"] == "events/list"
+
+
 def test_the_family_is_in_the_metadata() -> None:
     result = call({}, [_tool("write_file", ("path", "content"))], "write_file", path="/tmp/a", content="x")
     assert (result.metadata["offline_family"], result.metadata["offline_operation"]) == ("files", "write")
