@@ -13,6 +13,7 @@ from datetime import timedelta
 from importlib import resources
 from typing import Any
 
+import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -49,6 +50,7 @@ def _pack_tools() -> list[dict[str, Any]]:
 
 
 TOOLS = _pack_tools()
+_OUTPUT = {t["name"]: t["outputSchema"] for t in TOOLS if t.get("outputSchema")}
 _PROPS = {t["name"]: list(t["inputSchema"].get("properties", {})) for t in TOOLS}
 _SQL = st.sampled_from(
     [
@@ -154,6 +156,10 @@ def _run(domain: str, actions: list[Any], **context: Any) -> None:
             continue
         assert isinstance(observation, Observation)
         assert isinstance(observation.text, str)
+        assert not observation.metadata.get("offline_internal_error"), observation.text
+        schema = _OUTPUT.get(action.get("tool_name")) if domain == "mcp" and context.get("tools") else None
+        if schema is not None and not observation.is_error:
+            jsonschema.validate(observation.metadata["structured_content"], schema)
 
 
 @FUZZ

@@ -347,3 +347,12 @@ def test_long_arguments_are_echoed_as_a_preview() -> None:
     assert data(call(state, None, "get_note", id=1))["text"] == long  # kept whole
     generic = call(state, None, "upload_blob_somewhere_else", payload=long)
     assert len(generic.text) < 1000
+
+
+@pytest.mark.parametrize("module", ["classify", "families.files", "families.sql", "families.query"])
+def test_module_examples_run(module: str) -> None:
+    import doctest
+    import importlib
+
+    found = importlib.import_module(f"agentworld_plugins.offline.mcp.{module}")
+    assert doctest.testmod(found).failed == 0

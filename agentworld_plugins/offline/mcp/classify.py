@@ -176,9 +176,8 @@ def _sql_op(words: set[str], props: frozenset[str], description: str) -> str | N
             return "list_tables"
     if "schema" in words and (words & _SQL_NOUNS or mentions):
         return "describe" if props & {"table_name", "table"} else "list_tables"
-    has_sql_arg = bool(props & {"query", "sql", "statement", "sql_query"})
-    if not has_sql_arg:
-        return None
+    if props and not props & {"query", "sql", "statement", "sql_query"}:
+        return None  # (a tool known without a schema is judged by its name and description)
     if not (words & _SQL_NOUNS or (words & _SQL_VERBS and mentions)):
         return None
     if words & {"read", "select"}:

@@ -83,7 +83,7 @@ class FileStore:
         the whole filesystem, relative paths resolving against ``cwd``)."""
         base = str(context.get("cwd") or "/app")
         seed = context.get("files")
-        fs = VirtualFS.from_seed(seed if isinstance(seed, dict) or seed is None else None, base=base)
+        fs = VirtualFS.from_seed(seed if isinstance(seed, (dict, str)) else None, base=base)
         fs.mkdir(base, parents=True) if not fs.exists(base) else None
         allowed = context.get("allowed_directories")
         dirs = [fs.normalize(str(d)) for d in allowed] if isinstance(allowed, list) and allowed else ["/"]

@@ -121,7 +121,7 @@ def _create_defaults(
             parent = world["resources"].get("message", {}).get("items", {}).get(str(replied))
             thread = parent.get("thread_id") if isinstance(parent, dict) else None
         filled = {
-            "thread_id": thread or f"thread_{ident}",
+            "thread_id": thread or f"thread_{str(ident).removeprefix('message_')}",
             "label_ids": ["SENT"],
             "from": str(context.get("user_email") or "me@example.com"),
             "date": _stamp(world),
