@@ -325,6 +325,11 @@ def test_records_referenced_by_id_exist() -> None:
     call(state, None, "create_invoice", customer_id="cus_9", customer_name="Acme", total=10)
     call(state, None, "create_invoice", customer_id="cus_9", total=12)
     assert data(call(state, None, "list_customers")) == [{"id": "cus_9", "name": "Acme"}]
+    call(state, None, "create_invoice", customer_email="bo@x.org", customer_name="Bo", total=4)
+    call(state, None, "create_invoice", customer_email="bo@x.org", customer_name="Bo", total=5)
+    customers = data(call(state, None, "list_customers"))
+    assert [(c.get("name"), c.get("email")) for c in customers] == [("Acme", None), ("Bo", "bo@x.org")]
+    assert data(call(state, None, "get_customer", id="cus_9"))["name"] == "Acme"
 
 
 def test_kv_keeps_values() -> None:

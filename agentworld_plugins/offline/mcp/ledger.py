@@ -147,7 +147,8 @@ def _find_id_field(
     return "id", "integer"
 
 
-def _new_id(bucket: dict[str, Any], resource: str) -> Any:
+def new_id(bucket: dict[str, Any], resource: str) -> Any:
+    """The next free id of ``bucket`` in its id kind (integer, ``resource_N`` or a uuid)."""
     while True:  # skip ids that a caller chose explicitly
         n = bucket["next"]
         bucket["next"] = n + 1
@@ -273,7 +274,7 @@ def apply(
                 return Outcome("other", error=f"Error: {_label(resource)} {given} already exists")
             item_id: Any = given
         else:
-            item_id = _new_id(bucket, resource)
+            item_id = new_id(bucket, resource)
         item = {field: item_id, **{k: copy.deepcopy(v) for k, v in args.items() if k != field}}
         items[str(item_id)] = item
         return Outcome("item", preview(item), item_key=str(item_id))

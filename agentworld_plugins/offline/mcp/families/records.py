@@ -20,7 +20,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from ..classify import family_of
-from ..ledger import Outcome, apply, bucket_for
+from ..ledger import Outcome, apply, bucket_for, new_id
 from ..naming import classify_tool, norm, singular_of
 from . import preview
 from .query import when_of
@@ -77,29 +77,48 @@ def _server_fields(resource: str, tools: dict[str, dict[str, Any]] | None) -> di
 
 
 def _materialize_references(world: dict[str, Any], resource: str, bucket: dict[str, Any]) -> None:
-    """Add to ``bucket`` the ``resource`` records that other records refer to by id."""
+    """Add to ``bucket`` the ``resource`` records that other records refer to: by id
+    (``customer_id``, ``customer: {"id": ...}``), or by fields alone (``customer_email``,
+    ``customer: {"name": ...}``), which make one record per distinct set of values."""
     field = bucket["id_field"]
     items = bucket["items"]
-    keys = {norm(resource) + "id", norm(resource) + "number", norm(resource.split("_")[-1]) + "id"}
+    head = norm(resource.split("_")[-1])
+    id_keys = {norm(resource) + "id", norm(resource) + "number", head + "id"}
     for other, other_bucket in world["resources"].items():
         if other == resource:
             continue
         for record in list(other_bucket["items"].values()):
+            ref: Any = None
+            extra: dict[str, Any] = {}
+            prefix = ""
             for key, value in record.items():
                 n = norm(key)
-                if n not in keys and n != norm(resource):
-                    continue
-                if isinstance(value, dict):
-                    ref = value.get(field, value.get("id"))
-                    extra = {k: v for k, v in value.items() if k not in (field, "id")}
-                else:
-                    ref, extra = value, {}
-                if not isinstance(ref, (str, int)) or isinstance(ref, bool) or str(ref) in items:
-                    continue
-                prefix = key[: -len("_id")] if key.endswith("_id") else key
+                if n in id_keys and isinstance(value, (str, int)) and not isinstance(value, bool):
+                    ref, prefix = value, key[: -len(key.split("_")[-1]) - 1] if "_" in key else resource
+                elif n in (norm(resource), head) and isinstance(value, dict):
+                    ref = value.get(field, value.get("id", ref))
+                    extra.update({k: copy.deepcopy(v) for k, v in value.items() if k not in (field, "id")})
+                    prefix = prefix or key
+                elif (
+                    n in (norm(resource), head)
+                    and isinstance(value, (str, int))
+                    and not isinstance(value, bool)
+                ):
+                    ref, prefix = value, key
+            prefix = prefix or next(
+                (k.split("_")[0] for k in record if norm(k.split("_")[0]) == head and "_" in k), ""
+            )
+            if prefix:
                 for k, v in record.items():
-                    if k != key and k.startswith(prefix + "_") and not norm(k).endswith("id"):
+                    if k.startswith(prefix + "_") and norm(k) not in id_keys:
                         extra.setdefault(k[len(prefix) + 1 :], copy.deepcopy(v))
+            if ref is None and not extra:
+                continue
+            if ref is None:
+                if any(all(item.get(k) == v for k, v in extra.items()) for item in items.values()):
+                    continue
+                ref = new_id(bucket, resource)
+            if str(ref) not in items:
                 items[str(ref)] = {field: ref, **extra}
 
 
