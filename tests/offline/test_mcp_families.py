@@ -332,6 +332,37 @@ def test_records_referenced_by_id_exist() -> None:
     assert data(call(state, None, "get_customer", id="cus_9"))["name"] == "Acme"
 
 
+def test_free_slots_come_from_the_events() -> None:
+    tools = [
+        _tool("create_event", ("summary", "start", "end", "attendees")),
+        _tool("find_free_slots", ("attendees", "time_min", "time_max", "duration_minutes")),
+    ]
+    state: dict[str, Any] = {}
+    call(
+        state,
+        tools,
+        "create_event",
+        summary="A",
+        start="2026-02-02T10:00:00Z",
+        end="2026-02-02T11:00:00Z",
+        attendees=["a@x.org"],
+    )
+    call(
+        state,
+        tools,
+        "create_event",
+        summary="B",
+        start="2026-02-02T16:30:00Z",
+        end="2026-02-02T18:00:00Z",
+        attendees=["b@x.org"],
+    )
+    window = {"time_min": "2026-02-02T00:00:00Z", "time_max": "2026-02-02T23:00:00Z", "duration_minutes": 60}
+    slots = data(call(state, tools, "find_free_slots", attendees=["a@x.org", "b@x.org"], **window))
+    assert [(s["start"][11:16], s["end"][11:16]) for s in slots] == [("09:00", "10:00"), ("11:00", "16:30")]
+    alone = data(call(state, tools, "find_free_slots", attendees=["c@x.org"], **window))
+    assert [(s["start"][11:16], s["end"][11:16]) for s in alone] == [("09:00", "17:00")]
+
+
 def test_kv_keeps_values() -> None:
     tools = [
         _tool("set_value", ("key", "value")),

@@ -191,6 +191,8 @@ def apply_record(
     if family == "kv":
         return _kv(world, family_of(tool or {"name": name})[1], args)
     kind, resource = record_kind(tool or {"name": name})
+    if resource in _FREE_TIME:
+        return free_slots(world, args)
     if kind is None or resource is None:
         return apply(world, name, args, tool, tools)
     if kind in ("get", "list"):
@@ -205,6 +207,72 @@ def apply_record(
     _count_on_parent(world, resource, args, 1)
     shown = preview(copy.deepcopy(stored))
     return Outcome("item", shown, item_key=outcome.item_key)
+
+
+_FREE_TIME = {"free_slot", "slot", "free_time", "availability", "free_busy", "freebusy"}
+_WORK_HOURS = (9, 17)  # the working day free slots are found in (UTC)
+_MAX_DAYS = 62
+_MAX_SLOTS = 50
+
+
+def _attendee_names(value: Any) -> set[str]:
+    out = set()
+    for entry in value if isinstance(value, list) else [value] if value else []:
+        if isinstance(entry, dict):
+            entry = entry.get("email") or entry.get("name")
+        if entry:
+            out.add(str(entry).lower())
+    return out
+
+
+def free_slots(world: dict[str, Any], args: dict[str, Any]) -> Outcome:
+    """Working-hours gaps of at least ``duration_minutes`` in ``[time_min, time_max)`` when none
+    of the ``attendees`` is in a known event."""
+    low, high = when_of(args, ("time_min", "timeMin", "start")), when_of(args, ("time_max", "timeMax", "end"))
+    if low is None or high is None or high <= low:
+        return Outcome("other", error="Error: time_min and time_max must be date-times, time_min first")
+    length = timedelta(
+        minutes=args.get("duration_minutes") if isinstance(args.get("duration_minutes"), int) else 30
+    )
+    people = _attendee_names(args.get("attendees"))
+    busy = []
+    for event in world["resources"].get("event", {}).get("items", {}).values():
+        start = when_of(event, ("start", "start_time"))
+        end = when_of(event, ("end", "end_time"))
+        if (
+            start
+            and end
+            and (
+                not people
+                or not _attendee_names(event.get("attendees"))
+                or people & _attendee_names(event.get("attendees"))
+            )
+        ):
+            busy.append((start, end))
+    busy.sort()
+    slots: list[dict[str, str]] = []
+    day = low.replace(hour=0, minute=0, second=0, microsecond=0)
+    for _ in range(_MAX_DAYS):
+        if day >= high or len(slots) >= _MAX_SLOTS:
+            break
+        cursor = max(low, day.replace(hour=_WORK_HOURS[0]))
+        closing = min(high, day.replace(hour=_WORK_HOURS[1]))
+        for start, end in busy:
+            if end <= cursor:
+                continue
+            if start >= closing:
+                break
+            if start - cursor >= length:
+                slots.append({"start": _iso(cursor), "end": _iso(start)})
+            cursor = max(cursor, end)
+        if closing - cursor >= length:
+            slots.append({"start": _iso(cursor), "end": _iso(closing)})
+        day += timedelta(days=1)
+    return Outcome("list", slots[:_MAX_SLOTS])
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _kv(world: dict[str, Any], op: str, args: dict[str, Any]) -> Outcome:
