@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 import sqlite3
 import time
@@ -29,14 +30,19 @@ MAX_PAGES = 16384  # 64 MiB at 4 KiB pages
 MAX_LENGTH = 8 * 1024 * 1024  # longest string or blob, and longest SQL text
 MAX_ROWS = 1000  # rows returned by one query unless the call asks for fewer
 MAX_STEPS = 20_000  # progress-handler calls (every 1,000 VM instructions) per statement
-MAX_SECONDS = 2.0  # wall-clock backstop per statement
+MAX_SECONDS = 2.0  # wall-clock backstop per statement (lower with AGENTWORLD_OFFLINE_STEP_SECONDS)
 _PROGRESS_EVERY = 1000
 _DENIED_PRAGMAS = {"max_page_count", "page_size", "mmap_size", "temp_store_directory", "data_store_directory"}
 _READ_START = ("select", "with", "explain", "values", "pragma")
 
 
-class _Budget(Exception):
-    pass
+def _seconds() -> float:
+    """The wall-clock budget of one statement: MAX_SECONDS, or the offline step budget if lower."""
+    try:
+        step = float(os.environ.get("AGENTWORLD_OFFLINE_STEP_SECONDS") or "inf")
+    except ValueError:
+        step = float("inf")
+    return min(MAX_SECONDS, step) if step > 0 else MAX_SECONDS
 
 
 def _first_word(sql: str) -> str:
@@ -126,7 +132,7 @@ class SqlDatabase:
 
     def _execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
         self._steps = 0
-        self._deadline = time.monotonic() + MAX_SECONDS
+        self._deadline = time.monotonic() + _seconds()
         return self.conn.execute(sql, params)
 
     # -- operations ------------------------------------------------------------------------------
@@ -144,8 +150,6 @@ class SqlDatabase:
             return self._statements(op, str(sql), args, out_schema)
         except sqlite3.Error as exc:
             return Answer(self._error_text(exc), is_error=True)
-        except _Budget as exc:
-            return Answer(f"Error: {exc}", is_error=True)
         finally:
             self._read_only = False
 
@@ -154,7 +158,7 @@ class SqlDatabase:
         if text == "interrupted":
             text += (
                 f" (the statement ran past the offline world's budget of {MAX_STEPS * _PROGRESS_EVERY:,}"
-                f" steps or {MAX_SECONDS:g} s)"
+                f" steps or {_seconds():g} s)"
             )
         return f"Error: {text}"
 
