@@ -69,6 +69,7 @@ def test_the_filesystem_server_tools_are_files(name: str) -> None:
         (_tool("describe_table", ("table_name",)), ("sql", "describe")),
         (_tool("execute_sql", ("sql",)), ("sql", "execute")),
         (_tool("query", ("sql",), "Run a SQL statement against the database"), ("sql", "execute")),
+        (_tool("query", ("sql",), "Run a read-only SQL query"), ("sql", "read")),
         (_tool("query", ("query",), "Search the web"), ("ledger", "list")),
         (_tool("search_emails", ("query",), "Search the mailbox"), ("messages", "list")),
         (_tool("send_email", ("to", "subject")), ("messages", "create")),

@@ -184,4 +184,4 @@ def _sql_op(words: set[str], props: frozenset[str], description: str) -> str | N
         return "read"
     if words & {"write", "insert", "update", "modify"}:
         return "write"
-    return "execute"
+    return "read" if re.search(r"\bread[- ]only\b", description, re.I) else "execute"
