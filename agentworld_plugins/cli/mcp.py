@@ -118,9 +118,12 @@ def serve(
         catalog.save_snapshot(save_snapshot)
         click.echo(f"agentworld: saved {len(catalog.tools)} tools to {save_snapshot}", err=True)
     if list_only:
+        # with the offline world, the family that will answer each tool (docs/mcp.md)
+        families = _offline_families(catalog) if "offline" in world.backend.describe() else {}
         for tool in catalog.tools:
             summary = (tool.description or "").strip().splitlines()
-            click.echo(f"{tool.name}\t{summary[0] if summary else ''}")
+            family = f"{families[tool.name]}\t" if tool.name in families else ""
+            click.echo(f"{tool.name}\t{family}{summary[0] if summary else ''}")
         return
 
     fake = FakeMcpServer(world, catalog, name=name, record=record)
@@ -176,6 +179,13 @@ def record(
 
 
 # -- config ----------------------------------------------------------------------------------------
+
+
+def _offline_families(catalog: Any) -> dict[str, str]:
+    """``{tool name: "family/operation"}`` as the embedded offline MCP world classifies them."""
+    from ..offline.mcp import family_of
+
+    return {t["name"]: "/".join(family_of(t)) for t in catalog.tool_definitions()}
 
 
 def _option_value(args: list[str], name: str, default: str | None = None) -> str | None:
