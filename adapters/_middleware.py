@@ -134,14 +134,13 @@ class WorldModelToolMiddleware(AgentMiddleware[WorldModelState, Any]):
         return f"run:{run}" if run else f"instance:{id(self)}"
 
     def _group(self, key: str, tools: Iterable[BaseTool]) -> SessionGroup:
+        world = self.world  # before the lock: creating the default world takes it too
         with self._lock:
             group = self._groups.get(key)
             if group is not None:
                 self._groups.move_to_end(key)
             else:
-                group = SessionGroup(
-                    self.world, seed=self.seed, perturbations=self.perturbations, **self.context
-                )
+                group = SessionGroup(world, seed=self.seed, perturbations=self.perturbations, **self.context)
                 self._groups[key] = group
                 while len(self._groups) > self.max_runs:
                     old, _ = self._groups.popitem(last=False)

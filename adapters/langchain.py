@@ -139,7 +139,9 @@ class SimulatedTool(BaseTool):
             self._check(given)
             return _fill_defaults(schema, given)
         model: Any = schema  # a pydantic model class (v2; v1 models only get their values dumped)
-        fields = getattr(model, "model_fields", None) or getattr(model, "__fields__", {})
+        fields = getattr(model, "model_fields", None)
+        if fields is None:
+            fields = getattr(model, "__fields__", {})
         if args and isinstance(args[0], str) and fields:
             kwargs = {next(iter(fields)): args[0], **kwargs}
         data = {k: v for k, v in kwargs.items() if k in fields}
@@ -150,12 +152,13 @@ class SimulatedTool(BaseTool):
         return {k: v for k, v in dumped.items() if v is not None}
 
     def _check(self, arguments: dict[str, Any]) -> None:
-        """A JSON-schema tool's arguments checked as an MCP server checks them (FastMCP's text)."""
+        """A JSON-schema tool's arguments checked strictly with jsonschema (LangChain hands them to
+        the function unconverted: "yes" is not a boolean), reported in FastMCP's text."""
         schema = self.args_schema
         if isinstance(schema, dict) and self.search_twin is None:
             from agentworld_plugins.tool_arguments import check_arguments
 
-            problem = check_arguments(self.name, arguments, schema)
+            problem = check_arguments(self.name, arguments, schema, strict=True)
             if problem:
                 raise ToolException(problem)
 

@@ -55,6 +55,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 
 from agentworld_plugins.errors import ActionValidationError, AgentWorldError, ConfigError
 from agentworld_plugins.hookspecs import hookimpl
+from agentworld_plugins.perturbations import output_fault
 from agentworld_plugins.session import Observation, Session, World
 
 from .mcp_catalog import Catalog
@@ -253,6 +254,11 @@ class ToolDispatcher:
         if observation.is_error or schemas.output is None:
             return _text_result(observation.text, is_error=observation.is_error)
         parsed = parse_structured(observation.text, schemas)
+        if not parsed.ok and output_fault(observation.metadata) is not None:
+            # a truncated/empty result was damaged on purpose: the agent gets it as a failed call,
+            # never our corrective retry (the world model is not asked again)
+            session.trajectory.turns[-1].observation.is_error = True
+            return _text_result(observation.text, is_error=True)
         if not parsed.ok:
             observation, parsed = await self._retry(session, action, observation, parsed, schemas, name)
             if observation.is_error or not parsed.ok:
@@ -325,12 +331,16 @@ class BearerAuth:
 
     def __init__(self, app: Any, token: str) -> None:
         self.app = app
-        self._expected = f"Bearer {token}".encode()
+        self._expected = token.encode()
 
     def _authorized(self, scope: dict[str, Any]) -> bool:
         for key, value in scope.get("headers") or []:
             if key == b"authorization":
-                return hmac.compare_digest(value, self._expected)
+                # the auth scheme is case-insensitive (RFC 9110 11.1): "bearer x" is "Bearer x"
+                scheme, _, credentials = value.partition(b" ")
+                return scheme.lower() == b"bearer" and hmac.compare_digest(
+                    credentials.strip(), self._expected
+                )
         return False
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:

@@ -25,6 +25,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from .backends.base import Backend, Completion, Sampling
+from .current import current_conversation
 from .errors import AgentWorldError, BackendError, BackendUnavailableError
 
 _SAMPLING_FIELDS = ("temperature", "max_tokens", "top_p", "seed", "stop")
@@ -84,6 +85,13 @@ def _completion_body(completion: Completion, model: str) -> dict[str, Any]:
     return body
 
 
+def _conversation_name(request: Request, body: dict[str, Any]) -> str | None:
+    """What the client calls the conversation (``X-Agentworld-Conversation`` or ``conversation_id``):
+    a ``--perturb`` server keys its random streams by it."""
+    name = request.headers.get("x-agentworld-conversation") or body.get("conversation_id")
+    return str(name) if name else None
+
+
 def _stream(body: dict[str, Any]) -> StreamingResponse:
     """The same answer as server-sent events: a role chunk, the content, then [DONE]."""
     choice = body["choices"][0]
@@ -97,7 +105,10 @@ def _stream(body: dict[str, Any]) -> StreamingResponse:
             content["reasoning_content"] = choice["message"]["reasoning_content"]
         yield f"data: {json.dumps(base | {'choices': [{'index': 0, 'delta': content, 'finish_reason': None}]})}\n\n"
         end = {"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}
-        yield f"data: {json.dumps(base | {'choices': [end], 'usage': body['usage']})}\n\n"
+        last = base | {"choices": [end], "usage": body["usage"]}
+        if "perturbations" in body:  # provenance rides on the last chunk, as usage does
+            last["perturbations"] = body["perturbations"]
+        yield f"data: {json.dumps(last)}\n\n"
         yield "data: [DONE]\n\n"
 
     return StreamingResponse(events(), media_type="text/event-stream")
@@ -145,6 +156,7 @@ def create_app(backend: Backend, *, api_key: str | None = None, model_name: str 
             err = exc.errors(include_url=False)[0]
             field = ".".join(str(p) for p in err["loc"])
             return _error(400, f"{field}: {err['msg']}", param=field)
+        named = current_conversation.set(_conversation_name(request, body))
         try:
             completion = await backend.acomplete(body["messages"], sampling)
         except BackendUnavailableError as exc:
@@ -153,6 +165,8 @@ def create_app(backend: Backend, *, api_key: str | None = None, model_name: str 
             return _error(502 if "HTTP" in exc.message else 400, str(exc), kind="world_model_error")
         except AgentWorldError as exc:
             return _error(400, str(exc))
+        finally:
+            current_conversation.reset(named)
         payload = _completion_body(completion, str(body.get("model") or model_name))
         return _stream(payload) if body.get("stream") else JSONResponse(payload)
 

@@ -197,7 +197,6 @@ def estimate_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
 _ACTION = re.compile(r"\*\*Action:\*\*\n", re.MULTILINE)
 _FENCED = re.compile(r"\A```([\w-]*)\n(.*?)\n?```\s*\Z", re.DOTALL)
 _TURN = re.compile(r"\A### Turn (\d+)")
-_STATE = "**Current State:**\n"
 
 
 def extract_action(turn_prompt: str) -> tuple[str | None, str] | None:
@@ -212,16 +211,21 @@ def extract_action(turn_prompt: str) -> tuple[str | None, str] | None:
     return None, body
 
 
-def extract_state(turn_prompt: str) -> str | None:
-    """The ``**Current State:**`` text of a rendered turn prompt (the first turn's initial state), or None."""
+_STATE = "**Current State:**\n"
+
+
+def state_of_turn(turn_prompt: str) -> str | None:
+    """The ``**Current State:**`` text of a rendered turn prompt (the first turn's), or None.
+
+    >>> state_of_turn(render_turn(1, "[]", state="root@box:/srv# "))
+    'root@box:/srv# '
+    """
     start = turn_prompt.find(_STATE)
-    if start < 0:
+    actions = list(_ACTION.finditer(turn_prompt))
+    if start < 0 or not actions or actions[-1].start() < start:
         return None
-    start += len(_STATE)
-    actions = list(_ACTION.finditer(turn_prompt, start))
-    end = actions[-1].start() if actions else len(turn_prompt)
-    text = turn_prompt[start:end]
-    return text[:-2] if text.endswith("\n\n") else text.rstrip("\n")  # render_turn writes state + "\n\n"
+    state = turn_prompt[start + len(_STATE) : actions[-1].start()]
+    return state[:-2] if state.endswith("\n\n") else state.rstrip("\n")
 
 
 def turn_number(prompt: str) -> int | None:

@@ -16,7 +16,7 @@ import uvicorn
 
 from agentworld_plugins import World
 from agentworld_plugins.server import create_app
-from agentworld_plugins.turns import extract_state, render_turn
+from agentworld_plugins.turns import render_turn, state_of_turn
 
 PAGE = (
     "URL: https://shop.example/\nTitle: Shop\n\nRootWebArea 'Shop', focused\n"
@@ -78,10 +78,10 @@ def test_remote_session_sees_what_a_local_one_sees(served: str, domain: str) -> 
     assert changed in seen[0] and changed not in state  # turn 1 acted on the initial state
 
 
-def test_extract_state_reads_back_what_render_turn_wrote() -> None:
+def test_state_of_turn_reads_back_what_render_turn_wrote() -> None:
     for state in ("root@box:/app# ", "line 1\nline 2\n", ""):
-        assert extract_state(render_turn(1, "{}", state=state)) == state
-    assert extract_state(render_turn(2, "{}")) is None
+        assert state_of_turn(render_turn(1, "{}", state=state)) == state
+    assert state_of_turn(render_turn(2, "{}")) is None
 
 
 def test_a_domain_the_server_does_not_have_gets_a_400(served: str) -> None:

@@ -278,6 +278,15 @@ def create_search_app(
             }
         )
 
+    async def tavily_unsupported(request: Request) -> Response:
+        # Tavily's crawl and map walk a real site; the simulated web has none to walk
+        endpoint = request.url.path.rstrip("/").rsplit("/", 1)[-1]
+        return _tavily_error(
+            400,
+            f"Tavily's {endpoint} is not simulated by agentworld search serve; "
+            "use search and extract (POST /search, /extract)",
+        )
+
     async def health(request: Request) -> Response:
         return JSONResponse({"status": "ok", "backend": chosen.backend.describe(), "sessions": len(sessions)})
 
@@ -287,6 +296,10 @@ def create_search_app(
             Route("/extract", tavily_extract, methods=["POST"]),
             Route("/tavily/search", tavily_search, methods=["POST"]),
             Route("/tavily/extract", tavily_extract, methods=["POST"]),
+            *(
+                Route(path, tavily_unsupported, methods=["POST"])
+                for path in ("/crawl", "/map", "/tavily/crawl", "/tavily/map")
+            ),
             Route("/serper/search", serper_search, methods=["POST"]),
             Route("/serper/news", serper_news, methods=["POST"]),
             Route("/news", serper_news, methods=["POST"]),

@@ -16,7 +16,11 @@ it, status 511 with ``{"swerexception": {message, class_path, traceback, extra_i
 client raises the same exception class; a malformed body gets FastAPI's 422 ``{"detail": [...]}``.
 
 ``run_in_session`` uses the persistent shell of the terminal's command front (``cd`` and
-``export`` last); every named session shares it. ``execute`` runs like ``bash -c``.
+``export`` last); every named session shares it. ``execute`` runs like ``bash -c``. The simulation
+has no clock: a command it judges to run forever ends with exit status 124, which comes back as
+SWE-ReX's ``CommandTimeoutError`` (what SWE-agent catches before it interrupts the session); a
+``BashInterruptAction`` (``action_type: bash_interrupt``) answers at once, as every simulated
+command has already finished.
 """
 
 from __future__ import annotations
@@ -39,6 +43,9 @@ from .terminal import VirtualTerminal
 
 __all__ = ["swerex_app"]
 
+#: the exit status the simulation gives a command that would not finish (as coreutils' ``timeout``)
+TIMEOUT_STATUS = 124
+
 
 def _exception(class_path: str, message: str, **extra: Any) -> JSONResponse:
     return JSONResponse(
@@ -52,6 +59,10 @@ def _exception(class_path: str, message: str, **extra: Any) -> JSONResponse:
         },
         status_code=511,
     )
+
+
+def _no_session(name: str) -> JSONResponse:
+    return _exception("swerex.exceptions.SessionDoesNotExistError", f"session {name!r} does not exist")
 
 
 def _invalid(field: str, message: str, value: Any = None) -> JSONResponse:
@@ -118,6 +129,8 @@ def swerex_app(terminal: VirtualTerminal, *, token: str | None = None) -> Starle
         body = await _body(request)
         if isinstance(body, JSONResponse):
             return body
+        if body.get("action_type") == "bash_interrupt":
+            return await interrupt(body)
         command = body.get("command")
         if not isinstance(command, str):
             return _invalid(
@@ -125,11 +138,14 @@ def swerex_app(terminal: VirtualTerminal, *, token: str | None = None) -> Starle
             )
         name = str(body.get("session", "default"))
         if name not in sessions:
-            return _exception(
-                "swerex.exceptions.SessionDoesNotExistError", f"session {name!r} does not exist"
-            )
+            return _no_session(name)
         result = await asyncio.to_thread(terminal.execute_bash, command)
         output = result.stdout[:-1] if result.stdout.endswith("\n") else result.stdout
+        if result.exit_code == TIMEOUT_STATUS:
+            return _exception(
+                "swerex.exceptions.CommandTimeoutError",
+                f"timeout after {body.get('timeout')} seconds while running command {command!r}",
+            )
         check = body.get("check", "raise")
         if check == "raise" and result.exit_code != 0 and not body.get("is_interactive_command"):
             message = body.get("error_msg") or (
@@ -147,15 +163,29 @@ def swerex_app(terminal: VirtualTerminal, *, token: str | None = None) -> Starle
             }
         )
 
+    async def interrupt(body: dict[str, Any]) -> Response:
+        name = str(body.get("session", "default"))
+        if name not in sessions:
+            return _no_session(name)
+        # every simulated command has finished by the time it answers: nothing is left to stop
+        return JSONResponse(
+            {
+                "output": "",
+                "exit_code": 0,
+                "failure_reason": "",
+                "expect_string": "",
+                "session_type": "bash",
+                "success": True,
+            }
+        )
+
     async def close_session(request: Request) -> Response:
         body = await _body(request)
         if isinstance(body, JSONResponse):
             return body
         name = str(body.get("session", "default"))
         if name not in sessions:
-            return _exception(
-                "swerex.exceptions.SessionDoesNotExistError", f"session {name!r} does not exist"
-            )
+            return _no_session(name)
         sessions.discard(name)
         return JSONResponse({"session_type": "bash", "success": True, "failure_reason": ""})
 
@@ -170,6 +200,11 @@ def swerex_app(terminal: VirtualTerminal, *, token: str | None = None) -> Starle
             return _invalid("command", "Input should be a valid string or list of strings", command)
         env = body.get("env") if isinstance(body.get("env"), dict) else None
         result = await terminal.arun(command, cwd=body.get("cwd") or None, env=env)
+        if result.exit_code == TIMEOUT_STATUS and body.get("timeout") is not None:
+            return _exception(
+                "swerex.exceptions.CommandTimeoutError",
+                f"Timeout ({body.get('timeout')}s) exceeded while running command",
+            )
         if body.get("check") and result.exit_code != 0:
             message = body.get("error_msg") or (
                 f"Command {command!r} failed with exit code {result.exit_code}. "

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from ..errors import ConfigError
+from ..errors import AgentWorldError
 from .options import make_world, world_options
 
 
@@ -59,18 +59,6 @@ def plugins(hook: str | None, show_all: bool) -> None:
     click.echo(json.dumps(rows, indent=2))
 
 
-def _read_at_file(path: str, option: str) -> str:
-    """The text of an ``@FILE`` option value; a file that cannot be read is one clean error."""
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or str(exc)
-        raise ConfigError(
-            f"Cannot read {option} @{path}: {reason}",
-            hint=f"give an existing UTF-8 file after @, or the value itself without @ ({option} TEXT)",
-        ) from None
-
-
 def _read_action(action: str) -> Any:
     if action == "-":
         action = sys.stdin.read()
@@ -78,6 +66,23 @@ def _read_action(action: str) -> Any:
         return json.loads(action)
     except json.JSONDecodeError:
         return action  # web/os actions are plain strings; the domain validates
+
+
+#: ``agentworld step``'s exit status when the observation is an error (in text and ``--json`` mode)
+STEP_ERROR_EXIT = 2
+
+
+def _read_state(name: str) -> str:
+    """The text of ``--state @FILE``; an unreadable file is one line naming it and the fix."""
+    try:
+        return Path(name).expanduser().read_text(encoding="utf-8")
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+    except UnicodeDecodeError:
+        reason = "not a UTF-8 text file"
+    raise AgentWorldError(
+        f"Cannot read --state @{name}: {reason} (give @FILE of a readable text file, or the state itself)"
+    )
 
 
 @click.command()
@@ -110,7 +115,7 @@ def step(
     from ..tooldefs import load_tools
 
     if state and state.startswith("@"):
-        state = _read_at_file(state[1:], "--state")
+        state = _read_state(state[1:])
     sampling = {
         k: v for k, v in {"temperature": temperature, "max_tokens": max_tokens}.items() if v is not None
     }
@@ -127,12 +132,12 @@ def step(
         click.echo(f"agentworld: warning: {warning}", err=True)
     if as_json:
         click.echo(observation.model_dump_json())
-        return
-    click.echo(observation.text)
-    for warning in observation.metadata.get("parse_warnings", []):
-        click.echo(f"warning: {warning}", err=True)
-    if observation.is_error:
-        sys.exit(2)
+    else:
+        click.echo(observation.text)
+        for warning in observation.metadata.get("parse_warnings", []):
+            click.echo(f"warning: {warning}", err=True)
+    if observation.is_error:  # one rule for text and --json: an error observation exits 2
+        sys.exit(STEP_ERROR_EXIT)
 
 
 @click.command()

@@ -121,3 +121,21 @@ def ensure_port_free(host: str, port: int) -> None:
                 f"Cannot listen on {host}:{port}: {exc.strerror or exc}",
                 hint="check --host (an address of this machine) and --port (1-65535)",
             ) from None
+
+
+def _ray_address(ctx: click.Context, param: click.Parameter, value: str | None) -> str | bool | None:
+    return True if value == "local" else value
+
+
+def ray_option(what: str) -> Callable[[F], F]:
+    """``--ray [ADDRESS]``: run ``what`` on a Ray cluster (``--ray`` alone: a local instance);
+    the parameter is ``ray``: an address, True, or None."""
+    return click.option(
+        "--ray",
+        "ray",
+        default=None,
+        is_flag=False,
+        flag_value="local",
+        callback=_ray_address,
+        help=f"{what} on a Ray cluster (ADDRESS, or 'local' / no value for a local instance).",
+    )

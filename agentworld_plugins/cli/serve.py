@@ -3,10 +3,43 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
+from ..backends.base import Backend, Completion, Sampling
+from ..domain_detect import forced_domain
 from .options import BACKEND_HELP, ensure_port_free, perturb_options
+
+
+class ForcedDomainBackend(Backend):
+    """Answers every conversation as one domain (``serve --domain``): the domain is set for the
+    duration of each call, so the offline world's guess is skipped."""
+
+    def __init__(self, inner: Backend, domain: str) -> None:
+        self.inner = inner
+        self.domain = domain
+        self.name = getattr(inner, "name", "forced")
+
+    def describe(self) -> str:
+        return f"{self.inner.describe()} (domain {self.domain})"
+
+    def complete(self, messages: list[dict[str, Any]], sampling: Sampling) -> Completion:
+        token = forced_domain.set(self.domain)
+        try:
+            return self.inner.complete(messages, sampling)
+        finally:
+            forced_domain.reset(token)
+
+    async def acomplete(self, messages: list[dict[str, Any]], sampling: Sampling) -> Completion:
+        token = forced_domain.set(self.domain)
+        try:
+            return await self.inner.acomplete(messages, sampling)
+        finally:
+            forced_domain.reset(token)
+
+    def close(self) -> None:
+        self.inner.close()
 
 
 @click.command()
@@ -26,6 +59,10 @@ from .options import BACKEND_HELP, ensure_port_free, perturb_options
     type=click.Path(file_okay=False, path_type=Path),
     help="Folder of <domain>/system_prompt.txt templates (e.g. the official ones).",
 )
+@click.option(
+    "--domain",
+    help="Answer every conversation as this domain (default: recognised from each conversation's turns).",
+)
 @perturb_options("every conversation in a recognised domain")
 def serve(
     host: str,
@@ -37,6 +74,7 @@ def serve(
     api_key: str | None,
     model_name: str,
     prompts_dir: Path | None,
+    domain: str | None,
     perturb: tuple[str, ...],
     perturb_file: Path | None,
 ) -> None:
@@ -67,6 +105,9 @@ def serve(
     served = world.backend
     if world.perturbations:
         served = PerturbingBackend(served, world, world.perturbations)
+    if domain:
+        get_plugin_manager().registry.domain(domain)  # an unknown name fails now, naming the domains
+        served = ForcedDomainBackend(served, domain)
     app = create_app(served, api_key=api_key, model_name=model_name)
     click.echo(f"agentworld: serving {served.describe()} at http://{host}:{port}/v1", err=True)
     uvicorn.run(app, host=host, port=port, log_level="warning")

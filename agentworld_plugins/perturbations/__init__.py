@@ -32,7 +32,7 @@ from .adversarial import Adversarial
 from .base import METADATA_KEY, Perturbation, TargetedPerturbation, TargetOptions
 from .config import parse_spec, perturbations_from_options, resolve
 from .control import Control
-from .faults import ERROR_KINDS, KINDS, OUTPUT_KINDS, Faults
+from .faults import ERROR_KINDS, KINDS, OUTPUT_KINDS, Faults, output_fault
 from .fictional_world import FictionalWorld
 from .latency import Latency
 from .prompt_injection import PromptInjection
@@ -64,6 +64,7 @@ __all__ = [
     "TargetOptions",
     "TargetedPerturbation",
     "describe_action",
+    "output_fault",
     "parse_spec",
     "perturbations_from_options",
     "resolve",

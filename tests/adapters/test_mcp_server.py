@@ -348,13 +348,14 @@ def test_stdio_survives_malformed_requests(tmp_path: Path) -> None:
                 "jsonrpc": "2.0",
                 "id": 6,
                 "method": "tools/call",
-                "params": {"name": "read_query", "arguments": {"query": "SELECT name FROM users"}},
+                "params": {"name": "read_query", "arguments": {"query": "SELECT 'ada' AS name"}},
             }
         )
         result = answer()["result"]
         assert result["isError"] is False and {"columns", "rows", "row_count"} <= set(
             result["structuredContent"]
         )
+        assert result["structuredContent"]["rows"] == [["ada"]]  # a real SQLite answer
     finally:
         proc.stdin.close()
         assert proc.wait(timeout=30) == 0

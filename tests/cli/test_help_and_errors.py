@@ -77,8 +77,9 @@ def busy_port() -> Iterator[int]:
         ["search", "serve"],
         ["mcp", "serve", "--pack", "filesystem", "--http"],
         ["shell", "--memory", "swerex"],
+        ["openenv", "serve", "--domain", "mcp", "--tool-pack", "github-issues"],
     ],
-    ids=["serve", "search-serve", "mcp-serve-http", "shell-swerex"],
+    ids=["serve", "search-serve", "mcp-serve-http", "shell-swerex", "openenv-serve"],
 )
 def test_port_in_use_is_one_error_before_any_banner(args: list[str], busy_port: int, tmp_path: Path) -> None:
     env = {"AGENTWORLD_HOME": str(tmp_path), "AGENTWORLD_BASE_URL": "", "AGENTWORLD_BACKEND": "offline"}
