@@ -105,3 +105,27 @@ def test_a_domain_the_server_does_not_have_gets_a_400(served: str) -> None:
     message = json.loads(info.value.read())["error"]["message"]
     assert "Greeting Service World Model" in message
     assert "restart" in message
+
+
+def test_a_plugin_domain_the_server_has_is_answered_as_itself() -> None:
+    """Its action looks like a search call ({"name": ...}); its system prompt says which it is."""
+    import sys
+    from pathlib import Path
+
+    from agentworld_plugins.backends.base import Sampling
+    from agentworld_plugins.backends.fake import FakeBackend
+    from agentworld_plugins.backends.offline import OfflineBackend
+    from agentworld_plugins.plugins import new_plugin_manager
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / "agentworld-hello"))
+    try:
+        import agentworld_hello
+    finally:
+        sys.path.pop(0)
+    pm = new_plugin_manager(load_entrypoints=False)
+    pm.register(agentworld_hello, name="hello")
+    recorder = FakeBackend(responder=lambda messages: "x")
+    World(backend=recorder, plugin_manager=pm).session("hello").step({"name": "Ada"})
+    messages, _ = recorder.history[-1]
+    answer = OfflineBackend(pm.registry).complete(messages, Sampling())
+    assert "Hello, Ada!" in answer.text

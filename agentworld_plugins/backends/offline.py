@@ -100,12 +100,15 @@ class DomainDetector:
 
     def detect(self, messages: list[dict[str, Any]]) -> Domain:
         """The domain of a conversation; a :class:`BackendError` when it cannot be told."""
-        from ..domain_detect import guess_domain  # the turns' own shape first, any system prompt
+        from ..domain_detect import forced_domain, guess_domain  # the turns' own shape, any prompt
 
+        system = system_of(messages)
+        for marker, name in self.markers().items():  # a registered template, as rendered: certain
+            if system.lstrip().startswith(marker) and not forced_domain.get():
+                return self.registry.domain(name)
         guessed = guess_domain(messages, list(self.registry.domains))
         if guessed is not None:
             return self.registry.domain(guessed)
-        system = system_of(messages)
         for marker, name in self.markers().items():
             if marker in system:
                 return self.registry.domain(name)

@@ -42,7 +42,9 @@ except ImportError:  # pragma: no cover - only without the rl extra
 
 def _require() -> None:
     if Environment is None:
-        raise ConfigError("OpenEnv is not installed", hint='pip install "agentworld-plugins[rl]"')
+        raise ConfigError(
+            "OpenEnv is not installed", hint='install the rl extra from the checkout: pip install -e ".[rl]"'
+        )
 
 
 if Environment is not None:

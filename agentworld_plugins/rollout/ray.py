@@ -30,7 +30,9 @@ def _ray() -> Any:
     try:
         import ray
     except ImportError:
-        raise ConfigError("Ray is not installed", hint='pip install "agentworld-plugins[rl]"') from None
+        raise ConfigError(
+            "Ray is not installed", hint='install the rl extra from the checkout: pip install -e ".[rl]"'
+        ) from None
     return ray
 
 

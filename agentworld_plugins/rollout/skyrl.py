@@ -54,7 +54,10 @@ class AgentWorldTextEnv(BaseTextEnv):  # type: ignore[misc,valid-type]
 
     def __init__(self, env_config: Any = None, extras: dict[str, Any] | None = None) -> None:
         if BaseTextEnv is object:
-            raise ConfigError("skyrl-gym is not installed", hint='pip install "agentworld-plugins[rl]"')
+            raise ConfigError(
+                "skyrl-gym is not installed",
+                hint='install the rl extra from the checkout: pip install -e ".[rl]"',
+            )
         super().__init__()
         from ..session import World
 
@@ -139,6 +142,9 @@ def register_skyrl(env_id: str = ENV_ID) -> None:
     try:
         import skyrl_gym
     except ImportError:
-        raise ConfigError("skyrl-gym is not installed", hint='pip install "agentworld-plugins[rl]"') from None
+        raise ConfigError(
+            "skyrl-gym is not installed",
+            hint='install the rl extra from the checkout: pip install -e ".[rl]"',
+        ) from None
     if env_id not in skyrl_gym.registry:
         skyrl_gym.register(id=env_id, entry_point=f"{__name__}:AgentWorldTextEnv")
