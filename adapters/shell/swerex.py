@@ -34,6 +34,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from agentworld_plugins.errors import AgentWorldError
+from agentworld_plugins.http_guard import BodyError, HttpGuard, HttpLimits, read_json
 
 from .core import VirtualTerminal
 
@@ -63,8 +64,10 @@ def _invalid(field: str, message: str, value: Any = None) -> JSONResponse:
 
 async def _body(request: Request) -> dict[str, Any] | JSONResponse:
     try:
-        data = await request.json()
-    except Exception:
+        data = await read_json(request)
+    except BodyError as exc:
+        if exc.status != 400:
+            return JSONResponse({"detail": exc.message}, status_code=exc.status)
         return JSONResponse(
             {"detail": [{"type": "json_invalid", "loc": ["body"], "msg": "JSON decode error", "input": {}}]},
             status_code=422,
@@ -74,14 +77,22 @@ async def _body(request: Request) -> dict[str, Any] | JSONResponse:
     return data
 
 
-def swerex_app(terminal: VirtualTerminal, *, token: str | None = None) -> Starlette:
-    """The SWE-ReX runtime server for ``terminal`` (a Starlette app; serve it with uvicorn)."""
+def _guard_error(status: int, message: str, path: str) -> dict[str, Any]:
+    return {"detail": message}  # FastAPI's HTTPException shape, as SWE-ReX's server answers
+
+
+def swerex_app(
+    terminal: VirtualTerminal, *, token: str | None = None, limits: HttpLimits | None = None
+) -> HttpGuard:
+    """The SWE-ReX runtime server for ``terminal`` (an ASGI app behind :class:`HttpGuard`; serve it with uvicorn)."""
     sessions: set[str] = set()
+    expected = (token or "").encode()
 
     def authorized(request: Request) -> bool:
         if not token:
             return True
-        return hmac.compare_digest(request.headers.get("X-API-Key", ""), token)
+        # headers are latin-1 on the wire: compare bytes, so a non-ASCII key is just a wrong key
+        return hmac.compare_digest(request.headers.get("X-API-Key", "").encode("latin-1"), expected)
 
     def guarded(handler: Any) -> Any:
         async def endpoint(request: Request) -> Response:
@@ -255,4 +266,4 @@ def swerex_app(terminal: VirtualTerminal, *, token: str | None = None) -> Starle
         Route("/upload", guarded(upload), methods=["POST"]),
         Route("/close", guarded(close), methods=["POST"]),
     ]
-    return Starlette(routes=routes)
+    return HttpGuard(Starlette(routes=routes), error=_guard_error, limits=limits)

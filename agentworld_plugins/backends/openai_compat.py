@@ -24,6 +24,7 @@ from typing import Any
 import openai
 
 from ..errors import BackendError, BackendUnavailableError, ConfigError
+from ..redaction import redact_text
 from .base import Backend, Completion, Sampling
 
 START_HINT = (
@@ -136,7 +137,7 @@ class OpenAICompatBackend(Backend):
         self._model_lock = threading.Lock()
 
     def describe(self) -> str:
-        return f"openai({','.join(self.base_urls)}, model={self.model or '?'})"
+        return redact_text(f"openai({','.join(self.base_urls)}, model={self.model or '?'})")
 
     # -- request building and result parsing ---------------------------------------------------
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .options import perturb_options
+from .options import perturb_options, server_options
 
 
 @click.command()
@@ -24,6 +24,7 @@ from .options import perturb_options
     "--prompts-dir", envvar="AGENTWORLD_PROMPTS_DIR", type=click.Path(file_okay=False, path_type=Path)
 )
 @perturb_options("every conversation in a recognised domain")
+@server_options
 def serve(
     host: str,
     port: int,
@@ -36,6 +37,8 @@ def serve(
     prompts_dir: Path | None,
     perturb: tuple[str, ...],
     perturb_file: Path | None,
+    allow_remote: bool,
+    max_body: int,
 ) -> None:
     """Serve /v1/chat/completions and /v1/models from any backend.
 
@@ -43,14 +46,15 @@ def serve(
     first turn, so it is perturbed the same way on every request) and the perturbations run
     around the backend's answer.
     """
-    import uvicorn
-
+    from .. import http_guard
     from ..backends.perturbing import PerturbingBackend
     from ..perturbations.config import perturbations_from_options
     from ..plugins import get_plugin_manager
+    from ..redaction import redact_text
     from ..server import create_app
     from ..session import World
 
+    http_guard.check_exposure(host, token=api_key, allow_remote=allow_remote, what="chat-completions server")
     perturbations = perturbations_from_options(perturb, perturb_file, get_plugin_manager().registry)
     world = World(
         base_url=upstream,
@@ -63,6 +67,8 @@ def serve(
     served = world.backend
     if world.perturbations:
         served = PerturbingBackend(served, world, world.perturbations)
-    app = create_app(served, api_key=api_key, model_name=model_name)
-    click.echo(f"agentworld: serving {served.describe()} at http://{host}:{port}/v1", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    app = create_app(
+        served, api_key=api_key, model_name=model_name, limits=http_guard.HttpLimits(max_body=max_body)
+    )
+    click.echo(f"agentworld: serving {redact_text(served.describe())} at http://{host}:{port}/v1", err=True)
+    http_guard.run(app, host=host, port=port, limits=app.limits)
