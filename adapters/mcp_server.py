@@ -54,8 +54,10 @@ from mcp.server import Server, ServerRequestContext
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from agentworld_plugins.errors import ActionValidationError, AgentWorldError, ConfigError
+from agentworld_plugins.files import open_private
 from agentworld_plugins.hookspecs import hookimpl
 from agentworld_plugins.http_guard import HttpGuard, HttpLimits
+from agentworld_plugins.redaction import redact_record
 from agentworld_plugins.session import Observation, Session, World
 
 from .mcp_catalog import Catalog
@@ -99,7 +101,7 @@ class TrajectoryRecorder:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         try:
-            self._fh = self.path.open("a", encoding="utf-8")
+            self._fh = open_private(self.path, "a")
         except OSError as exc:
             raise ConfigError(
                 f"Cannot open trajectory file {self.path}: {exc.strerror}", hint="check the --record path"
@@ -108,7 +110,7 @@ class TrajectoryRecorder:
 
     def write(self, session: Session) -> None:
         record = session.trajectory.records()[-1]
-        line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+        line = json.dumps(redact_record(record), ensure_ascii=False, default=str) + "\n"
         with self._lock:
             self._fh.write(line)
             self._fh.flush()

@@ -28,7 +28,6 @@ extracted by the next reads consistently. Bad input gets the API's own error sha
 from __future__ import annotations
 
 import json
-import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
@@ -41,7 +40,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from agentworld_plugins.errors import AgentWorldError, BackendUnavailableError
-from agentworld_plugins.http_guard import BodyError, HttpGuard, HttpLimits, read_json
+from agentworld_plugins.http_guard import BodyError, HttpGuard, HttpLimits, read_json, secret_matches
 from agentworld_plugins.redaction import redact_text
 
 from ._world import SessionGroup
@@ -113,10 +112,6 @@ def _bearer(request: Request) -> str | None:
     return None
 
 
-def _same(given: str | None, wanted: str) -> bool:
-    return given is not None and secrets.compare_digest(given.encode(), wanted.encode())
-
-
 #: largest body read before its sender is authenticated (Tavily may carry its key in the body)
 PREAUTH_BODY_LIMIT = 64 * 1024
 
@@ -180,7 +175,7 @@ def create_search_app(
 
     async def tavily(request: Request, kind: str, body: Any = None) -> Response:
         bearer = _bearer(request)
-        if api_key and bearer is not None and not _same(bearer, api_key):
+        if api_key and bearer is not None and not secret_matches(bearer, api_key):
             return _tavily_error(401, "Unauthorized: missing or invalid API key.")
         if body is None:
             try:
@@ -190,7 +185,7 @@ def create_search_app(
         key = bearer or (body.get("api_key") if isinstance(body, dict) else None)
         if not isinstance(key, str):
             key = None
-        if api_key and not _same(key, api_key):
+        if api_key and not secret_matches(key, api_key):
             return _tavily_error(401, "Unauthorized: missing or invalid API key.")
         try:
             if kind == "search":
@@ -216,7 +211,7 @@ def create_search_app(
 
     async def serper(request: Request, search_type: str, body: Any = None) -> Response:
         key = request.headers.get("x-api-key")
-        if api_key and not _same(key, api_key):
+        if api_key and not secret_matches(key, api_key):
             return _serper_error(403, "Unauthorized.")
         if body is None:
             try:
@@ -268,7 +263,7 @@ def create_search_app(
 
     async def brave(request: Request) -> Response:
         key = request.headers.get("x-subscription-token")
-        if api_key and not _same(key, api_key):
+        if api_key and not secret_matches(key, api_key):
             return _brave_error(
                 401, "The provided subscription token is invalid.", "SUBSCRIPTION_TOKEN_INVALID"
             )

@@ -23,6 +23,7 @@ server all run behind :class:`HttpGuard` and :func:`server_config`:
 from __future__ import annotations
 
 import asyncio
+import hmac
 import ipaddress
 import json
 import logging
@@ -50,6 +51,7 @@ __all__ = [
     "is_loopback",
     "read_body",
     "read_json",
+    "secret_matches",
     "server_config",
     "serving",
 ]
@@ -218,6 +220,16 @@ class HttpGuard:
                 logger.exception("unhandled error answering %s %s", scope.get("method"), path)
                 if not started:
                     await self._answer(send, 500, "Internal Server Error", path)
+
+
+def secret_matches(given: str | bytes | None, expected: str) -> bool:
+    """Whether a credential equals ``expected``, compared in constant time; any text (non-ASCII
+    included) is just a wrong credential, never an error."""
+    if given is None:
+        return False
+    if isinstance(given, str):
+        given = given.encode("utf-8", "surrogatepass")
+    return hmac.compare_digest(given, expected.encode("utf-8", "surrogatepass"))
 
 
 # -- reading bodies --------------------------------------------------------------------------------

@@ -12,12 +12,15 @@ key-like query parameters (``?api_key=...``) and the values of keys named like `
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
-__all__ = ["REDACTED", "redact", "redact_text", "redact_url"]
+__all__ = ["REDACTED", "REDACT_ENV", "redact", "redact_record", "redact_text", "redact_url"]
 
 REDACTED = "***REDACTED***"
+#: ``0`` keeps secrets in written trajectories (cassettes always redact)
+REDACT_ENV = "AGENTWORLD_REDACT"
 
 _SECRET_TEXT = re.compile(
     r"\b(?:sk-[A-Za-z0-9_\-]{16,}|hf_[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
@@ -92,3 +95,11 @@ def redact(value: Any, *, keys: re.Pattern[str] | None = None) -> tuple[Any, int
             else:
                 target.append(new)
     return root, count
+
+
+def redact_record(record: Any, enabled: bool | None = None) -> Any:
+    """``record`` as a trajectory file stores it: redacted unless ``enabled`` is False (None:
+    the ``AGENTWORLD_REDACT`` setting, on unless ``0``/``false``/``no``/``off``)."""
+    if enabled is None:
+        enabled = os.environ.get(REDACT_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
+    return redact(record)[0] if enabled else record

@@ -13,7 +13,6 @@ The app is a Starlette application; :func:`create_app` builds it for tests and e
 from __future__ import annotations
 
 import json
-import secrets
 import time
 import uuid
 from typing import Any
@@ -26,7 +25,7 @@ from starlette.routing import Route
 
 from .backends.base import Backend, Completion, Sampling
 from .errors import AgentWorldError, BackendError, BackendUnavailableError
-from .http_guard import BodyError, HttpGuard, HttpLimits, read_json
+from .http_guard import BodyError, HttpGuard, HttpLimits, read_json, secret_matches
 from .redaction import redact_text
 
 _SAMPLING_FIELDS = ("temperature", "max_tokens", "top_p", "seed", "stop")
@@ -129,8 +128,7 @@ def create_app(
     def authorized(request: Request) -> bool:
         if not api_key:
             return True
-        given = request.headers.get("authorization", "")
-        return secrets.compare_digest(given.encode(), f"Bearer {api_key}".encode())
+        return secret_matches(request.headers.get("authorization"), f"Bearer {api_key}")
 
     async def models(request: Request) -> Response:
         if not authorized(request):

@@ -22,7 +22,6 @@ client raises the same exception class; a malformed body gets FastAPI's 422 ``{"
 from __future__ import annotations
 
 import asyncio
-import hmac
 import io
 import shlex
 import zipfile
@@ -34,7 +33,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from agentworld_plugins.errors import AgentWorldError
-from agentworld_plugins.http_guard import BodyError, HttpGuard, HttpLimits, read_json
+from agentworld_plugins.http_guard import BodyError, HttpGuard, HttpLimits, read_json, secret_matches
 
 from .core import VirtualTerminal
 
@@ -86,13 +85,9 @@ def swerex_app(
 ) -> HttpGuard:
     """The SWE-ReX runtime server for ``terminal`` (an ASGI app behind :class:`HttpGuard`; serve it with uvicorn)."""
     sessions: set[str] = set()
-    expected = (token or "").encode()
 
     def authorized(request: Request) -> bool:
-        if not token:
-            return True
-        # headers are latin-1 on the wire: compare bytes, so a non-ASCII key is just a wrong key
-        return hmac.compare_digest(request.headers.get("X-API-Key", "").encode("latin-1"), expected)
+        return not token or secret_matches(request.headers.get("X-API-Key"), token)
 
     def guarded(handler: Any) -> Any:
         async def endpoint(request: Request) -> Response:

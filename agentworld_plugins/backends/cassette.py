@@ -45,6 +45,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from ..errors import BackendError, ConfigError
+from ..files import create_private
 from ..redaction import REDACTED, redact  # noqa: F401 (REDACTED: part of this module's API)
 from .base import Backend, Completion, Sampling
 
@@ -159,10 +160,11 @@ def _not_a_cassette(path: Path, why: str) -> BackendError:
 def _connect(path: Path) -> sqlite3.Connection:
     """A connection in autocommit mode (transactions are explicit) with WAL and a busy timeout."""
     try:
+        create_private(path)  # prompts and answers: readable by the owner only
         conn = sqlite3.connect(
             str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
         )
-    except sqlite3.Error as exc:
+    except (OSError, sqlite3.Error) as exc:
         raise BackendError(
             f"Cannot open cassette {path}: {exc}", hint="check the path and permissions"
         ) from None

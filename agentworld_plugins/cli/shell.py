@@ -241,8 +241,16 @@ def shim() -> None:
 def install(directory: Path, names: str, python: str | None) -> None:
     """Write the shims into DIRECTORY; put it first on PATH to simulate `bash -c`, `sh -c`, ..."""
     from ..adapters.shell.shim import install as write
+    from ..adapters.shell.shim import is_plain_name
+    from ..errors import ConfigError
 
     chosen = tuple(n.strip() for n in names.split(",") if n.strip())
+    bad = [n for n in chosen if not is_plain_name(n)]
+    if bad:
+        raise ConfigError(
+            f"--names: {', '.join(map(repr, bad))} is not a plain file name",
+            hint="give executable names without '/', '\\', '.' or '..', e.g. --names bash,sh",
+        )
     for path in write(str(directory), chosen, python):
         click.echo(path)
     click.echo(f'agentworld: now run: export PATH={shlex.quote(str(directory.resolve()))}:"$PATH"', err=True)
