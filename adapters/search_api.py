@@ -173,11 +173,11 @@ def create_search_app(
 
     # -- Tavily ----------------------------------------------------------------------------------
 
-    async def tavily(request: Request, kind: str, body: Any = None) -> Response:
+    async def tavily(request: Request, kind: str, body: Any = ...) -> Response:
         bearer = _bearer(request)
         if api_key and bearer is not None and not secret_matches(bearer, api_key):
             return _tavily_error(401, "Unauthorized: missing or invalid API key.")
-        if body is None:
+        if body is ...:  # not read yet (JSON null is a body too)
             try:
                 body = await _json_body(request, authenticated=not api_key or bearer is not None)
             except BodyError as exc:

@@ -44,6 +44,7 @@ _MAX_INT_BITS = int(MAX_NUMBER_DIGITS * math.log2(10)) + 1
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class LimitError(ValueError):
@@ -97,11 +98,32 @@ def loads_limited(text: str | bytes, *, max_depth: int = MAX_DEPTH, max_chars: i
         text = bytes(text).decode("utf-8")
     check_json_text(text, max_depth=max_depth, max_chars=max_chars)
     try:
-        return json.loads(
+        value = json.loads(
             text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_reject_constant
         )
     except RecursionError:  # deeper than the interpreter allows, whatever max_depth says
         raise LimitError(f"JSON nested deeper than {max_depth} levels") from None
+    if _SURROGATE_ESCAPE.search(text) and not _encodable(value):
+        raise LimitError("a string holds an unpaired surrogate (\\ud800-\\udfff), which is not Unicode text")
+    return value
+
+
+def _encodable(value: Any) -> bool:
+    """Whether every string in ``value`` (keys included) can be written as UTF-8."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return True
 
 
 def check_depth(value: Any, *, max_depth: int = MAX_DEPTH, max_chars: int = MAX_TEXT_CHARS) -> None:

@@ -354,3 +354,14 @@ def test_mcp_http_limits_and_json_errors() -> None:
             base, "POST", "/mcp", b"{}", dict(MCP_HEADERS, Authorization="Bearer n\xe9")
         )
         assert status == 401 and answer["error"] == "invalid_token"
+
+
+def test_fuzz_findings_stay_fixed(search_server: str, swerex_server: str) -> None:
+    """Inputs the fuzz suite found answering 500."""
+    status, _, answer = request(search_server, "POST", "/search", b"null")
+    assert 400 <= status < 500 and "detail" in answer
+    key = {"X-API-Key": "s3cret"}
+    status, _, answer = request(swerex_server, "POST", "/create_session", b'"\\ud800"', key)
+    assert status == 422 and answer["detail"][0]["type"] == "json_invalid"
+    status, _, answer = request(swerex_server, "POST", "/create_session", b'{"startup_source": true}', key)
+    assert status == 422 and answer["detail"][0]["loc"] == ["body", "startup_source"]

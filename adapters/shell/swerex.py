@@ -110,12 +110,15 @@ def swerex_app(
         body = await _body(request)
         if isinstance(body, JSONResponse):
             return body
+        sources = body.get("startup_source") or []
+        if not isinstance(sources, list) or not all(isinstance(x, str) for x in sources):
+            return _invalid("startup_source", "Input should be a valid list of strings", sources)
         name = str(body.get("session", "default"))
         if name in sessions:
             return _exception("swerex.exceptions.SessionExistsError", f"session {name} already exists")
         sessions.add(name)
         output = ""
-        for source in body.get("startup_source") or []:
+        for source in sources:
             result = await asyncio.to_thread(terminal.execute_bash, f"source {shlex.quote(str(source))}")
             output += result.stdout
         return JSONResponse({"output": output, "session_type": "bash", "success": True, "failure_reason": ""})
