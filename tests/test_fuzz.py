@@ -393,3 +393,16 @@ def test_fuzz_session_step_raises_only_action_validation_error(
         session.step(action)
     except ActionValidationError:
         assert session.trajectory.turns == []
+
+
+@fuzz
+@given(
+    domain=st.sampled_from(DOMAINS),
+    content=st.none() | st.text(alphabet='<>/predict_obsrvaion think\n*:`{}[]"x ', max_size=200),
+    reasoning=st.none() | short_text,
+)
+def test_fuzz_model_output_parsing_never_raises(
+    world: World, domain: str, content: Any, reasoning: Any
+) -> None:
+    parsed = world.pm.registry.domain(domain).parse_output(content, reasoning)
+    assert isinstance(parsed.text, str)
