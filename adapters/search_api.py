@@ -27,7 +27,6 @@ extracted by the next reads consistently. Bad input gets the API's own error sha
 
 from __future__ import annotations
 
-import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
@@ -100,9 +99,12 @@ def _serper_error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"message": message, "statusCode": status}, status)
 
 
+def _brave_body(status: int, message: str, code: str = "VALIDATION") -> dict[str, Any]:
+    return {"type": "ErrorResponse", "error": {"status": status, "code": code, "detail": message}}
+
+
 def _brave_error(status: int, message: str, code: str = "VALIDATION") -> JSONResponse:
-    body = {"type": "ErrorResponse", "error": {"status": status, "code": code, "detail": message}}
-    return JSONResponse(body, status)
+    return JSONResponse(_brave_body(status, message, code), status)
 
 
 def _bearer(request: Request) -> str | None:
@@ -119,7 +121,7 @@ PREAUTH_BODY_LIMIT = 64 * 1024
 def _guard_error(status: int, message: str, path: str) -> dict[str, Any]:
     """The guard's errors in the shape of the API that owns ``path``."""
     if path.startswith("/res/"):
-        return json.loads(_brave_error(status, message, "VALIDATION" if status < 500 else "INTERNAL").body)
+        return _brave_body(status, message, "VALIDATION" if status < 500 else "INTERNAL")
     if path.startswith(("/serper", "/news")):
         return {"message": message, "statusCode": status}
     return {"detail": {"error": message}}
