@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +24,7 @@ from agentworld_plugins.errors import ConfigError
 if TYPE_CHECKING:
     from agentworld_plugins.session import Observation, Session, World
 
-__all__ = ["SessionGroup", "apply_world_bible", "read_world_bible"]
+__all__ = ["SessionGroup", "read_world_bible", "world_bible_section"]
 
 _BIBLE_HEADING = "## World Bible"
 
@@ -43,15 +43,16 @@ def read_world_bible(value: str | Path | None) -> str | None:
     return str(value)
 
 
-def apply_world_bible(session: Session) -> None:
-    """Append the session's ``world_bible`` to its system prompt, once.
+def world_bible_section(context: dict[str, Any]) -> Callable[[str], str] | None:
+    """The ``system_suffix`` for a session context's ``world_bible`` (None when there is none):
+    its section, unless the prepared prompt has one already (a ``fictional_world`` perturbation).
 
     The offline search world indexes the bible as pages; a real world model learns it from the
     prompt, so that every result stays consistent with the fictional facts.
     """
-    bible = session.context.get("world_bible")
-    if not bible or _BIBLE_HEADING in session.system_prompt:
-        return
+    bible = context.get("world_bible")
+    if not bible:
+        return None
     text = read_world_bible(bible) if isinstance(bible, Path) else str(bible)
     section = (
         f"\n\n{_BIBLE_HEADING}\n"
@@ -59,8 +60,7 @@ def apply_world_bible(session: Session) -> None:
         "and nothing may contradict them:\n\n"
         f"{(text or '').strip()}\n"
     )
-    session.system_prompt += section
-    session.trajectory.system_prompt = session.system_prompt
+    return lambda prompt: "" if _BIBLE_HEADING in prompt else section
 
 
 class SessionGroup:
@@ -142,9 +142,9 @@ class SessionGroup:
                     tools=list(tools) if tools else None,
                     seed=self.seed,
                     perturbations=self.perturbations,
+                    system_suffix=world_bible_section(self.context),
                     **self.context,
                 )
-                apply_world_bible(found)
                 self._sessions[domain] = found
                 self._locks[domain] = threading.Lock()
         return found

@@ -12,7 +12,7 @@ A substituted tool has the original's ``name``, ``description``, ``args_schema``
 ``return_direct`` and ``response_format``, so ``convert_to_openai_tool`` gives the model the very
 same definition. Its calls go to a world session instead of the real function: an MCP-style
 session (``domain="mcp"``, the default) for ordinary tools, the search session for the search
-tools of :mod:`agentworld_plugins.adapters.search_tools` (``tavily_search``, ``google_serper``,
+tools of :mod:`agentworld_plugins.adapters.search` (``tavily_search``, ``google_serper``,
 ...). All tools substituted together share one session per domain, so what one tool creates,
 another one lists. Arguments are validated the way the real tool validates them (its pydantic
 schema; a JSON-schema dict with jsonschema, defaults filled), and a failure comes back as the
@@ -37,7 +37,8 @@ from pydantic_core import to_jsonable_python
 from agentworld_plugins.errors import ActionValidationError, ConfigError
 
 from ._world import SessionGroup
-from .search_tools import SEARCH_TOOL_NAMES, arun_flow, run_flow, search_tool_class
+from .search.flows import arun_flow, run_flow
+from .search.tools import SEARCH_TOOL_NAMES, search_tool_class
 
 if TYPE_CHECKING:
     from agentworld_plugins.session import Observation, Session, World
@@ -193,7 +194,7 @@ class SimulatedTool(BaseTool):
     @property
     def session(self) -> Session:
         """The world session this tool's calls go to."""
-        from .search_tools import SEARCH_DOMAIN
+        from .search.flows import SEARCH_DOMAIN
 
         return self.group.session(SEARCH_DOMAIN if self.search_twin is not None else self.domain)
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 from .backends import Backend, BackendRequest, Completion, Sampling
 from .config import Settings
 from .domains import Domain
-from .domains.base import OfflineResult
 from .errors import (
     ActionValidationError,
     AgentWorldError,
@@ -24,8 +23,9 @@ from .errors import (
     UnknownNameError,
 )
 from .hookspecs import hookimpl
+from .observation import Observation, OfflineResult
 from .plugins import PluginManager, get_plugin_manager, new_plugin_manager
-from .session import Observation, Session, Trajectory, Turn, World
+from .session import Session, Trajectory, Turn, World
 from .turns import messages_for_record, parse_output, render_turn
 
 __all__ = [
@@ -58,8 +58,9 @@ __all__ = [
     "render_turn",
 ]
 
-# gymnasium environments (browsergym/agentworld.*, agentworld/<domain>-v0): registered when gymnasium
-# is imported, without importing it here (see agentworld_plugins.adapters.gui.registration)
-from .adapters.gui.registration import install as _install_gym_envs
+# fronts' import-time setup, through entry points so the core imports no front: the gymnasium
+# environments (browsergym/agentworld.*, agentworld/<domain>-v0) are registered when gymnasium is
+# imported, without importing it here (see agentworld_plugins.adapters.gui.registration)
+from .plugins import run_on_import_entry_points as _run_on_import_entry_points
 
-_install_gym_envs()
+_run_on_import_entry_points()

@@ -6,11 +6,11 @@ open), so the same script runs against the offline world and a real world model.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .domains.formats.android import render_android_screen
 from .session import Observation, Session, World
 
 NOTES_TOOLS: list[dict[str, Any]] = [
@@ -112,34 +112,31 @@ def web_agent(seen: list[Observation]) -> Iterator[Any]:
     yield "send_msg_to_user('Searched for world models.')"
 
 
-SETTINGS_SCREEN = "\n".join(
-    f"UI element {i}: " + json.dumps(element)
-    for i, element in enumerate(
-        [
-            {
-                "text": "Settings",
-                "class_name": "android.widget.TextView",
-                "is_clickable": False,
-                "bbox": [63, 120, 600, 220],
-            },
-            {
-                "text": "Wi-Fi",
-                "class_name": "android.widget.Switch",
-                "is_clickable": True,
-                "is_checkable": True,
-                "is_checked": False,
-                "bbox": [63, 300, 1017, 420],
-            },
-            {
-                "text": None,
-                "hint_text": "Search settings",
-                "class_name": "android.widget.EditText",
-                "is_clickable": True,
-                "is_editable": True,
-                "bbox": [63, 460, 1017, 580],
-            },
-        ]
-    )
+SETTINGS_SCREEN = render_android_screen(
+    [
+        {
+            "text": "Settings",
+            "class_name": "android.widget.TextView",
+            "is_clickable": False,
+            "bbox": [63, 120, 600, 220],
+        },
+        {
+            "text": "Wi-Fi",
+            "class_name": "android.widget.Switch",
+            "is_clickable": True,
+            "is_checkable": True,
+            "is_checked": False,
+            "bbox": [63, 300, 1017, 420],
+        },
+        {
+            "text": None,
+            "hint_text": "Search settings",
+            "class_name": "android.widget.EditText",
+            "is_clickable": True,
+            "is_editable": True,
+            "bbox": [63, 460, 1017, 580],
+        },
+    ]
 )
 
 

@@ -16,7 +16,9 @@ if TYPE_CHECKING:
     import click
 
     from .backends.base import BackendRequest, Completion
-    from .session import Observation, Session
+    from .observation import Observation
+    from .plugins import Registry
+    from .session import Session
 
 hookspec = pluggy.HookspecMarker("agentworld")
 hookimpl = pluggy.HookimplMarker("agentworld")
@@ -68,6 +70,51 @@ def register_tool_packs(register: Callable[..., None]) -> None:
 
     :param register: ``register(name, tools)`` with a list of MCP tool definitions (dicts with
         ``name``, ``description``, ``inputSchema`` and optionally ``outputSchema``).
+    """
+
+
+@hookspec
+def register_offline_worlds(register: Callable[..., None]) -> None:
+    """Register the embedded ``offline`` backend's deterministic world of a domain.
+
+    :param register: ``register(domain_name, step)`` where ``step(state, action, context)``
+        returns an :class:`~agentworld_plugins.domains.base.OfflineResult`. ``state`` is a dict
+        owned by one offline session (mutated in place), ``action`` the domain's validated
+        ``Action``, ``context`` the session's context. The same actions on a fresh state must give
+        the same answers (the backend may replay them). A later registration of a name replaces an
+        earlier one. ``register(kind_name, build, kind="machine")`` registers a builder of
+        machines several sessions share (``"shell"``: ``build({session: domain}, files=, cwd=,
+        hostname=, user=, env=) -> {session: state}``), used by
+        :meth:`~agentworld_plugins.backends.offline.OfflineBackend.start_machine`.
+    """
+
+
+# --- Session phase: called when a World or Session is created ---------------------------------
+
+
+@hookspec(firstresult=True)
+def resolve_perturbation(spec: Any, registry: Registry) -> Any | None:
+    """Turn a perturbation given by text or data into the plugin object a session registers.
+
+    Called by :meth:`World.session <agentworld_plugins.World.session>` for each item of
+    ``perturbations`` (and of the world's). Stops at the first non-None result; when every
+    implementation returns ``None`` a non-text item is used as it is.
+
+    :param spec: a ``"name:key=value,..."`` string, a ``(name, options)`` pair, a mapping with a
+        ``name``, or an object (a plugin already).
+    :param registry: the registry (``registry.perturbations`` maps names to factories).
+    """
+
+
+@hookspec
+def default_perturbations(registry: Registry) -> list[Any] | None:
+    """The perturbations every session of a new :class:`~agentworld_plugins.World` gets when the
+    world is created without ``perturbations=`` (the built-in plugin reads ``AGENTWORLD_PERTURB``
+    and ``AGENTWORLD_PERTURB_FILE``, so every front honours them).
+
+    The lists of all implementations are joined, in pluggy's call order.
+
+    :param registry: the registry, to resolve names.
     """
 
 

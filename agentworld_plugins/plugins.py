@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 from . import hookspecs
-from .errors import PluginError, UnknownNameError
+from .errors import ConfigError, PluginError, UnknownNameError
 
 if TYPE_CHECKING:
     from .backends.base import Backend
@@ -38,8 +38,13 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "agentworld_plugins.backends.replay_plugin",
     "agentworld_plugins.toolpacks",
     "agentworld_plugins.perturbations",
-    "agentworld_plugins.adapters.shell.plugin",
+    "agentworld_plugins.offline.plugin",
 )
+
+#: entry points called (with no arguments) when ``agentworld_plugins`` is imported: a front's
+#: cheap setup that must happen then, such as the gymnasium registration hook, without the core
+#: importing the front
+ON_IMPORT_GROUP = "agentworld.on_import"
 
 BackendFactory = Callable[["Settings", str], "Backend"]
 
@@ -52,6 +57,10 @@ class Registry:
     backends: dict[str, BackendFactory] = field(default_factory=dict)
     perturbations: dict[str, Callable[..., Any]] = field(default_factory=dict)
     tool_packs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: each domain's offline world: ``step(state, action, context) -> OfflineResult``
+    offline_worlds: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    #: builders of machines several offline sessions share, by kind (``"shell"``)
+    offline_machines: dict[str, Callable[..., Any]] = field(default_factory=dict)
 
     def domain(self, name: str) -> Domain:
         try:
@@ -71,6 +80,10 @@ class Registry:
         except KeyError:
             raise UnknownNameError("perturbation", name, self.perturbations) from None
 
+    def offline_world(self, name: str) -> Callable[..., Any] | None:
+        """The offline world registered for domain ``name``, or None."""
+        return self.offline_worlds.get(name)
+
     def tool_pack(self, name: str) -> list[dict[str, Any]]:
         try:
             return self.tool_packs[name]
@@ -89,6 +102,7 @@ class PluginManager(pluggy.PluginManager):
             "register_backends",
             "register_perturbations",
             "register_tool_packs",
+            "register_offline_worlds",
             "prepare_system_prompt",
             "transform_messages",
             "after_observation",
@@ -165,12 +179,24 @@ class PluginManager(pluggy.PluginManager):
         def tool_pack(name: str, tools: list[dict[str, Any]]) -> None:
             reg.tool_packs[name] = list(tools)
 
+        def offline_world(name: str, step: Callable[..., Any], *, kind: str = "world") -> None:
+            if kind == "machine":
+                reg.offline_machines[name] = step
+            elif kind == "world":
+                reg.offline_worlds[name] = step
+            else:
+                raise ConfigError(
+                    f"register_offline_worlds: unknown kind {kind!r} for {name!r}",
+                    hint='pass kind="world" (a domain\'s step) or kind="machine" (a shared machine builder)',
+                )
+
         # get_hookimpls() lists in registration order: later plugins override earlier ones.
         for fn, hook in (
             (domain, self.hook.register_domains),
             (backend, self.hook.register_backends),
             (perturbation, self.hook.register_perturbations),
             (tool_pack, self.hook.register_tool_packs),
+            (offline_world, self.hook.register_offline_worlds),
         ):
             for impl in hook.get_hookimpls():
                 impl.function(**{a: fn for a in impl.argnames})
@@ -234,6 +260,22 @@ def new_plugin_manager(*, load_entrypoints: bool = True) -> PluginManager:
     if os.environ.get("AGENTWORLD_TRACE_PLUGINS", "") not in ("", "0"):
         pm.enable_trace()
     return pm
+
+
+def run_on_import_entry_points() -> None:
+    """Call each ``agentworld.on_import`` entry point (see :data:`ON_IMPORT_GROUP`); one that fails
+    is reported as a warning, never breaking the import."""
+    import warnings
+
+    for ep in entry_points(group=ON_IMPORT_GROUP):
+        try:
+            ep.load()()
+        except Exception as exc:
+            warnings.warn(
+                f"agentworld: the {ON_IMPORT_GROUP} entry point {ep.name!r} ({ep.value}) failed: "
+                f"{type(exc).__name__}: {exc}",
+                stacklevel=2,
+            )
 
 
 _pm: PluginManager | None = None

@@ -8,36 +8,28 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from .backends import Backend, BackendRequest, Completion, Sampling, make_backend
-from .backends.offline import current_session
 from .config import Settings, load_settings
+from .current import current_session
 from .domains.base import Domain
-from .errors import AgentWorldError, ContextBudgetError
+from .errors import AgentWorldError, ConfigError, ContextBudgetError
 from .files import open_private
+from .observation import Observation
 from .plugins import PluginManager, get_plugin_manager
 from .redaction import redact_record
-from .turns import build_messages
+from .turns import build_messages, extract_action, system_of, turn_number
 
-
-class Observation(BaseModel):
-    """What the agent sees after one action, and how it came about."""
-
-    text: str = Field(description="The observation as the agent sees it.")
-    raw: str | None = Field(None, description="The model's whole answer (None when no model was asked).")
-    reasoning: str | None = Field(None, description="The model's reasoning, kept apart from the text.")
-    is_error: bool = Field(False, description="Whether the environment reports a failure.")
-    metadata: dict[str, Any] = Field(default_factory=dict)
+__all__ = ["Observation", "Session", "Trajectory", "Turn", "World"]
 
 
 @dataclass
@@ -174,6 +166,7 @@ class Session:
         sampling: Sampling,
         max_context_tokens: int,
         base_prompt: str | None = None,
+        system_suffix: str | Callable[[str], str] | None = None,
     ) -> None:
         self.world = world
         self.domain = domain
@@ -188,6 +181,10 @@ class Session:
             domain.system_prompt(context, world.settings.prompts_dir) if base_prompt is None else base_prompt
         )
         self.system_prompt: str = self.pm.chain("prepare_system_prompt", "prompt", base, session=self)
+        if callable(system_suffix):
+            system_suffix = system_suffix(self.system_prompt)
+        if system_suffix:  # a front's own section (the machine, the world bible), after the plugins
+            self.system_prompt += system_suffix
         self.trajectory = Trajectory(session_id, domain.name, self.system_prompt)
 
     @classmethod
@@ -212,8 +209,6 @@ class Session:
         message (the current turn) is not a turn. Turns follow the ``### Turn N`` headers: turns a
         client left out (to fit its context) come back as empty turns with no action.
         """
-        from .backends.offline import extract_action, system_of, turn_number
-
         session = cls(
             world,
             domain,
@@ -457,11 +452,8 @@ class World:
         )
         self.pm = plugin_manager or get_plugin_manager()
         if perturbations is None:  # AGENTWORLD_PERTURB / AGENTWORLD_PERTURB_FILE, so every front honours them
-            from .perturbations.config import perturbations_from_options
-
-            perturbations = perturbations_from_options(
-                (), os.environ.get("AGENTWORLD_PERTURB_FILE") or None, self.pm.registry
-            )
+            found = self.pm.hook.default_perturbations(registry=self.pm.registry)
+            perturbations = [item for items in found for item in items or ()]
         #: perturbations every session gets, before its own (objects are shared by the sessions)
         self.perturbations: list[Any] = list(perturbations)
         self._backend: Backend | None = backend if isinstance(backend, Backend) else None
@@ -480,6 +472,15 @@ class World:
     def domains(self) -> dict[str, Domain]:
         return dict(self.pm.registry.domains)
 
+    @property
+    def offline(self) -> Backend | None:
+        """The embedded :class:`~.backends.offline.OfflineBackend` when the world's backend is,
+        wraps or chains it, else None (fronts that keep sessions across processes use its
+        start/state/snapshot/restore API)."""
+        from .backends.offline import find_offline
+
+        return find_offline(self.backend)
+
     def session(
         self,
         domain: str,
@@ -492,9 +493,15 @@ class World:
         session_id: str | None = None,
         sampling: dict[str, Any] | Sampling | None = None,
         max_context_tokens: int | None = None,
+        system_suffix: str | Callable[[str], str] | None = None,
         **context: Any,
     ) -> Session:
-        """A new session of ``domain``. Keyword context (task, world_bible, ...) reaches plugins."""
+        """A new session of ``domain``. Keyword context (task, world_bible, ...) reaches plugins.
+
+        ``system_suffix`` is appended verbatim to the system prompt once the plugins prepared it
+        (a front's own section, such as the machine description of a virtual terminal); a function
+        gets the prepared prompt and returns the text to append (``""`` for none).
+        """
         dom = self.pm.registry.domain(domain)
         if tools is not None:
             context["tools"] = list(tools)
@@ -515,6 +522,7 @@ class World:
             session_id=session_id or uuid.uuid4().hex[:12],
             sampling=chosen,
             max_context_tokens=max_context_tokens or self.settings.max_context_tokens,
+            system_suffix=system_suffix,
         )
 
     def _session_pm(self, perturbations: list[Any]) -> PluginManager:
@@ -526,10 +534,18 @@ class World:
         return self.pm.derive(plugins[::-1])
 
     def _perturbation(self, item: Any) -> Any:
-        """A plugin object from a ``"name:key=value,..."`` spec (or the object itself)."""
-        from .perturbations.config import resolve
-
-        return resolve(item, self.pm.registry)
+        """A plugin object from a ``"name:key=value,..."`` spec (or the object itself), through the
+        ``resolve_perturbation`` hook."""
+        plugin = self.pm.hook.resolve_perturbation(spec=item, registry=self.pm.registry)
+        if plugin is not None:
+            return plugin
+        if isinstance(item, (str, tuple, Mapping)):
+            raise ConfigError(
+                f"No plugin resolves the perturbation {item!r}",
+                hint="load the built-in perturbations plugin (agentworld_plugins.perturbations) "
+                "or pass a plugin object",
+            )
+        return item
 
     def close(self) -> None:
         if self._backend is not None:

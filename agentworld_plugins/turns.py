@@ -2,11 +2,13 @@
 
 A session's messages are ``system``, then a ``user`` turn prompt and an ``assistant``
 observation per earlier turn, then the current ``user`` turn prompt. The list only grows, so
-servers with prefix caching reuse the whole history.
+servers with prefix caching reuse the whole history. The format is read back here too: the action
+of a turn prompt, its turn number, a conversation's system prompt and the tools embedded in it.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -200,3 +202,51 @@ def parse_output(
 def estimate_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
     """A cheap token estimate (4 characters a token, plus framing per message)."""
     return sum(len(str(m.get("content") or "")) // 4 + 4 for m in messages)
+
+
+# -- reading the trained format back: actions, turn numbers, system prompts ------------------------
+
+_ACTION = re.compile(r"\*\*Action:\*\*\n", re.MULTILINE)
+_FENCED = re.compile(r"\A```([\w-]*)\n(.*?)\n?```\s*\Z", re.DOTALL)
+_TURN = re.compile(r"\A### Turn (\d+)")
+
+
+def extract_action(turn_prompt: str) -> tuple[str | None, str] | None:
+    """``(fence language or None, action text)`` from a rendered turn prompt, or None."""
+    matches = list(_ACTION.finditer(turn_prompt))
+    if not matches:
+        return None
+    body = turn_prompt[matches[-1].end() :].strip("\n")
+    fenced = _FENCED.match(body)
+    if fenced:
+        return fenced.group(1) or "", fenced.group(2)
+    return None, body
+
+
+def turn_number(prompt: str) -> int | None:
+    """The N of a prompt's leading ``### Turn N`` header, or None."""
+    found = _TURN.match(prompt.lstrip())
+    return int(found.group(1)) if found else None
+
+
+def system_of(messages: list[dict[str, Any]]) -> str:
+    """The content of a conversation's first system message (``""`` when there is none)."""
+    return next((str(m.get("content") or "") for m in messages if m.get("role") == "system"), "")
+
+
+def context_from_system(system: str) -> dict[str, Any]:
+    """Tool definitions embedded in a system prompt as a JSON list (best effort)."""
+    start = system.find('[\n  {\n    "name"')
+    if start < 0:
+        return {}
+    depth = 0
+    for i, ch in enumerate(system[start:], start):
+        depth += ch == "["
+        depth -= ch == "]"
+        if depth == 0:
+            try:
+                tools = json.loads(system[start : i + 1])
+            except json.JSONDecodeError:
+                return {}
+            return {"tools": tools} if isinstance(tools, list) else {}
+    return {}

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agentworld_plugins.backends.openai_compat import OpenAICompatBackend
+from agentworld_plugins.backends.openai import OpenAIBackend
 from agentworld_plugins.bench.data import DOMAINS
 from agentworld_plugins.bench.endpoints import world_backend
 from agentworld_plugins.bench.infer import default_sampling, infer_records
@@ -61,7 +61,7 @@ def make_records(count: int) -> list[dict[str, Any]]:
 
 def loop(records: list[dict[str, Any]], url: str) -> float:
     """One request at a time with the openai SDK's sync client: messages, request, parse."""
-    backend = OpenAICompatBackend([url], model="wm", timeout=60, max_retries=0)
+    backend = OpenAIBackend([url], model="wm", timeout=60, max_retries=0)
     sampling = default_sampling()
     started = time.perf_counter()
     for record in records:

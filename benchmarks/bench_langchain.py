@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from agentworld_plugins.adapters.langchain import simulate_tools, tool_definition
-from agentworld_plugins.adapters.search_tools import search_tools
+from agentworld_plugins.adapters.search import search_tools
 from langchain_core.tools import tool
 
 from agentworld_plugins import Backend, Completion, Sampling, World

@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 import pytest
-from agentworld_plugins.adapters.search_api import create_search_app
+from agentworld_plugins.adapters.search.api import create_search_app
 from agentworld_plugins.adapters.shell.core import VirtualTerminal
 from agentworld_plugins.adapters.shell.swerex import swerex_app
 from hypothesis import HealthCheck, given, settings

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
-from agentworld_plugins.offline.gui import parse_android_screen
+from agentworld_plugins.domains.formats.android import parse_android_screen
 
 from .episode import Episode, StepOutcome
 from .render import render_android_screen, to_rgb_array

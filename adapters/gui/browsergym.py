@@ -26,9 +26,9 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from agentworld_plugins.domains.formats.web import DEFAULT_WEB_PAGE, parse_web_page
 from agentworld_plugins.domains.web import WebActionError, parse_web_action
 from agentworld_plugins.errors import ConfigError
-from agentworld_plugins.offline.gui import DEFAULT_WEB_PAGE, parse_web_page
 
 from .episode import Episode
 from .render import Box, layout_web_page, render_web_page, to_rgb_array

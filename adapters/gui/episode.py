@@ -21,13 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from agentworld_plugins.domains.formats.android import DEFAULT_ANDROID_SCREEN, parse_android_screen
+from agentworld_plugins.domains.formats.os import parse_os_table
+from agentworld_plugins.domains.formats.web import parse_web_page
 from agentworld_plugins.errors import ActionValidationError, ConfigError
-from agentworld_plugins.offline.gui import (
-    DEFAULT_ANDROID_SCREEN,
-    parse_android_screen,
-    parse_os_table,
-    parse_web_page,
-)
 
 from .task import DOMAINS, InitialState, Task, initial_state, load_task
 
@@ -190,11 +187,10 @@ class Episode:
             if not any(str(name).casefold() == "home" for name in screens):
                 screens["home"] = start.text  # the default start is the launcher's home screen
             context["screens"] = screens
-        self.session = self.world.session(self.domain, seed=seed, **context)
-        if context.get("world_bible"):
-            from agentworld_plugins.adapters._world import apply_world_bible
+        from agentworld_plugins.adapters._world import world_bible_section
 
-            apply_world_bible(self.session)
+        suffix = world_bible_section(context)
+        self.session = self.world.session(self.domain, seed=seed, system_suffix=suffix, **context)
         self.start = start
         self.text = start.text if start.text is not None else self.task.instruction
         self.steps = 0

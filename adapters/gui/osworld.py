@@ -26,7 +26,13 @@ import warnings
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from agentworld_plugins.offline.gui import OS_COLUMNS, os_cell_text, os_text_cell, parse_os_table
+from agentworld_plugins.domains.formats.os import (
+    OS_COLUMNS,
+    OS_HEADER,
+    os_cell_text,
+    os_text_cell,
+    parse_os_table,
+)
 
 from .episode import Episode, StepOutcome
 from .render import png_bytes, render_os_table, to_rgb_array
@@ -369,7 +375,7 @@ def linearize_accessibility_tree(xml: str, platform: str = "ubuntu") -> str:
     ubuntu = platform == "ubuntu"
     component_ns = COMPONENT_NS if ubuntu else WINDOWS_COMPONENT_NS
     value_ns = VALUE_NS if ubuntu else WINDOWS_VALUE_NS
-    lines = ["tag\tname\ttext\tclass\tdescription\tposition (top-left x&y)\tsize (w&h)"]
+    lines = [OS_HEADER]
     for node in ET.fromstring(xml).iter():
         if not _kept(node, platform):
             continue

@@ -5,7 +5,7 @@ table), never with pixels. Agents that look at screenshots still get one: a plai
 wireframe in which every element sits where the text says it is (phone and desktop elements at
 their bounding boxes, web nodes in reading order) and shows its label, value and state.
 
->>> from agentworld_plugins.offline.gui import DEFAULT_WEB_PAGE, parse_web_page
+>>> from agentworld_plugins.domains.formats.web import DEFAULT_WEB_PAGE, parse_web_page
 >>> image, boxes = render_web_page(parse_web_page(DEFAULT_WEB_PAGE), 1280, 720)  # doctest: +SKIP
 >>> image.size                                                                      # doctest: +SKIP
 (1280, 720)
@@ -482,19 +482,12 @@ _WINDOW_GLYPHS = {
 }
 
 
-def _parse_pair(cell: str) -> tuple[float, float] | None:
-    import re
-
-    match = re.match(r"^\(\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*\)$", cell.strip())
-    return (float(match.group(1)), float(match.group(2))) if match else None
-
-
 def render_os_table(table: dict[str, Any], width: int = 1920, height: int = 1080) -> PILImage.Image:
     """A wireframe of the desktop: every row of the accessibility table (see ``parse_os_table``)
     drawn at its position and size, in table order (the front window last)."""
     from PIL import ImageDraw
 
-    from agentworld_plugins.offline.gui import os_cell_text
+    from agentworld_plugins.domains.formats.os import os_cell_text, os_point
 
     image = _pil().new("RGB", (int(width), int(height)), (48, 10, 36))
     draw = ImageDraw.Draw(image)
@@ -518,7 +511,7 @@ def render_os_table(table: dict[str, Any], width: int = 1920, height: int = 1080
     rows = table.get("rows") or []
     labels = {cell(row, "name") for row in rows if cell(row, "tag") == "label"}
     for row in rows:
-        position, size = _parse_pair(cell(row, "position")), _parse_pair(cell(row, "size"))
+        position, size = os_point(cell(row, "position")), os_point(cell(row, "size"))
         if position is None or size is None or size[0] <= 0 or size[1] <= 0:
             continue
         x0, y0 = position

@@ -34,6 +34,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from agentworld_plugins.domains.formats.android import DEFAULT_ANDROID_SCREEN
+from agentworld_plugins.domains.formats.os import DEFAULT_OS_DESKTOP
+from agentworld_plugins.domains.formats.web import DEFAULT_WEB_PAGE
 from agentworld_plugins.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -322,20 +325,19 @@ class InitialState(BaseModel):
 
 def offline_default_state(domain: str, task: Task | None = None) -> str | None:
     """The offline world's default first screen of ``domain`` (None for domains without one)."""
-    from agentworld_plugins.offline import gui
-
     if domain == "web":
-        return gui.DEFAULT_WEB_PAGE
+        return DEFAULT_WEB_PAGE
     if domain == "android":
-        return gui.DEFAULT_ANDROID_SCREEN
+        return DEFAULT_ANDROID_SCREEN
     if domain == "os":
-        return gui.DEFAULT_OS_DESKTOP
+        return DEFAULT_OS_DESKTOP
     if domain == "terminal":
-        from agentworld_plugins.offline.shell import TerminalScreen, machine_from_context
+        from agentworld_plugins.session import World
 
+        # the offline machine's screen before any key: an empty batch types nothing
         context = task.session_context() if task is not None else {}
-        screen = TerminalScreen(machine_from_context(context, interactive=True), None, rows=40)
-        return screen.view()
+        session = World(backend="offline", perturbations=()).session("terminal", **context)
+        return session.step([{"keystrokes": ""}]).text
     return None
 
 
@@ -363,12 +365,9 @@ def initial_state(
     if domain not in _NOOP_ACTIONS:
         return InitialState(text=None, source="none")
     fallback = offline_default_state(domain, task)
-    session = world.session(domain, seed=seed, **task.session_context())
     setup = "\n".join(task.setup_lines())
-    session.system_prompt += _START_SECTION.format(
-        instruction=task.instruction or "(no instruction given)", setup=setup
-    )
-    session.trajectory.system_prompt = session.system_prompt
+    start = _START_SECTION.format(instruction=task.instruction or "(no instruction given)", setup=setup)
+    session = world.session(domain, seed=seed, system_suffix=start, **task.session_context())
     observation = session.step(_start_action(domain, task))
     text = observation.text
     backend = str(observation.metadata.get("backend", ""))

@@ -1,6 +1,6 @@
 """One virtual terminal behind every way agents run commands, never touching the host.
 
-Fronts, all over :class:`~.core.VirtualTerminal` (a command front in the swe domain and a screen
+Fronts, all over :class:`~.terminal.VirtualTerminal` (a command front in the swe domain and a screen
 front in the terminal domain, one simulated machine):
 
 - :mod:`.shim`: ``bash`` / ``sh`` executables for ``PATH`` (``agentworld shim install DIR``);
@@ -10,7 +10,7 @@ front in the terminal domain, one simulated machine):
 - :mod:`.swerex`: a SWE-ReX-compatible HTTP runtime;
 - :mod:`.tools`: coding-agent tools as LangChain tools and as an MCP server.
 
-Sessions persist in the SQLite store of :mod:`.store`. This package imports lazily: the shim
+Sessions persist in the SQLite session store of :mod:`agentworld_plugins.store`. This package imports lazily: the shim
 must start fast.
 """
 
@@ -32,10 +32,10 @@ __all__ = [
 ]
 
 _WHERE = {
-    "CommandResult": ".core",
-    "MachineSpec": ".core",
-    "VirtualTerminal": ".core",
-    "SessionStore": ".store",
+    "CommandResult": ".results",
+    "MachineSpec": ".machine",
+    "VirtualTerminal": ".terminal",
+    "SessionStore": "agentworld_plugins.store",
     "TmuxSession": ".tmux",
     "MiniSweEnvironment": ".envs",
     "SimulatedEnvironment": ".envs",

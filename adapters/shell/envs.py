@@ -29,7 +29,8 @@ from pydantic import BaseModel
 
 from agentworld_plugins.errors import AgentWorldError
 
-from .core import MachineSpec, VirtualTerminal
+from .machine import MachineSpec
+from .terminal import VirtualTerminal
 from .tmux import TmuxCommands, tmux_argv
 
 __all__ = ["ExecResult", "MiniSweConfig", "MiniSweEnvironment", "SimulatedEnvironment", "Submitted"]

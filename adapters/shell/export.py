@@ -7,9 +7,9 @@ from pathlib import Path
 
 from agentworld_plugins.errors import AgentWorldError
 from agentworld_plugins.session import Observation, Trajectory, Turn
+from agentworld_plugins.store import SessionStore
 
-from .core import DOMAINS, FRONTS
-from .store import SessionStore
+from .terminal import DOMAINS, FRONTS
 
 __all__ = ["trajectories"]
 

@@ -21,7 +21,7 @@ from typing import IO, Any
 
 from agentworld_plugins.errors import AgentWorldError
 
-from .core import VirtualTerminal
+from .terminal import VirtualTerminal
 
 __all__ = ["line_reader", "run_shell"]
 

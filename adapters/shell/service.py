@@ -11,7 +11,7 @@ choose the world, the home folder and the session):
 - ``interrupt``: Ctrl-C at the interactive shell -> ``prompt``.
 
 Every answer is a dict; a failure is ``{"error": "one line"}``. The service keeps one world per
-distinct set of ``AGENTWORLD_*`` settings and one :class:`~.core.VirtualTerminal` per session,
+distinct set of ``AGENTWORLD_*`` settings and one :class:`~.terminal.VirtualTerminal` per session,
 bound to the session store of the request's home, so it may serve many shims at once.
 
 Environment variables read from the request:
@@ -32,9 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from agentworld_plugins.errors import AgentWorldError
+from agentworld_plugins.store import SessionStore
 
-from .core import MachineSpec, VirtualTerminal
-from .store import SessionStore
+from .machine import MachineSpec
+from .terminal import VirtualTerminal
 
 __all__ = ["DEFAULT_SESSION", "ShellService", "machine_from_env", "world_from_env"]
 

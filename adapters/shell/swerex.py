@@ -35,7 +35,7 @@ from starlette.routing import Route
 from agentworld_plugins.errors import AgentWorldError
 from agentworld_plugins.http_guard import BodyError, HttpGuard, HttpLimits, read_json, secret_matches
 
-from .core import VirtualTerminal
+from .terminal import VirtualTerminal
 
 __all__ = ["swerex_app"]
 

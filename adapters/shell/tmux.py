@@ -22,7 +22,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from .core import COLS, ROWS, VirtualTerminal
+from .terminal import COLS, ROWS, VirtualTerminal
 
 __all__ = ["TmuxCommands", "TmuxSession"]
 
@@ -31,7 +31,7 @@ _ENTER = {"Enter", "C-m", "KPEnter", "C-j", "^M", "^J"}
 
 
 class TmuxSession:
-    """A look-alike of Terminal-Bench's ``TmuxSession`` over a :class:`~.core.VirtualTerminal`.
+    """A look-alike of Terminal-Bench's ``TmuxSession`` over a :class:`~.terminal.VirtualTerminal`.
 
     ``container``, ``commands_path``, ``disable_recording`` and ``user`` are accepted for
     signature compatibility and ignored. ``terminal`` (or ``world`` / ``machine`` / ``store`` /

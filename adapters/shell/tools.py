@@ -22,8 +22,8 @@ from typing import Any
 
 from agentworld_plugins.errors import ActionValidationError, AgentWorldError
 
-from .core import VirtualTerminal
 from .definitions import PACKS, all_tools
+from .terminal import VirtualTerminal
 
 __all__ = ["coding_mcp_server", "coding_tools", "select_tools", "serve_mcp_stdio"]
 

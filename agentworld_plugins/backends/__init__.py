@@ -9,18 +9,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .base import Backend, BackendRequest, Completion, Sampling
+from .chain import build_backend_chain, split_backend_spec
 
 if TYPE_CHECKING:
     from ..config import Settings
     from ..plugins import Registry
 
 __all__ = ["Backend", "BackendRequest", "Completion", "Sampling", "make_backend", "split_backend_spec"]
-
-
-def split_backend_spec(text: str) -> tuple[str, str]:
-    """``"cassette:run.db"`` -> ``("cassette", "run.db")``; ``"openai"`` -> ``("openai", "")``."""
-    name, _, spec = text.strip().partition(":")
-    return name.strip(), spec.strip()
 
 
 def default_backend_name(settings: Settings) -> str:
@@ -35,8 +30,6 @@ def make_backend(settings: Settings, registry: Registry, text: str | None = None
     """
     text = text or settings.backend or default_backend_name(settings)
     if "," in text:
-        from .chain import build_backend_chain
-
         return build_backend_chain(settings, registry, text)
     name, spec = split_backend_spec(text)
     return registry.backend_factory(name)(settings, spec)

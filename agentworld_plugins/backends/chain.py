@@ -91,6 +91,13 @@ class ChainBackend(Backend):
 
 # -- parsing ---------------------------------------------------------------------------------------
 
+
+def split_backend_spec(text: str) -> tuple[str, str]:
+    """``"cassette:run.db"`` -> ``("cassette", "run.db")``; ``"openai"`` -> ``("openai", "")``."""
+    name, _, spec = text.strip().partition(":")
+    return name.strip(), spec.strip()
+
+
 _ENTRY = re.compile(r"^\s*([A-Za-z_][\w\-]*)\s*(?::(?!//)|$)")
 
 
@@ -102,8 +109,6 @@ def split_chain(text: str, known: set[str] | None = None) -> list[tuple[str, str
     ``://``) or nothing (so a misspelt name is reported). Other pieces (``http://b/v1``,
     ``b.db``) belong to the previous entry's spec, commas included.
     """
-    from . import split_backend_spec  # imported here: the package may import this module early
-
     entries: list[list[str]] = []
     for piece in text.split(","):
         if not piece.strip():

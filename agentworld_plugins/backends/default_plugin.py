@@ -13,18 +13,9 @@ if TYPE_CHECKING:
 
 
 def _openai(settings: Settings, spec: str) -> Backend:
-    from .openai_compat import OpenAICompatBackend
+    from .openai import from_settings
 
-    urls = [u for u in spec.split("|") if u] if spec else settings.base_urls
-    return OpenAICompatBackend(
-        urls,
-        model=settings.model,
-        api_key=settings.api_key,
-        timeout=settings.timeout,
-        max_retries=settings.max_retries,
-        retry_backoff=settings.retry_backoff,
-        concurrency=settings.concurrency,
-    )
+    return from_settings(settings, spec)
 
 
 def _transformers(settings: Settings, spec: str) -> Backend:

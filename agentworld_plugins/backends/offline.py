@@ -1,6 +1,7 @@
 """The embedded ``offline`` backend: a deterministic, stateful world with no model.
 
-Each domain's ``offline_step(state, action, context)`` answers. Inside a session the offline
+The world registered for the session's domain through ``register_offline_worlds`` answers
+(``step(state, action, context)``); a domain that overrides ``Domain.offline_step`` answers itself. Inside a session the offline
 state lives on the session (actions answered by another backend of a chain are replayed into it
 before the next offline answer). Without a session (``agentworld serve``), the domain is
 recognised from the messages and the state is rebuilt by replaying the earlier actions, with a
@@ -9,15 +10,15 @@ cache keyed by the conversation so a growing conversation costs one step per req
 
 from __future__ import annotations
 
-import contextvars
 import hashlib
-import json
-import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..current import current_session
 from ..errors import ActionValidationError, BackendError
+from ..turns import context_from_system, extract_action, system_of
 from .base import Backend, Completion, Sampling
 
 if TYPE_CHECKING:
@@ -25,31 +26,10 @@ if TYPE_CHECKING:
     from ..plugins import Registry
     from ..session import Session
 
-#: the session whose step is being answered (set by Session.step / astep)
-current_session: contextvars.ContextVar[Session | None] = contextvars.ContextVar(
-    "agentworld_current_session", default=None
-)
-
 NOTICE = (
     "agentworld: no world model configured, using the embedded offline world (deterministic, no model). "
     "Set AGENTWORLD_BASE_URL=http://localhost:8000/v1 or pass --base-url to use Qwen-AgentWorld."
 )
-
-_ACTION = re.compile(r"\*\*Action:\*\*\n", re.MULTILINE)
-_FENCED = re.compile(r"\A```([\w-]*)\n(.*?)\n?```\s*\Z", re.DOTALL)
-_TURN = re.compile(r"\A### Turn (\d+)")
-
-
-def extract_action(turn_prompt: str) -> tuple[str | None, str] | None:
-    """``(fence language or None, action text)`` from a rendered turn prompt, or None."""
-    matches = list(_ACTION.finditer(turn_prompt))
-    if not matches:
-        return None
-    body = turn_prompt[matches[-1].end() :].strip("\n")
-    fenced = _FENCED.match(body)
-    if fenced:
-        return fenced.group(1) or "", fenced.group(2)
-    return None, body
 
 
 def parse_action(domain: Domain, prompt: str) -> Any:
@@ -67,40 +47,11 @@ def parse_action(domain: Domain, prompt: str) -> Any:
     return domain.validate_action(found[1])
 
 
-def turn_number(prompt: str) -> int | None:
-    """The N of a prompt's leading ``### Turn N`` header, or None."""
-    found = _TURN.match(prompt.lstrip())
-    return int(found.group(1)) if found else None
-
-
-def system_of(messages: list[dict[str, Any]]) -> str:
-    """The content of a conversation's first system message (``""`` when there is none)."""
-    return next((str(m.get("content") or "") for m in messages if m.get("role") == "system"), "")
-
-
-def context_from_system(system: str) -> dict[str, Any]:
-    """Tool definitions embedded in a system prompt as a JSON list (best effort)."""
-    start = system.find('[\n  {\n    "name"')
-    if start < 0:
-        return {}
-    depth = 0
-    for i, ch in enumerate(system[start:], start):
-        depth += ch == "["
-        depth -= ch == "]"
-        if depth == 0:
-            try:
-                tools = json.loads(system[start : i + 1])
-            except json.JSONDecodeError:
-                return {}
-            return {"tools": tools} if isinstance(tools, list) else {}
-    return {}
-
-
 class DomainDetector:
     """Recognises the domain of a chat conversation in the trained turn format: by its system
     prompt (the first line of a bundled template), else by the shape of the current action.
 
-    Shared by the offline world and :class:`~agentworld_plugins.backends.perturbing.PerturbingBackend`,
+    Shared by the offline world and :class:`~agentworld_plugins.perturbations.proxy.PerturbingBackend`,
     which both answer conversations that arrive without a session.
     """
 
@@ -210,15 +161,37 @@ class OfflineBackend(Backend):
             # answered in before_step, such as an injected fault, never reached the world)
             if turn.action is not None and not turn.observation.metadata.get("short_circuit"):
                 action = session.domain.validate_action(turn.action)
-                session.domain.offline_step(store["state"], action, session.context)
+                self.world_for(session.domain, session.pm.registry)(store["state"], action, session.context)
         store["applied"] = done
         return store
 
+    def world_for(self, domain: Domain, registry: Registry | None = None) -> Callable[..., Any]:
+        """The offline world of ``domain``: its own ``offline_step`` when it overrides it, else the
+        one registered for its name in ``registry`` (a session's; default: the backend's); a
+        :class:`BackendError` when there is none."""
+        own = getattr(type(domain), "offline_step", None)
+        if own is not None and not getattr(own, "registry_lookup", False):
+            return domain.offline_step  # type: ignore[no-any-return]
+        step = (registry or self.registry).offline_world(domain.name)
+        if step is None:
+            raise BackendError(
+                f"The offline world has no behaviour for domain {domain.name!r}",
+                hint="use a scenario or cassette backend for it, or a real world model "
+                "(a plugin adds an offline world with register_offline_worlds)",
+            )
+        return step
+
     def _answer(
-        self, domain: Domain, state: dict[str, Any], action: Any, context: dict[str, Any]
+        self,
+        domain: Domain,
+        state: dict[str, Any],
+        action: Any,
+        context: dict[str, Any],
+        registry: Registry | None = None,
     ) -> Completion:
+        step = self.world_for(domain, registry)
         try:
-            result = domain.offline_step(state, action, context)
+            result = step(state, action, context)
         except NotImplementedError:
             raise BackendError(
                 f"The offline world has no behaviour for domain {domain.name!r}",
@@ -236,7 +209,9 @@ class OfflineBackend(Backend):
             action = self._parse_action(domain, str(messages[-1].get("content") or ""))
             with self._lock:
                 store = self._session_state(session)
-                completion = self._answer(domain, store["state"], action, session.context)
+                completion = self._answer(
+                    domain, store["state"], action, session.context, session.pm.registry
+                )
                 store["applied"] += 1
             return completion
         return self._complete_stateless(messages)
@@ -255,8 +230,9 @@ class OfflineBackend(Backend):
             state = self._cache.pop(self._key(domain.name, users[:-1], system), None)
             if state is None:
                 state = {}
+                step = self.world_for(domain)
                 for prompt in users[:-1]:
-                    domain.offline_step(state, self._parse_action(domain, prompt), context)
+                    step(state, self._parse_action(domain, prompt), context)
             completion = self._answer(domain, state, action, context)
             self._cache[self._key(domain.name, users, system)] = state
             while len(self._cache) > self._cache_size:
@@ -269,3 +245,110 @@ class OfflineBackend(Backend):
 
     async def acomplete(self, messages: list[dict[str, Any]], sampling: Sampling) -> Completion:
         return self.complete(messages, sampling)
+
+    # -- the public state API (fronts that keep sessions across processes) ------------------------
+
+    def start(self, session: Session, state: dict[str, Any]) -> None:
+        """Start ``session``'s offline world from ``state`` (the objects its world keeps, e.g. a
+        machine shared with another session) instead of building it from the context on the first
+        step. ``state`` is the world before the session's first turn: turns the session already
+        has are replayed into it now."""
+        with self._lock:
+            session.state["offline"] = {"applied": 0, "state": state}
+            self._session_state(session)
+
+    def start_machine(self, sessions: dict[str, Session], **machine: Any) -> None:
+        """Start shell sessions (swe, terminal) on one simulated machine: one filesystem, a shell
+        each (interactive for the terminal domain). ``machine`` takes ``files`` (a ``{path:
+        content}`` seed or a folder to copy), ``cwd``, ``hostname``, ``user`` and ``env``."""
+        build = self.registry.offline_machines.get("shell")
+        if build is None:
+            raise BackendError(
+                "No offline shell machine is registered",
+                hint="load the built-in offline plugin (agentworld_plugins.offline.plugin) or a plugin "
+                'that calls register("shell", build, kind="machine") in register_offline_worlds',
+            )
+        states = build({n: s.domain.name for n, s in sessions.items()}, **machine)
+        for name, session in sessions.items():
+            self.start(session, states[name])
+
+    def state(self, session: Session) -> dict[str, Any]:
+        """``session``'s offline world state, brought up to date with its turns (turns another
+        backend of a chain answered are replayed into it). Fronts read it, e.g. ``state["terminal"]``
+        (the terminal domain's screen) and ``state["vm"]`` (the shell machine)."""
+        with self._lock:
+            return self._session_state(session)["state"]  # type: ignore[no-any-return]
+
+    def snapshot(self, sessions: dict[str, Session]) -> bytes:
+        """The offline worlds of the named sessions as bytes (objects they share stay shared);
+        :meth:`restore` takes it back in a process running the same version."""
+        import pickle
+
+        with self._lock:
+            states = {name: s.state.get("offline") for name, s in sessions.items()}
+            return snapshot_tag().encode() + b"\n" + pickle.dumps(states, protocol=pickle.HIGHEST_PROTOCOL)
+
+    @staticmethod
+    def snapshot_version() -> str:
+        """The tag a :meth:`snapshot` starts with: the package and Python version that wrote it."""
+        return snapshot_tag()
+
+    def restore(self, sessions: dict[str, Session], snapshot: bytes) -> bool:
+        """Put the worlds of a :meth:`snapshot` back into the named sessions; False (nothing
+        changed) when it was written by another version or does not load. Turns the sessions have
+        beyond the snapshot are replayed into them now."""
+        import pickle
+
+        tag, _, body = snapshot.partition(b"\n")
+        if tag != snapshot_tag().encode():
+            return False
+        try:
+            states = pickle.loads(body)
+        except Exception:
+            return False
+        if not isinstance(states, dict) or not all(name in states for name in sessions):
+            return False
+        with self._lock:
+            for name, session in sessions.items():
+                if states[name] is None:
+                    session.state.pop("offline", None)
+                else:
+                    session.state["offline"] = states[name]
+            for session in sessions.values():
+                self._session_state(session)
+        return True
+
+
+#: bump when the offline state's pickled layout changes incompatibly
+SNAPSHOT_FORMAT = 1
+
+
+_TAG: list[str] = []
+
+
+def snapshot_tag() -> str:
+    """What an :meth:`OfflineBackend.snapshot` must have been written by to be restored."""
+    if not _TAG:
+        import sys
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            package = version("agentworld-plugins")
+        except PackageNotFoundError:  # pragma: no cover - not installed
+            package = "0"
+        _TAG.append(f"{package}|py{sys.version_info[0]}.{sys.version_info[1]}|{SNAPSHOT_FORMAT}")
+    return _TAG[0]
+
+
+def find_offline(backend: Backend, depth: int = 0) -> OfflineBackend | None:
+    """The embedded offline backend that ``backend`` is, wraps or chains, else None."""
+    if isinstance(backend, OfflineBackend):
+        return backend
+    if depth > 8:
+        return None
+    inner = [*(getattr(backend, "backends", None) or []), getattr(backend, "inner", None)]
+    for candidate in inner:
+        found = find_offline(candidate, depth + 1) if candidate is not None else None
+        if found is not None:
+            return found
+    return None

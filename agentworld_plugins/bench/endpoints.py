@@ -5,8 +5,9 @@ its settings come from the arguments, then the ``AGENTWORLD_*`` variables. The j
 OpenAI-compatible server, or any backend string (a scenario for offline runs); its settings come
 from the arguments, then the ``AGENTWORLD_JUDGE_*`` variables, never from the world model's.
 
-An ``openai`` backend is served by the lean client of :mod:`.chat_client` unless
-``http_client="openai"`` asks for the SDK (for proxies, or a server the lean client does not suit).
+An ``openai`` backend is :class:`~agentworld_plugins.backends.openai.OpenAIBackend` over its lean
+transport unless ``http_client="openai"`` asks for the SDK transport (for proxies, or a server the
+lean client does not suit).
 
 Retries are the bench runner's (so they cover unparseable judgements too): the backends are built
 with no retries of their own, a timeout equal to the per-request timeout, and room for the
@@ -32,14 +33,13 @@ def _build(settings: Settings, text: str | None, http_client: str) -> Backend:
     if chosen and "," not in chosen and http_client == "lean":
         name, spec = split_backend_spec(chosen)
         if name == "openai":
-            from .chat_client import ChatClientBackend
+            from ..backends.openai import from_settings
 
-            urls = [u for u in spec.split("|") if u] if spec else settings.base_urls
-            if not urls:
+            if not spec and not settings.base_urls:
                 raise ConfigError(
                     "The openai backend needs a base URL", hint="pass --base-url http://localhost:8000/v1"
                 )
-            return ChatClientBackend(urls, settings.model, settings.api_key, timeout=settings.timeout)
+            return from_settings(settings, spec, "lean")
     return make_backend(settings, get_plugin_manager().registry, chosen)
 
 

@@ -14,6 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..domains.formats.android import render_android_screen
+from ..domains.formats.os import OS_HEADER
 from .data import DOMAINS, FILE_SUFFIX, dump_line
 
 _NOTES_TOOLS = [
@@ -33,20 +35,17 @@ _NOTES_TOOLS = [
     },
 ]
 
-_UI = "\n".join(
-    f"UI element {i}: {json.dumps(e)}"
-    for i, e in enumerate(
-        [
-            {"text": "Settings", "class_name": "android.widget.TextView", "is_clickable": False},
-            {
-                "text": "Wi-Fi",
-                "class_name": "android.widget.Switch",
-                "is_clickable": True,
-                "is_checked": False,
-            },
-            {"text": "Bluetooth", "class_name": "android.widget.Switch", "is_clickable": True},
-        ]
-    )
+_UI = render_android_screen(
+    [
+        {"text": "Settings", "class_name": "android.widget.TextView", "is_clickable": False},
+        {
+            "text": "Wi-Fi",
+            "class_name": "android.widget.Switch",
+            "is_clickable": True,
+            "is_checked": False,
+        },
+        {"text": "Bluetooth", "class_name": "android.widget.Switch", "is_clickable": True},
+    ]
 )
 
 _PAGE = """URL: https://shop.example.com/
@@ -57,9 +56,13 @@ RootWebArea 'Example Shop', focused
 \t[13] button 'Search'
 \t[14] link 'Cart (0)'"""
 
-_DESKTOP = """tag\tname\ttext\tclass\tdescription\tposition (top-left x&y)\tsize (w&h)
-push-button\tFiles\t\t\t\t(0, 64)\t(64, 64)
-push-button\tText Editor\t\t\t\t(0, 128)\t(64, 64)"""
+_DESKTOP = "\n".join(
+    [
+        OS_HEADER,
+        "push-button\tFiles\t\t\t\t(0, 64)\t(64, 64)",
+        "push-button\tText Editor\t\t\t\t(0, 128)\t(64, 64)",
+    ]
+)
 
 
 def _episodes(n: int) -> dict[str, dict[str, Any]]:

@@ -349,7 +349,7 @@ def _infer(
         http_client=options.http_client,
     )
     if perturbations:
-        from ..backends.perturbing import PerturbingBackend
+        from ..perturbations.proxy import PerturbingBackend
         from ..session import World
 
         backend = PerturbingBackend(backend, World(backend=backend, perturbations=[]), perturbations)

@@ -62,7 +62,7 @@ def serve(
 ) -> None:
     """Serve the Tavily (/search, /extract), Serper (/search, /news) and Brave APIs."""
     from .. import http_guard
-    from ..adapters.search_api import create_search_app
+    from ..adapters.search.api import create_search_app
     from ..redaction import redact_text
 
     http_guard.check_exposure(host, token=require_key, allow_remote=allow_remote, what="search API server")
@@ -99,7 +99,7 @@ def query(
     query_text: str, tool_name: str, world_file: Path | None, corpus: Path | None, **world_args: Any
 ) -> None:
     """Run one query through a simulated LangChain search tool and print what it returns."""
-    from ..adapters.search_tools import search_tools
+    from ..adapters.search.tools import search_tools
 
     tool = search_tools(
         [tool_name],

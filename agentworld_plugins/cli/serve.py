@@ -47,8 +47,8 @@ def serve(
     around the backend's answer.
     """
     from .. import http_guard
-    from ..backends.perturbing import PerturbingBackend
     from ..perturbations.config import perturbations_from_options
+    from ..perturbations.proxy import PerturbingBackend
     from ..plugins import get_plugin_manager
     from ..redaction import redact_text
     from ..server import create_app

@@ -49,7 +49,7 @@ def machine_options(fn: Any) -> Any:
 
 
 def _machine(state: Path | None, hostname: str | None, user: str | None, cwd: str | None) -> Any:
-    from ..adapters.shell.core import MachineSpec
+    from ..adapters.shell.machine import MachineSpec
 
     overrides = {"hostname": hostname, "user": user, "cwd": cwd}
     if state is not None:
@@ -58,8 +58,8 @@ def _machine(state: Path | None, hostname: str | None, user: str | None, cwd: st
 
 
 def _terminal(params: dict[str, Any], *, new: bool = False, memory: bool = False) -> Any:
-    from ..adapters.shell.core import VirtualTerminal
-    from ..adapters.shell.store import SessionStore
+    from ..adapters.shell.terminal import VirtualTerminal
+    from ..store import SessionStore
 
     world_args = {
         k: params[k]
@@ -141,7 +141,7 @@ def shell(
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def sessions(as_json: bool) -> None:
     """List the stored shell sessions, most recent first."""
-    from ..adapters.shell.store import SessionStore
+    from ..store import SessionStore
 
     rows = SessionStore.at_home(_home()).sessions()
     if as_json:
@@ -157,7 +157,7 @@ def sessions(as_json: bool) -> None:
 @click.argument("names", nargs=-1, required=True)
 def remove(names: tuple[str, ...]) -> None:
     """Forget stored sessions."""
-    from ..adapters.shell.store import SessionStore
+    from ..store import SessionStore
 
     store = SessionStore.at_home(_home())
     for name in names:

@@ -11,7 +11,7 @@ from pydantic_core import PydanticCustomError
 
 from ..backends.base import Sampling
 from ..hookspecs import hookimpl
-from .base import Domain, OfflineResult
+from .base import Domain
 
 ActionType = Literal[
     "click",
@@ -140,19 +140,6 @@ class AndroidDomain(Domain):
     def is_error(self, text: str, action: BaseModel) -> bool:
         """Android shows no error text for most failures; only an answer opening with Error counts."""
         return text.lstrip().startswith(("Error", "ERROR"))
-
-    def offline_step(
-        self, state: dict[str, Any], action: BaseModel, context: dict[str, Any]
-    ) -> OfflineResult:
-        """The screen carried forward: input_text fills fields, clicks toggle switches and focus fields.
-
-        Starts from ``context["initial_state"]`` (or a built-in home screen); apps and other
-        screens open only when ``context["screens"]`` maps their name to a screen, otherwise the
-        screen is left as it was with ``metadata["offline_unknown_effect"]`` set.
-        """
-        from ..offline.gui import android_step  # imported late: offline/ builds on the domains
-
-        return android_step(state, self.validate_action(action), context)
 
 
 @hookimpl

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 from typing import Any, ClassVar
@@ -13,20 +12,11 @@ from pydantic import BaseModel, ValidationError
 from ..backends.base import Sampling
 from ..errors import ActionValidationError, ConfigError
 from ..limits import LimitError, check_depth, check_json_text, loads_limited
+from ..observation import OfflineResult as OfflineResult  # re-exported: its home before observation.py
 from ..turns import ParsedOutput, parse_output, render_turn
 
 TOOL_DEFINITIONS = "{tool_definitions}"
 DEMONSTRATIONS = "{demonstrations}"
-
-
-@dataclass
-class OfflineResult:
-    """What a domain's ``offline_step`` answers: the observation text and, optionally, whether it is
-    an error (``None``: let :meth:`Domain.is_error` decide) and extra metadata."""
-
-    text: str
-    is_error: bool | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
 
 
 def _expected(err: Any) -> str:
@@ -187,12 +177,25 @@ class Domain:
     ) -> OfflineResult:
         """The deterministic answer of the embedded ``offline`` backend to ``action``.
 
-        ``state`` is a dict owned by one offline session: the domain keeps whatever it needs there
+        Offline worlds are registered through the ``register_offline_worlds`` hook; a domain may
+        instead override this method with its own world (the backend prefers an override).
+        ``state`` is a dict owned by one offline session: the world keeps whatever it needs there
         (a virtual filesystem, a ledger of created items) and mutates it in place. ``context`` is
         the session's context (tools, initial_state, task, corpus, ...). The same sequence of
         actions on a fresh state must give the same answers (the backend may replay them).
+
+        This default answers with the world registered for the domain's name in the process-wide
+        registry (:func:`~agentworld_plugins.plugins.get_plugin_manager`).
         """
-        raise NotImplementedError(f"domain {self.name!r} has no offline behaviour")
+        from ..plugins import get_plugin_manager
+
+        step = get_plugin_manager().registry.offline_world(self.name)
+        if step is None:
+            raise NotImplementedError(f"domain {self.name!r} has no offline behaviour")
+        return step(state, self.validate_action(action), context)  # type: ignore[no-any-return]
+
+    #: marks the default above, so the offline backend knows a domain did not override it
+    offline_step.registry_lookup = True  # type: ignore[attr-defined]
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..backends.base import Sampling
 from ..hookspecs import hookimpl
-from .base import Domain, OfflineResult
+from .base import Domain
 
 
 class ToolCall(BaseModel):
@@ -43,16 +43,6 @@ class McpDomain(Domain):
 
     def is_error(self, text: str, action: BaseModel) -> bool:
         return looks_like_error(text)
-
-    def offline_step(
-        self, state: dict[str, Any], action: BaseModel, context: dict[str, Any]
-    ) -> OfflineResult:
-        """A server without a model: a ledger of created items and results fitted to outputSchema."""
-        from ..offline.mcp_world import mcp_step
-
-        call = self.validate_action(action)
-        assert isinstance(call, ToolCall)
-        return mcp_step(state, call.tool_name, call.arguments, context)
 
 
 @hookimpl

@@ -14,7 +14,7 @@ from pydantic_core import PydanticCustomError
 
 from ..backends.base import Sampling
 from ..hookspecs import hookimpl
-from .base import Domain, OfflineResult
+from .base import Domain
 
 #: OSWorld's special actions, each accepted alone in place of code
 SPECIAL_ACTIONS = ("WAIT", "FAIL", "DONE")
@@ -101,20 +101,6 @@ class OsDomain(Domain):
         """True only when the text shows a Python traceback or a line such as ``Error: ...`` or
         ``ValueError: ...`` (the desktop itself shows no Python errors)."""
         return bool(_ERROR.search(text))
-
-    def offline_step(
-        self, state: dict[str, Any], action: BaseModel, context: dict[str, Any]
-    ) -> OfflineResult:
-        """The desktop carried forward: the code is read with :mod:`ast` (never run); clicks focus
-        fields and toggle check boxes, ``write`` types into the focused field.
-
-        Starts from ``context["initial_state"]`` (or a built-in GNOME desktop with a terminal and
-        a text editor); calls whose effect is unknown leave the table as it was with
-        ``metadata["offline_unknown_effect"]`` set.
-        """
-        from ..offline.gui import os_step  # imported late: offline/ builds on the domains
-
-        return os_step(state, self.validate_action(action), context)
 
 
 @hookimpl

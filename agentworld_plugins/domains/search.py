@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..backends.base import Sampling
 from ..hookspecs import hookimpl
-from .base import Domain, OfflineResult
+from .base import Domain
 
 MEMORY_OPERATIONS = ("add", "update", "retrieve", "retrieve_all", "remove", "remove_all")
 
@@ -104,16 +104,6 @@ class SearchDomain(Domain):
 
     def is_error(self, text: str, action: BaseModel) -> bool:
         return text.lstrip().lower().startswith(("error", "[error]", "failed to"))
-
-    def offline_step(
-        self, state: dict[str, Any], action: BaseModel, context: dict[str, Any]
-    ) -> OfflineResult:
-        """BM25 search over a local corpus, page extraction from it, and a notebook in ``state``."""
-        from ..offline.search_world import search_step
-
-        call = self.validate_action(action)
-        assert isinstance(call, SearchCall)
-        return search_step(state, call.name, call.arguments, context)
 
 
 @hookimpl

@@ -10,7 +10,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 from ..backends.base import Sampling
 from ..hookspecs import hookimpl
-from .base import Domain, OfflineResult
+from .base import Domain
 
 #: required arguments of the tools agents use most; other tool names pass through unchecked
 REQUIRED_ARGUMENTS: dict[str, tuple[tuple[str, ...], ...]] = {
@@ -77,29 +77,6 @@ class SweDomain(Domain):
         if code is not None:
             return code != 0
         return bool(_ERROR_FIELD.search(text)) or text.lstrip().startswith("Error")
-
-    def offline_step(
-        self, state: dict[str, Any], action: BaseModel, context: dict[str, Any]
-    ) -> OfflineResult:
-        """Answer the tool call from a simulated machine (``offline.swe_tools``).
-
-        ``state["vm"]`` is the machine (made on first use from ``context["files"]``, ``cwd``,
-        ``env``; the project root is ``cwd``, default /app), ``state["swe_tools"]`` the tools with
-        their undo history and todo list.
-        """
-        from ..offline.shell import machine_from_context
-        from ..offline.swe_tools import SweTools
-
-        tools = state.get("swe_tools")
-        if tools is None:
-            vm = state.get("vm") or machine_from_context(context, interactive=False)
-            tools = SweTools(vm, root=vm.cwd)
-            state["vm"] = vm
-            state["swe_tools"] = tools
-        name = getattr(action, "tool_name", None) or ""
-        arguments = getattr(action, "arguments", None) or {}
-        result = tools.call(name, arguments)
-        return OfflineResult(result.text, is_error=result.is_error, metadata=result.metadata)
 
 
 @hookimpl

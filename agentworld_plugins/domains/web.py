@@ -16,7 +16,7 @@ from pydantic_core import PydanticCustomError
 
 from ..backends.base import Sampling
 from ..hookspecs import hookimpl
-from .base import Domain, OfflineResult
+from .base import Domain
 
 BUTTONS = ("left", "middle", "right")
 MODIFIERS = ("Alt", "Control", "ControlOrMeta", "Meta", "Shift")
@@ -357,19 +357,6 @@ class WebDomain(Domain):
 
     def is_error(self, text: str, action: BaseModel) -> bool:
         return observation_reports_error(text)
-
-    def offline_step(
-        self, state: dict[str, Any], action: BaseModel, context: dict[str, Any]
-    ) -> OfflineResult:
-        """The page carried forward: fill/clear set values, clicks toggle checkboxes and move focus.
-
-        Starts from ``context["initial_state"]`` (or a built-in search page); ``goto`` and links
-        open pages only when ``context["pages"]`` maps their URL to a page, otherwise the page is
-        left as it was with ``metadata["offline_unknown_effect"]`` set.
-        """
-        from ..offline.gui import web_step  # imported late: offline/ builds on the domains
-
-        return web_step(state, self.validate_action(action), context)
 
 
 @hookimpl

@@ -23,7 +23,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .shell import VirtualMachine, _display, brace_expand, glob_regex
+from .shell import VirtualMachine, brace_expand, glob_regex
+from .shell.quoting import _display
 from .vfs import DirNode, FileNode, FsError, as_text, is_binary
 
 #: lines ``read_file`` shows without offset/limit, and the longest line it shows whole

@@ -1,8 +1,9 @@
 """Built-in perturbations: harness-level faults, latency and prompt injection; model-level control
 instructions, fictional worlds and adversarial steering.
 
-This module is a built-in plugin (``DEFAULT_PLUGINS``): it registers each perturbation by name
-and adds the ``agentworld perturbations`` and ``agentworld report`` commands. Use them by object
+This module is a built-in plugin (``DEFAULT_PLUGINS``): it registers each perturbation by name,
+resolves ``name:key=value`` specs and ``AGENTWORLD_PERTURB`` for :class:`~agentworld_plugins.World`
+(``resolve_perturbation``, ``default_perturbations``), and adds the ``agentworld perturbations`` and ``agentworld report`` commands. Use them by object
 or by name::
 
     from agentworld_plugins import World
@@ -21,6 +22,7 @@ Perturbations run in the order given, in every hook; see ``docs/perturbations.md
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,6 +41,8 @@ from .targeting import ActionView, Schedule, SessionRandom, Target, describe_act
 
 if TYPE_CHECKING:
     import click
+
+    from ..plugins import Registry
 
 __all__ = [
     "ERROR_KINDS",
@@ -76,6 +80,17 @@ BUILTINS: dict[str, type[Perturbation]] = {
 def register_perturbations(register: Callable[..., None]) -> None:
     for name, cls in BUILTINS.items():
         register(name, cls)
+
+
+@hookimpl
+def resolve_perturbation(spec: Any, registry: Registry) -> Any:
+    return resolve(spec, registry)
+
+
+@hookimpl
+def default_perturbations(registry: Registry) -> list[Any]:
+    """``AGENTWORLD_PERTURB_FILE``'s entries, then ``AGENTWORLD_PERTURB``'s specs."""
+    return perturbations_from_options((), os.environ.get("AGENTWORLD_PERTURB_FILE") or None, registry)
 
 
 @hookimpl

@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
+from ..domains.formats.android import android_element, ui_element_indices, ui_element_line
 from ..hookspecs import hookimpl
 from .base import TargetedPerturbation, TargetOptions
-from .faults import _STDOUT, _ui
+from .faults.swe import STDOUT_FIELD
 from .targeting import SHELL_TOOLS, ActionView
 
 if TYPE_CHECKING:
@@ -101,7 +102,7 @@ def inject(domain: str, view: ActionView, text: str, injection: str, position: s
         return "\n".join([*lines[:-1], injection, lines[-1]]) if len(lines) > 1 else f"{injection}\n{text}"
     if domain == "swe":
         if view.tool in SHELL_TOOLS:
-            found = _STDOUT.search(text)
+            found = STDOUT_FIELD.search(text)
             if found:
                 body = found.group(1).rstrip("\n")
                 body = injection if body in ("", "(empty)") else f"{body}\n{injection}"
@@ -115,11 +116,11 @@ def inject(domain: str, view: ActionView, text: str, injection: str, position: s
             return "\n".join([*lines[: root + 1], f"\tStaticText '{quoted}'", *lines[root + 1 :]])
         return _middle(text, [injection])
     if domain == "android":
-        indices = [int(m) for m in re.findall(r"^UI element (\d+):", text, re.MULTILINE)]
+        indices = ui_element_indices(text)
         if indices:
-            element = _ui(
-                max(indices) + 1, injection, "android.widget.TextView", None, [42, 1400, 1038, 1600]
-            )
+            box = [42, 1400, 1038, 1600]
+            shown = android_element(injection, None, "android.widget.TextView", None, box, clickable=False)
+            element = ui_element_line(max(indices) + 1, shown)
             return f"{text.rstrip()}\n{element}"
         return f"{text}\n\n{injection}"
     if domain == "os" and text.startswith("tag\t"):

@@ -31,7 +31,7 @@ from agentworld_plugins import World
 try:  # the real Tavily tool when installed; the simulated one has the same name, schema and shape
     from langchain_tavily import TavilySearch
 except ImportError:
-    from agentworld_plugins.adapters.search_tools import TavilySearch
+    from agentworld_plugins.adapters.search import TavilySearch
 
 WORLD_BIBLE = """# Northwind Printers
 Northwind Printers makes the LX-9 office printer. Error code E42 on an LX-9 means the fuser is

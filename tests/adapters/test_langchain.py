@@ -341,7 +341,7 @@ def test_create_agent_runs_on_three_substituted_tools(offline: World) -> None:
 
 
 def test_middleware_emulates_the_named_tools_and_runs_the_others(offline: World, tmp_path: Path) -> None:
-    from agentworld_plugins.adapters.search_tools import TavilySearch
+    from agentworld_plugins.adapters.search import TavilySearch
 
     real_search = TavilySearch(world=offline)  # stands in for langchain_tavily.TavilySearch
     middleware = WorldModelToolMiddleware(

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import requests
 import uvicorn
-from agentworld_plugins.adapters.search_api import create_search_app
+from agentworld_plugins.adapters.search.api import create_search_app
 from click.testing import CliRunner
 from starlette.testclient import TestClient
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from agentworld_plugins.adapters.langchain import SimulatedTool, simulate_tools
-from agentworld_plugins.adapters.search_tools import (
+from agentworld_plugins.adapters.search import (
     SEARCH_TOOL_NAMES,
     DuckDuckGoSearchResults,
     TavilySearch,

@@ -11,9 +11,10 @@ import yaml
 
 from agentworld_plugins import World
 from agentworld_plugins.backends.base import Sampling
-from agentworld_plugins.backends.offline import OfflineBackend, extract_action
+from agentworld_plugins.backends.offline import OfflineBackend
 from agentworld_plugins.errors import BackendError
 from agentworld_plugins.plugins import get_plugin_manager
+from agentworld_plugins.turns import extract_action
 
 
 def keys(text: str) -> list[dict]:

@@ -66,3 +66,13 @@ def test_messages_for_record_rejects_a_missing_turn_index() -> None:
     with pytest.raises(AgentWorldError, match="must be lists"):
         messages_for_record({**record, "turn_idx": 1, "prompt": 5})
     assert messages_for_record({**record, "turn_idx": "1"})[-1]["content"] == "c"
+
+
+def test_a_terminal_never_stays_stuck_after_a_line_too_deep_to_parse(world: World) -> None:
+    session = world.session("terminal")
+    deep = "echo " + "$(" * 150 + "x" + ")" * 150
+    session.step([{"keystrokes": deep}])
+    first = session.step([{"keystrokes": "\n"}])
+    assert "bash:" in first.text
+    after = session.step([{"keystrokes": "echo still-here\n"}])
+    assert after.text.rstrip().splitlines()[-2] == "still-here"

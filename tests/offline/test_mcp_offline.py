@@ -12,7 +12,7 @@ from jsonschema.validators import validator_for
 
 from agentworld_plugins.domains.base import OfflineResult
 from agentworld_plugins.domains.mcp import McpDomain, ToolCall, looks_like_error
-from agentworld_plugins.offline.mcp_world import classify_tool, mcp_step
+from agentworld_plugins.offline.mcp import classify_tool, mcp_step
 
 ISSUE = {
     "type": "object",

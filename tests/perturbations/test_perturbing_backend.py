@@ -20,11 +20,11 @@ from click.testing import CliRunner
 from agentworld_plugins import World
 from agentworld_plugins.backends.base import Completion, Sampling
 from agentworld_plugins.backends.fake import FakeBackend
-from agentworld_plugins.backends.perturbing import PerturbingBackend
 from agentworld_plugins.bench.data import load_results, record_key
 from agentworld_plugins.bench.sample import make_sample_dataset
 from agentworld_plugins.cli import cli
 from agentworld_plugins.perturbations import Control
+from agentworld_plugins.perturbations.proxy import PerturbingBackend
 from agentworld_plugins.plugins import get_plugin_manager
 from agentworld_plugins.server import create_app
 

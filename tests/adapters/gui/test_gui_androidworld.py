@@ -18,7 +18,7 @@ from agentworld_plugins.adapters.gui.androidworld import (
 )
 
 from agentworld_plugins.backends.scenario import ScenarioBackend
-from agentworld_plugins.offline.gui import DEFAULT_ANDROID_SCREEN
+from agentworld_plugins.domains.formats.android import DEFAULT_ANDROID_SCREEN
 
 
 def _check_state(state: State, size: tuple[int, int] = (1080, 2400)) -> None:

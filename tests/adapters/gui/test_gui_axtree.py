@@ -15,7 +15,7 @@ from agentworld_plugins.adapters.gui.task import bundled_tasks, load_task
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentworld_plugins.offline.gui import DEFAULT_WEB_PAGE, parse_web_page, render_web_page
+from agentworld_plugins.domains.formats.web import DEFAULT_WEB_PAGE, parse_web_page, render_web_page
 
 pytest.importorskip("gymnasium")
 

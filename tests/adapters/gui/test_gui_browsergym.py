@@ -13,7 +13,7 @@ from agentworld_plugins.adapters.gui.browsergym import WELCOME, flatten_axtree  
 
 import agentworld_plugins  # noqa: E402,F401  (registers the environments)
 from agentworld_plugins.backends.scenario import ScenarioBackend  # noqa: E402
-from agentworld_plugins.offline.gui import DEFAULT_WEB_PAGE  # noqa: E402
+from agentworld_plugins.domains.formats.web import DEFAULT_WEB_PAGE  # noqa: E402
 
 OBS_KEYS = {
     "chat_messages",

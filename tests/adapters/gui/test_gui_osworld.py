@@ -21,7 +21,7 @@ from agentworld_plugins.adapters.gui.osworld import (  # noqa: E402
 )
 
 from agentworld_plugins.backends.scenario import ScenarioBackend  # noqa: E402
-from agentworld_plugins.offline.gui import DEFAULT_OS_DESKTOP, parse_os_table, render_os_table  # noqa: E402
+from agentworld_plugins.domains.formats.os import DEFAULT_OS_DESKTOP, parse_os_table, render_os_table  # noqa: E402
 
 OSWORLD_XML = f"""<desktop-frame xmlns:st="{STATE_NS}" xmlns:attr="{ATTRIBUTES_NS}" xmlns:cp="{COMPONENT_NS}"
     xmlns:attrw="https://accessibility.windows.example.org/ns/attributes" name="main"

@@ -19,14 +19,12 @@ from agentworld_plugins.adapters.gui.render import (  # noqa: E402
 )
 from agentworld_plugins.adapters.gui.task import load_task  # noqa: E402
 
-from agentworld_plugins.offline.gui import (  # noqa: E402
+from agentworld_plugins.domains.formats.android import (  # noqa: E402
     DEFAULT_ANDROID_SCREEN,
-    DEFAULT_OS_DESKTOP,
-    DEFAULT_WEB_PAGE,
     parse_android_screen,
-    parse_os_table,
-    parse_web_page,
 )
+from agentworld_plugins.domains.formats.os import DEFAULT_OS_DESKTOP, parse_os_table  # noqa: E402
+from agentworld_plugins.domains.formats.web import DEFAULT_WEB_PAGE, parse_web_page  # noqa: E402
 
 
 def _ink(image) -> int:

@@ -17,7 +17,7 @@ from agentworld_plugins.adapters.gui.task import (
 
 from agentworld_plugins import ConfigError, World
 from agentworld_plugins.backends.scenario import ScenarioBackend
-from agentworld_plugins.offline.gui import DEFAULT_WEB_PAGE
+from agentworld_plugins.domains.formats.web import DEFAULT_WEB_PAGE
 
 
 def test_every_domain_has_bundled_tasks_that_load() -> None:

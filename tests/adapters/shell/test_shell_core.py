@@ -6,7 +6,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from agentworld_plugins.adapters.shell import core
+from agentworld_plugins.adapters.shell import results
 from agentworld_plugins.adapters.shell.core import (
     MachineSpec,
     VirtualTerminal,
@@ -17,6 +17,7 @@ from agentworld_plugins.adapters.shell.core import (
 from agentworld_plugins.adapters.shell.store import SessionStore, StoreError, StoreLockedError
 
 from agentworld_plugins import World
+from agentworld_plugins.backends import offline as offline_backend
 from agentworld_plugins.backends.fake import FakeBackend
 from agentworld_plugins.errors import ConfigError
 
@@ -144,7 +145,7 @@ def test_binary_and_enormous_output_do_not_crash(world: World, monkeypatch: pyte
     term = VirtualTerminal(world)
     term.write_file("/tmp/blob", "\x00\x01\xff binary \ufffd")
     assert isinstance(term.run("cat /tmp/blob; head -c 64 /usr/bin/ls").stdout, str)
-    monkeypatch.setattr(core, "MAX_OUTPUT", 1000)
+    monkeypatch.setattr(results, "MAX_OUTPUT", 1000)
     big = term.run("seq 1 20000")
     assert len(big.stdout) < 1200 and "output truncated" in big.stdout
     assert big.exit_code == 0
@@ -200,7 +201,7 @@ def test_store_replays_when_the_snapshot_cannot_be_used(
     term.run("echo keep > a; echo b > b")
     term.run("rm a")  # faulted: must not run on replay either
     term.send_keys("cd /tmp && echo screen > s\n")
-    monkeypatch.setattr(core, "snapshot_tag", lambda: "another-version")
+    monkeypatch.setattr(offline_backend, "snapshot_tag", lambda: "another-version")
     again = VirtualTerminal(world, session_id="r", store=db)
     assert again.run("cat a b /tmp/s").stdout == "keep\nb\nscreen\n"
     assert again.prompt() == "root@agentworld:/tmp# "

@@ -7,6 +7,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,11 +26,12 @@ def _long_home(root: Path) -> Path:
 
 
 @pytest.fixture
-def xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    runtime = tmp_path / "xdg"
-    runtime.mkdir(mode=0o700)
+def xdg(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    # short, like /run/user/1000: a socket path under it must fit AF_UNIX's ~100 bytes
+    runtime = Path(tempfile.mkdtemp(prefix="aw-xdg-", dir="/tmp"))
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
-    return runtime
+    yield runtime
+    shutil.rmtree(runtime, ignore_errors=True)
 
 
 def _shim_env(shim_setup: dict[str, object], home: Path, **extra: str) -> dict[str, str]:
@@ -55,10 +57,10 @@ def _bash(env: dict[str, str], command: str) -> subprocess.CompletedProcess[str]
 
 
 @pytest.fixture
-def long_home(tmp_path: Path) -> Iterator[Path]:
+def long_home(tmp_path: Path, xdg: Path) -> Iterator[Path]:
     home = _long_home(tmp_path)
     yield home
-    stop(str(home))
+    stop(str(home))  # before xdg's teardown: the helper's socket is found where the test left it
 
 
 def test_a_long_home_puts_the_socket_in_a_private_runtime_folder(

@@ -1,0 +1,221 @@
+"""The offline android world: the phone's screen, app and back stack carried forward."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from pydantic import BaseModel
+
+from ...domains.android import AndroidAction
+from ...domains.base import OfflineResult
+from ...domains.formats.android import DEFAULT_ANDROID_SCREEN, parse_android_screen, render_android_screen
+from ...errors import ConfigError
+from .shared import ANDROID_STATE_KEY, Failed, Unknown, initial_text, lookup, run_calls
+
+_CHECKABLE_CLASSES = ("CheckBox", "Switch", "ToggleButton", "RadioButton", "CheckedTextView")
+
+
+def _android_screen_text(text: str, what: str) -> list[dict[str, Any]]:
+    elements = parse_android_screen(text)
+    if not elements and text.strip():
+        raise ConfigError(
+            f"the android {what} holds no UI element lines",
+            hint='write lines such as UI element 0: {"text": "OK", ...} as the android prompt shows',
+        )
+    return elements
+
+
+def _android_world(state: dict[str, Any], context: dict[str, Any]) -> dict[str, Any]:
+    """The phone: ``{screen, app, stack: [{screen, app}], apps: {app: last screen}, home}``."""
+    world = state.get(ANDROID_STATE_KEY)
+    if world is not None:
+        return world
+    given = context.get("initial_state")
+    screen = _android_screen_text(initial_text(context, DEFAULT_ANDROID_SCREEN), "initial_state")
+    home_text = lookup(context.get("screens"), "home", fold=str.casefold)
+    home = parse_android_screen(home_text) if home_text is not None else None
+    if home is None and given is None:
+        home = copy.deepcopy(screen)
+    world = {"screen": screen, "app": None, "stack": [], "apps": {}, "home": home}
+    state[ANDROID_STATE_KEY] = world
+    return world
+
+
+def _bbox(element: dict[str, Any]) -> tuple[float, float, float, float] | None:
+    box = element.get("bbox")
+    if isinstance(box, (list, tuple)) and len(box) == 4 and all(isinstance(v, (int, float)) for v in box):
+        return (box[0], box[1], box[2], box[3])
+    if isinstance(box, dict):  # AndroidWorld's BoundingBox(x_min, x_max, y_min, y_max)
+        try:
+            return (box["x_min"], box["y_min"], box["x_max"], box["y_max"])
+        except KeyError:
+            return None
+    return None
+
+
+def _contains(element: dict[str, Any], x: float, y: float) -> bool:
+    box = _bbox(element)
+    return box is not None and box[0] <= x < box[2] and box[1] <= y < box[3]
+
+
+def _area(element: dict[str, Any]) -> float:
+    box = _bbox(element)
+    return (box[2] - box[0]) * (box[3] - box[1]) if box else float("inf")
+
+
+def _checkable(element: dict[str, Any]) -> bool:
+    if element.get("is_checkable") is True:
+        return True
+    cls = str(element.get("class_name") or "").rsplit(".", 1)[-1]
+    return any(kind in cls for kind in _CHECKABLE_CLASSES)
+
+
+def _android_editable(element: dict[str, Any]) -> bool:
+    return element.get("is_editable") is True or "EditText" in str(element.get("class_name") or "")
+
+
+def _interactive(element: dict[str, Any]) -> bool:
+    return element.get("is_clickable") is True or _android_editable(element) or _checkable(element)
+
+
+def _label(element: dict[str, Any]) -> str:
+    return str(element.get("text") or element.get("content_description") or "")
+
+
+def _android_target(world: dict[str, Any], action: AndroidAction) -> int | None:
+    """The element an action aims at: by index (error when out of range) or by point."""
+    elements = world["screen"]
+    if action.index is not None:
+        if action.index >= len(elements):
+            count = len(elements)
+            known = f" (indices 0-{count - 1})" if count else ""
+            raise Failed(
+                f"Error: UI element index {action.index} is out of range; the screen has "
+                f"{count} UI element{'s' if count != 1 else ''}{known}"
+            )
+        return int(action.index)
+    if action.x is not None and action.y is not None:
+        hits = [i for i, el in enumerate(elements) if _contains(el, action.x, action.y)]
+        if hits:
+            return min(hits, key=lambda i: (not _interactive(elements[i]), _area(elements[i]), -i))
+    return None
+
+
+def _receiver(elements: list[dict[str, Any]], index: int) -> int | None:
+    """The element a tap on ``elements[index]`` lands on: itself, or the smallest interactive
+    element under its centre (a tap on a row's label goes to the row)."""
+    element = elements[index]
+    if _interactive(element):
+        return index
+    box = _bbox(element)
+    if box is None:
+        return None
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    under = [i for i, el in enumerate(elements) if _interactive(el) and _contains(el, cx, cy)]
+    return min(under, key=lambda i: (_area(elements[i]), -i)) if under else None
+
+
+def _android_focus(elements: list[dict[str, Any]], index: int) -> None:
+    for i, element in enumerate(elements):
+        if "is_focused" in element or i == index:
+            element["is_focused"] = i == index
+
+
+def _open_screen(world: dict[str, Any], elements: list[dict[str, Any]], app: str | None) -> None:
+    world["stack"].append({"screen": world["screen"], "app": world["app"]})
+    world["screen"], world["app"] = elements, app
+
+
+def _leave_app(world: dict[str, Any]) -> None:
+    if world["app"] is not None:
+        world["apps"][world["app"].casefold()] = world["screen"]
+
+
+def _android_apply(world: dict[str, Any], action: AndroidAction, context: dict[str, Any]) -> None:
+    kind = action.action_type
+    elements = world["screen"]
+    if kind in ("status", "answer", "wait"):
+        return
+    if kind in ("click", "double_tap", "long_press"):
+        target = _android_target(world, action)
+        receiver = None if target is None else _receiver(elements, target)
+        if receiver is None:  # a tap on nothing interactive changes nothing
+            return
+        element = elements[receiver]
+        if kind == "long_press":
+            raise Unknown(f"what a long press on {_label(element)!r} opens is not known offline")
+        if _checkable(element) and kind == "click":
+            radio = "RadioButton" in str(element.get("class_name"))
+            element["is_checked"] = True if radio else not element.get("is_checked", False)
+        elif _android_editable(element):
+            _android_focus(elements, receiver)
+        else:
+            screen = lookup(context.get("screens"), _label(element), fold=str.casefold)
+            if screen is None or kind != "click":
+                raise Unknown(
+                    f"what {kind} on {_label(element) or element.get('class_name')!r} opens is not known offline"
+                )
+            _leave_app(world)
+            _open_screen(world, _android_screen_text(screen, f"screen {_label(element)!r}"), _label(element))
+        return
+    if kind == "input_text":
+        target = _android_target(world, action)
+        if target is None:
+            focused = [i for i, el in enumerate(elements) if el.get("is_focused") and _android_editable(el)]
+            if not focused:
+                return  # no field has the focus: the keys go nowhere
+            target = focused[0]
+        element = elements[target]
+        if not _android_editable(element):
+            raise Unknown(f"{_label(element)!r} is not a text field; tapping it has an unknown effect")
+        old = element.get("text")
+        if action.clear_text or old is None or old == element.get("hint_text"):
+            old = ""
+        element["text"] = str(old) + (action.text or "")
+        _android_focus(elements, target)
+        return
+    if kind == "scroll":
+        if not any(el.get("is_scrollable") for el in elements):
+            return
+        raise Unknown("what a scroll reveals is not known offline")
+    if kind == "open_app":
+        name = (action.app_name or "").strip()
+        remembered = world["apps"].pop(name.casefold(), None)
+        screen = (
+            remembered if remembered is not None else lookup(context.get("screens"), name, fold=str.casefold)
+        )
+        if screen is None:
+            raise Unknown(f"the screens of {name} are not known offline (context['screens'] can supply them)")
+        _leave_app(world)
+        parsed = screen if isinstance(screen, list) else _android_screen_text(screen, f"screen {name!r}")
+        _open_screen(world, parsed, name)
+        return
+    if kind == "navigate_home":
+        if world["home"] is None:
+            raise Unknown("the home screen is not known offline (context['screens']['home'] can supply it)")
+        _leave_app(world)
+        world.update(screen=copy.deepcopy(world["home"]), app=None, stack=[])
+        return
+    if kind == "navigate_back" and world["stack"]:
+        previous = world["stack"].pop()
+        world["screen"], world["app"] = previous["screen"], previous["app"]
+        return
+    raise Unknown(f"what {kind} leads to is not known offline")
+
+
+def android_step(state: dict[str, Any], action: BaseModel, context: dict[str, Any]) -> OfflineResult:
+    """The offline android world's answer to an AndroidWorld JSON action."""
+    phone_action = AndroidAction.model_validate(action)
+    world = _android_world(state, context)
+    shown = json.dumps(phone_action.model_dump(mode="json", exclude_none=True), ensure_ascii=False)
+    world, meta, error = run_calls(world, [(shown, phone_action)], lambda w, a: _android_apply(w, a, context))
+    state[ANDROID_STATE_KEY] = world
+    if phone_action.action_type == "answer":
+        meta["offline_answer"] = phone_action.text
+    elif phone_action.action_type == "status":
+        meta["offline_goal_status"] = phone_action.goal_status
+    screen = render_android_screen(world["screen"])
+    text = screen if error is None else f"{error}\n{screen}".rstrip("\n")
+    return OfflineResult(text=text, is_error=error is not None, metadata=meta)

@@ -1,0 +1,74 @@
+"""The offline MCP world's step: a tool call checked, applied to the ledger and answered."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from ...domains.base import OfflineResult
+from ...tool_arguments import argument_checker
+from .ledger import apply, tool_index
+from .naming import classify_tool
+from .schema import seed_of
+from .shaping import remember, shape_result, value_at
+
+STATE_KEY = "mcp_world"
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def mcp_step(
+    state: dict[str, Any], tool_name: str, arguments: dict[str, Any] | None, context: dict[str, Any]
+) -> OfflineResult:
+    """Answer one ``tools/call`` from the session's ledger; never raises."""
+    try:
+        return _step(state, tool_name, arguments if isinstance(arguments, dict) else {}, context or {})
+    except Exception as exc:  # the world must answer something
+        return OfflineResult(
+            text=f"Error executing tool {tool_name}: {type(exc).__name__}: {exc}",
+            is_error=True,
+            metadata={"offline_internal_error": True},
+        )
+
+
+def _step(
+    state: dict[str, Any], name: str, arguments: dict[str, Any], context: dict[str, Any]
+) -> OfflineResult:
+    world = state.setdefault(STATE_KEY, {"calls": 0, "resources": {}})
+    world["calls"] += 1
+    turn = world["calls"]
+    tools = tool_index(context.get("tools"))
+    tool = tools.get(name) if tools is not None else None
+    if tools is not None and tool is None:
+        return OfflineResult(text=f"Unknown tool: {name}", is_error=True)
+    args = copy.deepcopy(arguments)
+    input_schema = tool.get("inputSchema") if tool else None
+    if isinstance(input_schema, dict):
+        checker = argument_checker(input_schema)
+        args = checker.coerce(args)  # the values the tool's function would get ("3" -> 3)
+        problem = checker.check(name, args)
+        if problem:
+            return OfflineResult(text=problem, is_error=True, metadata={"offline_invalid_arguments": True})
+
+    kind, resource, _ = classify_tool(name)
+    outcome = apply(world, name, args, tool, tools)
+    metadata: dict[str, Any] = {"offline_kind": kind or "other"}
+    if resource:
+        metadata["offline_resource"] = resource
+    if outcome.error:
+        return OfflineResult(text=outcome.error, is_error=True, metadata=metadata)
+
+    reads = kind in ("get", "list")
+    seed = seed_of(name, args, None if reads else turn)
+    out_schema = tool.get("outputSchema") if tool else None
+    if not isinstance(out_schema, dict) or not out_schema:
+        return OfflineResult(text=_dump(outcome.data), is_error=False, metadata=metadata)
+
+    structured, path = shape_result(out_schema, outcome, resource, seed, fresh=kind == "create")
+    if path is not None and resource in world["resources"]:
+        remember(world["resources"][resource], outcome, value_at(structured, path))
+    metadata["structured_content"] = structured
+    return OfflineResult(text=_dump(structured), is_error=False, metadata=metadata)

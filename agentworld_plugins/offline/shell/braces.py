@@ -1,0 +1,50 @@
+"""Brace expansion: a{b,c} and {1..3}."""
+
+from __future__ import annotations
+
+import re
+
+from .brackets import _match_closing
+from .parser import _unquoted
+
+
+def brace_expand(word: str, limit: int = 4096) -> list[str]:
+    """Bash brace expansion (``a{b,c}``, ``{1..3}``) of a raw word, quotes respected."""
+    n = len(word)
+    for i in _unquoted(word):
+        if word[i] == "{" and not (i > 0 and word[i - 1] == "$"):
+            commas: list[int] = []
+            end = _match_closing(word, i + 1, "{}", commas)
+            if end >= n:
+                return [word]
+            prefix, suffix = word[:i], word[end + 1 :]
+            if commas:
+                bounds = [i, *commas, end]
+                alts = [word[bounds[k] + 1 : bounds[k + 1]] for k in range(len(bounds) - 1)]
+                out: list[str] = []
+                for alt in alts:
+                    out.extend(brace_expand(prefix + alt + suffix, limit))
+                    if len(out) > limit:
+                        return [word]
+                return out
+            inner = word[i + 1 : end]
+            m = re.fullmatch(r"(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?", inner)
+            letters = re.fullmatch(r"([a-zA-Z])\.\.([a-zA-Z])", inner)
+            items: list[str] = []
+            if m:
+                a, b = int(m.group(1)), int(m.group(2))
+                step = abs(int(m.group(3))) if m.group(3) else 1
+                step = step or 1
+                width = max(len(m.group(1)), len(m.group(2))) if re.match(r"-?0\d", m.group(1) + "") else 0
+                rng = range(a, b + 1, step) if a <= b else range(a, b - 1, -step)
+                items = [str(x).zfill(width) if width else str(x) for x in rng]
+            elif letters:
+                a, b = ord(letters.group(1)), ord(letters.group(2))
+                rng = range(a, b + 1) if a <= b else range(a, b - 1, -1)
+                items = [chr(x) for x in rng]
+            if items and len(items) <= limit:
+                out = []
+                for item in items:
+                    out.extend(brace_expand(prefix + item + suffix, limit))
+                return out
+    return [word]

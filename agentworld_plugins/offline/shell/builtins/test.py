@@ -1,0 +1,176 @@
+"""test, [ and [[: file, string and integer tests."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ...vfs import DirNode, FileNode, FsError
+from ..arith import _arith_eval
+from ..patterns import glob_regex, posix_regex
+from ..registry import applet, builtin
+
+if TYPE_CHECKING:
+    from ..proc import _Proc
+
+
+class _TestError(Exception):
+    pass
+
+
+#: the binary operators of ``test`` (``[[`` adds ``=~``)
+_TEST_BINARY = frozenset(
+    ("=", "==", "!=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef")
+)
+
+
+def _test_eval(p: _Proc, args: list[str], double: bool) -> bool:
+    vm = p.vm
+    pos = 0
+
+    def peek(k: int = 0) -> str | None:
+        return args[pos + k] if pos + k < len(args) else None
+
+    def file_test(op: str, operand: str) -> bool:
+        path = vm.fs.normalize(operand, vm.cwd) if operand else ""
+        if not operand:
+            return False
+        if op in ("-L", "-h"):
+            return vm.fs.is_link(path)
+        try:
+            node = vm.fs.stat(path)
+        except FsError:
+            return False
+        if op == "-e" or op == "-a":
+            return True
+        if op == "-f":
+            return isinstance(node, FileNode)
+        if op == "-d":
+            return isinstance(node, DirNode)
+        if op == "-s":
+            return isinstance(node, DirNode) or (isinstance(node, FileNode) and node.size > 0)
+        if op in ("-r", "-w"):
+            return True
+        if op == "-x":
+            return bool(node.mode & 0o111)
+        return False
+
+    def integer(value: str) -> int:
+        try:
+            return int(value.strip())
+        except ValueError:
+            if double:
+                return _arith_eval(value, lambda v: vm.getvar(v) or "")
+            raise _TestError(f"{value}: integer expression expected") from None
+
+    def primary() -> bool:
+        nonlocal pos
+        tok = peek()
+        if tok is None:
+            raise _TestError("argument expected")
+        if tok == "!":
+            pos += 1
+            return not primary()
+        if tok == "(":
+            pos += 1
+            value = expr()
+            if peek() != ")":
+                raise _TestError("`)' expected")
+            pos += 1
+            return value
+        nxt = peek(1)
+        if (nxt in _TEST_BINARY or nxt == "=~") and peek(2) is not None:
+            left, op, right = tok, nxt, args[pos + 2]
+            pos += 3
+            if op in ("=", "=="):
+                return bool(glob_regex(right).match(left)) if double else left == right
+            if op == "!=":
+                return not glob_regex(right).match(left) if double else left != right
+            if op == "<":
+                return left < right
+            if op == ">":
+                return left > right
+            if op == "=~":
+                try:
+                    m = re.search(posix_regex(right, True), left)
+                except re.error:
+                    return False
+                if m:
+                    vm.vars["BASH_REMATCH"] = m.group(0)
+                return m is not None
+            if op in ("-nt", "-ot", "-ef"):
+                try:
+                    a = vm.fs.stat(vm.fs.normalize(left, vm.cwd)).mtime
+                    b = vm.fs.stat(vm.fs.normalize(right, vm.cwd)).mtime
+                except FsError:
+                    return False
+                return a > b if op == "-nt" else a < b if op == "-ot" else left == right
+            a, b = integer(left), integer(right)
+            return {"-eq": a == b, "-ne": a != b, "-lt": a < b, "-le": a <= b, "-gt": a > b, "-ge": a >= b}[
+                op
+            ]
+        if tok in ("-z", "-n") and nxt is not None:
+            pos += 2
+            return (len(nxt) == 0) if tok == "-z" else (len(nxt) > 0)
+        if re.fullmatch(r"-[efdsrwxLhab]", tok) and nxt is not None:
+            pos += 2
+            return file_test(tok, nxt)
+        pos += 1
+        return tok != ""
+
+    def chain(operand: Callable[[], bool], ops: tuple[str, str], either: bool) -> bool:
+        """``operand`` joined by ``ops`` (every operand is evaluated, as by the tests)."""
+        nonlocal pos
+        value = operand()
+        while peek() in ops:
+            pos += 1
+            right = operand()
+            value = (value or right) if either else (value and right)
+        return value
+
+    def conj() -> bool:
+        return chain(primary, ("-a", "&&"), either=False)
+
+    def expr() -> bool:
+        return chain(conj, ("-o", "||"), either=True)
+
+    unary = re.compile(r"-[efdsrwxLhabcgkpstuOGNSzn]")
+    if not double:
+        if not args:
+            return False
+        if len(args) == 1:
+            return args[0] != ""
+        if len(args) == 2:
+            if args[0] == "!":
+                return args[1] == ""
+            if not unary.fullmatch(args[0]):
+                raise _TestError(f"{args[0]}: unary operator expected")
+        three_ok = args[1] in _TEST_BINARY or args[1] in ("-a", "-o") or args[0] in ("!", "(")
+        if len(args) == 3 and not three_ok:
+            raise _TestError(f"{args[1]}: binary operator expected")
+    if not args:
+        return False
+    result = expr()
+    if pos != len(args):
+        raise _TestError("too many arguments")
+    return result
+
+
+@builtin("test", "[", "[[")
+@applet("test", "[")
+def _b_test(p: _Proc) -> int:
+    args = list(p.args)
+    name = p.name
+    double = name == "[["
+    if name == "[" or double:
+        closing = "]" if name == "[" else "]]"
+        if not args or args[-1] != closing:
+            p.shell_err(f"{name}: missing `{closing}'")
+            return 2
+        args = args[:-1]
+    try:
+        return 0 if _test_eval(p, args, double) else 1
+    except _TestError as exc:
+        p.shell_err(f"{name}: {exc}")
+        return 2

@@ -1,0 +1,178 @@
+"""Builtins over variables: export, unset, read, set, shift, local, declare, let."""
+
+from __future__ import annotations
+
+import re
+
+from ..arith import _arith_eval
+from ..errors import _UsageError
+from ..getopt import _getopt
+from ..names import _valid_name
+from ..proc import _Proc
+from ..quoting import _SAFE_NAME
+from ..registry import builtin
+
+
+@builtin("export")
+def _b_export(p: _Proc) -> int:
+    vm = p.vm
+    args = [a for a in p.args if a not in ("-n", "-f")]
+    if not args or args == ["-p"]:
+        for name in sorted(vm.exported):
+            if name in vm.vars:
+                value = vm.vars[name].replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$")
+                p.out(f'declare -x {name}="{value}"\n')
+            else:
+                p.out(f"declare -x {name}\n")
+        return 0
+    status = 0
+    for a in args:
+        name, eq, value = a.partition("=")
+        append = name.endswith("+")
+        if append:
+            name = name[:-1]
+        if not _valid_name(name):
+            p.shell_err(f"export: `{a}': not a valid identifier")
+            status = 1
+            continue
+        if "-n" in p.args:
+            vm.exported.discard(name)
+            continue
+        if eq:
+            vm._assign(name, value, append)
+        vm.exported.add(name)
+    return status
+
+
+@builtin("unset")
+def _b_unset(p: _Proc) -> int:
+    vm = p.vm
+    functions = "-f" in p.args
+    status = 0
+    for name in p.args:
+        if name in ("-f", "-v"):
+            continue
+        if not _valid_name(name):
+            p.shell_err(f"unset: `{name}': not a valid identifier")
+            status = 1
+            continue
+        if functions:
+            vm.functions.pop(name, None)
+        elif name in vm.vars:
+            vm.vars.pop(name, None)
+            vm.exported.discard(name)
+        else:
+            vm.functions.pop(name, None)
+    return status
+
+
+@builtin("read")
+def _b_read(p: _Proc) -> int:
+    try:
+        opts, names = _getopt(p.args, "rsa:p:n:d:t:u:", status=2)
+    except _UsageError as exc:
+        p.shell_err(f"read: {exc.message}")
+        return 2
+    line = p.ctx.stdin.readline()
+    if line is None:
+        for name in names or ["REPLY"]:
+            p.vm.vars[name] = ""
+        return 1
+    complete = line.endswith("\n")
+    line = line[:-1] if complete else line
+    if "r" not in opts:
+        while line.endswith("\\") and complete:
+            more = p.ctx.stdin.readline()
+            if more is None:
+                break
+            complete = more.endswith("\n")
+            line = line[:-1] + (more[:-1] if complete else more)
+        line = re.sub(r"\\(.)", r"\1", line)
+    if not names:
+        p.vm.vars["REPLY"] = line
+        return 0 if complete else 1
+    ifs = p.vm.vars.get("IFS", " \t\n")
+    stripped = line.strip(ifs) if ifs else line
+    if len(names) == 1 or not ifs:
+        values = [stripped]
+    else:
+        values = re.split("[" + re.escape(ifs) + "]+", stripped, maxsplit=len(names) - 1) if stripped else []
+    for k, name in enumerate(names):
+        p.vm.vars[name] = values[k] if k < len(values) else ""
+    return 0 if complete else 1
+
+
+@builtin("set")
+def _b_set(p: _Proc) -> int:
+    vm = p.vm
+    if not p.args:
+        for name in sorted(vm.vars):
+            value = vm.vars[name]
+            shown = value if _SAFE_NAME.fullmatch(value or "x") else "'" + value.replace("'", "'\\''") + "'"
+            p.out(f"{name}={shown}\n")
+        return 0
+    if "--" in p.args:
+        vm.positional = p.args[p.args.index("--") + 1 :]
+    return 0
+
+
+@builtin("shift")
+def _b_shift(p: _Proc) -> int:
+    n = int(p.args[0]) if p.args and p.args[0].isdigit() else 1
+    if n > len(p.vm.positional):
+        return 1
+    p.vm.positional = p.vm.positional[n:]
+    return 0
+
+
+@builtin("local")
+def _b_local(p: _Proc) -> int:
+    vm = p.vm
+    if not vm._locals:
+        p.shell_err(f"{p.name}: can only be used in a function")
+        return 1
+    frame = vm._locals[-1]
+    for a in p.args:
+        if a.startswith("-"):
+            continue
+        name, eq, value = a.partition("=")
+        if name not in frame:
+            frame[name] = vm.vars.get(name)
+        vm.vars[name] = value if eq else vm.vars.get(name, "")
+    return 0
+
+
+@builtin("declare", "typeset", "readonly")
+def _b_declare(p: _Proc) -> int:
+    vm = p.vm
+    export = any(a.startswith("-") and "x" in a for a in p.args)
+    names = [a for a in p.args if not a.startswith(("-", "+"))]
+    if not names:
+        return _b_export(p) if export else _b_set(_Proc(vm, "set", [], p.ctx))
+    for a in names:
+        name, eq, value = a.partition("=")
+        if not _valid_name(name):
+            p.shell_err(f"{p.name}: `{a}': not a valid identifier")
+            return 1
+        if vm._locals and p.name in ("declare", "typeset") and name not in vm._locals[-1]:
+            vm._locals[-1][name] = vm.vars.get(name)
+        if eq:
+            vm.vars[name] = value
+        else:
+            vm.vars.setdefault(name, "")
+        if export:
+            vm.exported.add(name)
+    return 0
+
+
+@builtin("let")
+def _b_let(p: _Proc) -> int:
+    value = 0
+    for expr in p.args:
+        name, eq, rhs = expr.partition("=")
+        if eq and _valid_name(name.strip()) and not rhs.startswith("="):
+            value = _arith_eval(rhs, lambda v: p.vm.getvar(v) or "")
+            p.vm.vars[name.strip()] = str(value)
+        else:
+            value = _arith_eval(expr, lambda v: p.vm.getvar(v) or "")
+    return 0 if value else 1

@@ -1,0 +1,93 @@
+"""Disk and memory reports: du, df, free."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ...vfs import DirNode, Node
+from ..applet_io import _join
+from ..fileinfo import _blocks, human_size
+from ..getopt import _getopt, _last
+from ..registry import applet
+
+if TYPE_CHECKING:
+    from ..proc import _Proc
+
+
+@applet("du")
+def _u_du(p: _Proc) -> int:
+    opts, names = _getopt(
+        p.args,
+        "shacd:",
+        {"summarize": "s", "human-readable": "h", "all": "a", "total": "c", "max-depth=": "d"},
+    )
+    status = 0
+    grand = 0
+    depth_opt = _last(opts, "d")
+    maxdepth = int(depth_opt) if depth_opt is not None else None
+    lines: list[str] = []
+
+    def fmt(kb: int) -> str:
+        return human_size(kb * 1024) if "h" in opts else str(kb)
+
+    def walk(shown: str, n: Node, depth: int) -> int:
+        if not isinstance(n, DirNode):
+            kb = _blocks(n)
+            if "a" in opts and depth > 0 and (maxdepth is None or depth <= maxdepth):
+                lines.append(f"{fmt(kb)}\t{shown}")
+            return kb
+        total = 4
+        for child_name in sorted(n.children):
+            total += walk(_join(shown, child_name), n.children[child_name], depth + 1)
+        if "s" not in opts and (maxdepth is None or depth <= maxdepth):
+            lines.append(f"{fmt(total)}\t{shown}")
+        return total
+
+    for name in names or ["."]:
+        node = p.node(name)
+        if node is None:
+            status = 1
+            continue
+        lines.clear()
+        total = walk(name, node, 0)
+        if "s" in opts:
+            lines.append(f"{fmt(total)}\t{name}")
+        grand += total
+        p.out("".join(line + "\n" for line in lines))
+    if "c" in opts:
+        p.out(f"{fmt(grand)}\ttotal\n")
+    return status
+
+
+def _fixed_report(plain: str, human: str) -> Callable[[_Proc], int]:
+    """A program that prints a fixed report (``human`` with ``-h``)."""
+
+    def run(p: _Proc) -> int:
+        p.out(human if "-h" in p.args else plain)
+        return 0
+
+    return run
+
+
+_u_df = _fixed_report(
+    "Filesystem     1K-blocks     Used Available Use% Mounted on\n"
+    "overlay         61255492 12047352  46066948  21% /\n"
+    "tmpfs              65536        0     65536   0% /dev\n",
+    "Filesystem      Size  Used Avail Use% Mounted on\n"
+    "overlay          59G   12G   45G  21% /\n"
+    "tmpfs            64M     0   64M   0% /dev\n",
+)
+applet("df")(_u_df)
+
+
+_FREE_HEADER = "               total        used        free      shared  buff/cache   available\n"
+
+
+_u_free = _fixed_report(
+    _FREE_HEADER + "Mem:        16303292     1258796    12830480        4096     2214016    15044496\n"
+    "Swap:              0           0           0\n",
+    _FREE_HEADER + "Mem:            15Gi       1.2Gi        12Gi       4.0Mi       2.1Gi        14Gi\n"
+    "Swap:             0B          0B          0B\n",
+)
+applet("free")(_u_free)

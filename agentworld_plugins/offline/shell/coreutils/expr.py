@@ -1,0 +1,66 @@
+"""expr and yes."""
+
+from __future__ import annotations
+
+import operator
+import re
+from typing import TYPE_CHECKING, Any
+
+from ..arith import _c_div
+from ..registry import applet
+
+if TYPE_CHECKING:
+    from ..proc import _Proc
+
+
+@applet("expr")
+def _u_expr(p: _Proc) -> int:
+    args = p.args
+    try:
+        if len(args) == 3 and args[1] in ("+", "-", "*", "/", "%"):
+            a, b = int(args[0]), int(args[2])
+            if args[1] in "/%" and b == 0:
+                p.err("division by zero")
+                return 2
+            value = {
+                "+": a + b,
+                "-": a - b,
+                "*": a * b,
+                "/": _c_div(a, b) if b else 0,
+                "%": a - _c_div(a, b) * b if b else 0,
+            }[args[1]]
+        elif len(args) == 3 and args[1] in ("=", "!=", "<", ">", "<=", ">="):
+            a2: Any = args[0]
+            b2: Any = args[2]
+            if re.fullmatch(r"-?\d+", a2) and re.fullmatch(r"-?\d+", b2):
+                a2, b2 = int(a2), int(b2)
+            ops = {
+                "=": operator.eq,
+                "!=": operator.ne,
+                "<": operator.lt,
+                ">": operator.gt,
+                "<=": operator.le,
+                ">=": operator.ge,
+            }
+            value = int(ops[args[1]](a2, b2))
+        elif len(args) == 2 and args[0] == "length":
+            value = len(args[1])
+        elif len(args) == 1:
+            p.out(args[0] + "\n")
+            return 0 if args[0] not in ("", "0") else 1
+        else:
+            p.unknown()
+            return 0
+    except ValueError:
+        p.err("non-integer argument")
+        return 2
+    p.out(f"{value}\n")
+    return 0 if value else 1
+
+
+@applet("yes")
+def _u_yes(p: _Proc) -> int:
+    text = " ".join(p.args) or "y"
+    p.out((text + "\n") * 1000)
+    p.unknown()
+    return 0

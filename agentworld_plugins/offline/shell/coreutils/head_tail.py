@@ -1,0 +1,91 @@
+"""head and tail."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from ...vfs import FsError
+from ..applet_io import _count_arg, _InvalidCount
+from ..getopt import _getopt, _last
+from ..quoting import quote_always
+from ..registry import applet
+
+if TYPE_CHECKING:
+    from ..proc import _Proc
+
+
+def _head_tail_args(args: list[str]) -> list[str]:
+    """``head -5`` is ``head -n 5`` (only where an option may stand, not as -n's value)."""
+    out: list[str] = []
+    for a in args:
+        takes_value = bool(out) and out[-1] in ("-n", "-c", "--lines", "--bytes")
+        if re.fullmatch(r"-\d+", a) and not takes_value:
+            out += ["-n", a[1:]]
+        else:
+            out.append(a)
+    return out
+
+
+@applet("head")
+def _u_head(p: _Proc) -> int:
+    return _head_or_tail(p, tail=False)
+
+
+@applet("tail")
+def _u_tail(p: _Proc) -> int:
+    return _head_or_tail(p, tail=True)
+
+
+def _head_or_tail(p: _Proc, tail: bool) -> int:
+    """``head`` (the first N lines or bytes) or ``tail`` (the last N; ``+N``: from the Nth on)."""
+    longs: dict[str, str | None] = {"lines=": "n", "bytes=": "c", "quiet": "q", "silent": "q", "verbose": "v"}
+    if tail:
+        longs.update({"follow": "f", "follow=": "f"})
+    opts, files = _getopt(_head_tail_args(p.args), "n:c:qvfF" if tail else "n:c:qv", longs)
+    bytes_mode = "c" in opts
+    raw = (_last(opts, "c", "0") or "0") if bytes_mode else (_last(opts, "n", "10") or "10")
+    from_start = tail and raw.startswith("+")
+    try:
+        n = _count_arg(p, raw.lstrip("+") if tail else raw, "bytes" if bytes_mode else "lines")
+    except _InvalidCount:
+        return 1
+    if tail:
+        n = abs(n)
+
+    def pick(items: Any) -> Any:
+        if not tail:
+            return items[:n]
+        if from_start:
+            return items[max(n - 1, 0) :]
+        return items[-n:] if n else items[:0]
+
+    files = files or ["-"]
+    headers = ("v" in opts or len(files) > 1) and "q" not in opts
+    status = 0
+    first = True
+    for name in files:
+        try:
+            if name != "-" and p.fs.is_dir(p.path(name)):
+                raise FsError("EISDIR", name)
+            text = p.read(name)
+        except FsError as exc:
+            if exc.code == "EISDIR":
+                if headers and not tail:
+                    p.out(("" if first else "\n") + f"==> {name} <==\n")
+                    first = False
+                p.err(f"error reading {quote_always(name)}: Is a directory")
+            else:
+                p.err(f"cannot open {quote_always(name)} for reading: {exc.strerror}")
+            status = 1
+            continue
+        if headers:
+            p.out(("" if first else "\n") + f"==> {'standard input' if name == '-' else name} <==\n")
+        first = False
+        if bytes_mode:
+            p.out(pick(text.encode("utf-8", "surrogateescape")).decode("utf-8", "surrogateescape"))
+        else:
+            p.out("".join(pick(text.splitlines(keepends=True))))
+    if "f" in opts or "F" in opts:
+        p.unknown()
+    return status

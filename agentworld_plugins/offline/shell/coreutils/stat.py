@@ -1,0 +1,80 @@
+"""stat."""
+
+from __future__ import annotations
+
+import functools
+import re
+import time
+import zlib
+from typing import TYPE_CHECKING
+
+from ...vfs import DirNode, LinkNode, mode_string
+from ..errors import _UsageError
+from ..fileinfo import _blocks, _nlink
+from ..getopt import _getopt, _last
+from ..registry import applet
+
+if TYPE_CHECKING:
+    from ..proc import _Proc
+
+
+def _stat_field(values: dict[str, str], m: re.Match[str]) -> str:
+    return "%" if m.group(1) == "%" else values.get(m.group(1), "?")
+
+
+@applet("stat")
+def _u_stat(p: _Proc) -> int:
+    opts, names = _getopt(p.args, "c:L", {"format=": "c", "dereference": "L", "printf=": "c"})
+    if not names:
+        raise _UsageError("missing operand")
+    fmt = _last(opts, "c")
+    status = 0
+    for name in names:
+        path = p.path(name)
+        node = p.node(name, "cannot statx {}: {}", follow="L" in opts)
+        if node is None:
+            status = 1
+            continue
+        size = getattr(node, "size", 0)
+        kind = (
+            "directory"
+            if isinstance(node, DirNode)
+            else "symbolic link"
+            if isinstance(node, LinkNode)
+            else ("regular empty file" if size == 0 else "regular file")
+        )
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(node.mtime)) + ".000000000 +0000"
+        if fmt is not None:
+            values = {
+                "s": str(size),
+                "n": name,
+                "a": f"{node.mode & 0o7777:o}",
+                "A": mode_string(node),
+                "F": kind,
+                "U": "root",
+                "G": "root",
+                "u": "0",
+                "g": "0",
+                "Y": str(node.mtime),
+                "y": when,
+                "h": str(_nlink(node)),
+                "i": "1",
+            }
+            p.out(
+                re.sub(
+                    r"%([a-zA-Z%])",
+                    functools.partial(_stat_field, values),
+                    fmt,
+                )
+                + "\n"
+            )
+            continue
+        shown = f"{name} -> {node.target}" if isinstance(node, LinkNode) else name
+        p.out(
+            f"  File: {shown}\n"
+            f"  Size: {size:<15} Blocks: {_blocks(node) * 2:<10} IO Block: 4096   {kind}\n"
+            f"Device: 0,54\tInode: {zlib.crc32(path.encode()) % 900000 + 100000:<11} Links: {_nlink(node)}\n"
+            f"Access: ({node.mode & 0o7777:04o}/{mode_string(node)})  Uid: (    0/    root)   Gid: (    0/    root)\n"
+            f"Access: {when}\nModify: {when}\nChange: {when}\n Birth: {when}\n"
+        )
+    return status

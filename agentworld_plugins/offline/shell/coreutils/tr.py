@@ -1,0 +1,109 @@
+"""tr."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..errors import _UsageError
+from ..getopt import _getopt
+from ..quoting import quote_always
+from ..registry import applet
+
+if TYPE_CHECKING:
+    from ..proc import _Proc
+
+
+def _tr_set(spec: str) -> list[str]:
+    out: list[str] = []
+    i = 0
+    n = len(spec)
+    while i < n:
+        if spec.startswith("[:", i):
+            end = spec.find(":]", i)
+            if end > 0:
+                name = spec[i + 2 : end]
+                ranges = {
+                    "lower": "abcdefghijklmnopqrstuvwxyz",
+                    "upper": "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+                    "digit": "0123456789",
+                    "space": " \t\n\r\f\v",
+                    "blank": " \t",
+                    "alpha": "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+                    "alnum": "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+                    "punct": "".join(chr(c) for c in range(33, 127) if not chr(c).isalnum()),
+                    "xdigit": "0123456789ABCDEFabcdef",
+                }
+                out.extend(ranges.get(name, ""))
+                i = end + 2
+                continue
+        c = spec[i]
+        if c == "\\" and i + 1 < n:
+            d = spec[i + 1]
+            c = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "f": "\f", "v": "\v", "a": "\a", "b": "\b"}.get(
+                d, d
+            )
+            i += 2
+        else:
+            i += 1
+        if i + 1 < n and spec[i] == "-":
+            hi = spec[i + 1]
+            if hi == "\\" and i + 2 < n:
+                hi = spec[i + 2]
+                i += 1
+            out.extend(chr(x) for x in range(ord(c), ord(hi) + 1))
+            i += 2
+            continue
+        out.append(c)
+    return out
+
+
+@applet("tr")
+def _u_tr(p: _Proc) -> int:
+    opts, sets = _getopt(p.args, "dscCt", {"delete": "d", "squeeze-repeats": "s", "complement": "c"})
+    if not sets:
+        raise _UsageError("missing operand")
+    delete = "d" in opts
+    squeeze = "s" in opts
+    if not delete and not squeeze and len(sets) < 2:
+        raise _UsageError(
+            f"missing operand after {quote_always(sets[0])}\nTwo strings must be given when translating."
+        )
+    text = p.stdin()
+    set1 = _tr_set(sets[0])
+    complement = "c" in opts or "C" in opts
+    member1 = set(set1)
+
+    def in1(ch: str) -> bool:
+        return (ch not in member1) if complement else (ch in member1)
+
+    if delete:
+        text = "".join(ch for ch in text if not in1(ch))
+        if squeeze and len(sets) > 1:
+            text = _squeeze(text, set(_tr_set(sets[1])))
+        p.out(text)
+        return 0
+    if len(sets) >= 2:
+        set2 = _tr_set(sets[1])
+        if complement:
+            last = set2[-1] if set2 else ""
+            text = "".join(last if in1(ch) else ch for ch in text)
+        else:
+            if set2 and len(set2) < len(set1):
+                set2 = set2 + [set2[-1]] * (len(set1) - len(set2))
+            table = {a: b for a, b in zip(set1, set2)}
+            text = "".join(table.get(ch, ch) for ch in text)
+        if squeeze:
+            text = _squeeze(text, set(set2))
+    elif squeeze:
+        text = _squeeze(text, member1) if not complement else "".join(text)
+    p.out(text)
+    return 0
+
+
+def _squeeze(text: str, chars: set[str]) -> str:
+    out: list[str] = []
+    for ch in text:
+        if out and out[-1] == ch and ch in chars:
+            continue
+        out.append(ch)
+    return "".join(out)

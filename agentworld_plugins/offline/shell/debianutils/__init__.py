@@ -1,0 +1,7 @@
+"""which (importing registers it)."""
+
+from __future__ import annotations
+
+from . import which
+
+__all__ = ["which"]

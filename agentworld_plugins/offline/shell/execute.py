@@ -1,0 +1,266 @@
+"""Running parsed nodes: lists, pipelines, compound commands, loops, simple commands."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .constants import STEP_BUDGET
+from .errors import _AbortLine, _BudgetExceeded, _ExpansionError, _LoopControl, _Unsupported
+from .proc import _Capture, _Input
+from .state import MachineState
+
+if TYPE_CHECKING:
+    from .proc import _Ctx, _Sink
+
+
+class ExecuteMixin(MachineState):
+    """Running parsed nodes: lists, pipelines, compound commands, loops, simple commands.
+
+    One part of :class:`~.machine.VirtualMachine`, which holds the state these methods use.
+    """
+
+    def _step(self) -> None:
+        """Count one step against the budget of a ``run`` (runaway loops end here)."""
+        self._steps += 1
+        if self._steps > STEP_BUDGET:
+            raise _BudgetExceeded()
+
+    def _exec(self, node: Any, ctx: _Ctx) -> int:
+        self._step()
+        kind = node.kind
+        if kind == "command":
+            return self._exec_command(node, ctx)
+        if kind == "list":
+            return self._exec_list(node.parts, ctx)
+        if kind == "pipeline":
+            return self._exec_pipeline(node, ctx)
+        if kind == "compound":
+            return self._exec_compound(node, ctx)
+        if kind == "function":
+            name = next(p.word for p in node.parts if p.kind == "word")
+            body = [p for p in node.parts if p.kind == "compound"]
+            if body:
+                self.functions[name] = (body[-1], ctx.src)
+            return 0
+        if kind in ("if", "for", "while", "until"):
+            return self._exec_flow(node, ctx)
+        if kind == "reservedword" or kind == "operator":
+            return self.last_status
+        raise _Unsupported(kind)
+
+    def _exec_list(self, parts: list[Any], ctx: _Ctx) -> int:
+        status = 0
+        op = None
+        for part in parts:
+            if part.kind == "operator":
+                op = part.op
+                continue
+            if part.kind == "reservedword":
+                continue
+            if (op == "&&" and status != 0) or (op == "||" and status == 0):
+                continue
+            status = self._exec(part, ctx)
+            self.last_status = status
+        return status
+
+    def _exec_pipeline(self, node: Any, ctx: _Ctx) -> int:
+        negate = False
+        commands: list[Any] = []
+        pipes: list[str] = []
+        for part in node.parts:
+            if part.kind == "reservedword" and part.word == "!":
+                negate = not negate
+            elif part.kind == "pipe":
+                pipes.append(part.pipe)
+            else:
+                commands.append(part)
+        stdin = ctx.stdin
+        status = 0
+        for i, command in enumerate(commands):
+            last = i == len(commands) - 1
+            out: _Sink = ctx.out if last else _Capture()
+            err = out if (not last and i < len(pipes) and pipes[i] == "|&") else ctx.err
+            sub = ctx.with_(stdin=stdin, out=out, err=err)
+            if len(commands) > 1:
+                status = self._subshell(lambda c=command, s=sub: self._exec(c, s))  # type: ignore[misc]
+            else:
+                status = self._exec(command, sub)
+            if not last:
+                assert isinstance(out, _Capture)
+                stdin = _Input(out.text)
+        if negate:
+            status = 0 if status else 1
+        return status
+
+    def _exec_compound(self, node: Any, ctx: _Ctx) -> int:
+        try:
+            ctx = self._apply_redirects(getattr(node, "redirects", []) or [], ctx)
+        except _ExpansionError as exc:
+            self._complain(ctx, exc.message)
+            return exc.status
+        items = node.list
+        inner = [p for p in items if p.kind != "reservedword"]
+
+        def run_items() -> int:
+            return self._run_nodes(inner, ctx)
+
+        if items and items[0].kind == "reservedword" and items[0].word == "(":
+            return self._subshell(run_items)
+        return run_items()
+
+    def _groups(self, node: Any) -> list[tuple[str, list[Any]]]:
+        groups: list[tuple[str, list[Any]]] = []
+        for part in node.parts:
+            if part.kind == "reservedword" and part.word not in (";", "\n"):
+                groups.append((part.word, []))
+            elif groups and part.kind != "reservedword":
+                groups[-1][1].append(part)
+        return groups
+
+    def _run_nodes(self, nodes: list[Any], ctx: _Ctx) -> int:
+        status = 0
+        for n in nodes:
+            status = self._exec(n, ctx)
+            self.last_status = status
+        return status
+
+    def _exec_flow(self, node: Any, ctx: _Ctx) -> int:
+        if node.kind == "if":
+            return self._exec_flow_inner(node, ctx)
+        self._loop_depth += 1
+        try:
+            return self._exec_flow_inner(node, ctx)
+        finally:
+            self._loop_depth -= 1
+
+    def _exec_flow_inner(self, node: Any, ctx: _Ctx) -> int:
+        groups = self._groups(node)
+        kind = node.kind
+        if kind == "if":
+            i = 0
+            while i < len(groups):
+                word, nodes = groups[i]
+                if word in ("if", "elif"):
+                    cond = self._run_nodes(nodes, ctx)
+                    if cond == 0:
+                        return self._run_nodes(groups[i + 1][1], ctx)
+                    i += 2
+                    continue
+                if word == "else":
+                    return self._run_nodes(nodes, ctx)
+                i += 1
+            return 0
+        if kind == "for":
+            var = node.parts[1].word
+            items: list[str] = []
+            if any(g[0] == "in" for g in groups):
+                for w in dict(groups).get("in", []):
+                    if w.kind == "word":
+                        items.extend(self._expand_word(w, ctx))
+            else:
+                items = list(self.positional)
+            body = dict(groups).get("do", [])
+            status = 0
+            for item in items:
+                self.vars[var] = item
+                status, stop = self._loop_body(body, ctx, status)
+                if stop:
+                    break
+            return status
+        # while / until
+        cond_nodes = groups[0][1]
+        body = dict(groups).get("do", [])
+        status = 0
+        while True:
+            self._step()
+            c = self._run_nodes(cond_nodes, ctx)
+            if (c == 0) != (kind == "while"):
+                break
+            status, stop = self._loop_body(body, ctx, status)
+            if stop:
+                break
+        return status
+
+    def _loop_body(self, body: list[Any], ctx: _Ctx, status: int) -> tuple[int, bool]:
+        """Run a loop's body once: its status (``status`` where ``break``/``continue`` cut it
+        short) and whether the loop ends here. Outer loops' ``break N``/``continue N`` pass on."""
+        try:
+            return self._run_nodes(body, ctx), False
+        except _LoopControl as lc:
+            if lc.levels > 1:
+                lc.levels -= 1
+                raise
+            return status, lc.is_break
+
+    def _exec_command(self, node: Any, ctx: _Ctx) -> int:
+        self._lineno = ctx.src.text.count("\n", 0, node.pos[0]) + 1
+        assigns = [p for p in node.parts if p.kind == "assignment"]
+        words = [p for p in node.parts if p.kind == "word"]
+        redirects = [p for p in node.parts if p.kind == "redirect"]
+        src = ctx.src.text
+        if words and self.interactive and self.aliases:
+            first = src[words[0].pos[0] : words[0].pos[1]]
+            if first in self.aliases and first not in self._expanding_aliases:
+                rest = src[words[0].pos[1] : node.pos[1]]
+                prefix = "".join(src[a.pos[0] : a.pos[1]] + " " for a in assigns)
+                self._expanding_aliases.add(first)
+                try:
+                    return self._run_status(prefix + self.aliases[first] + rest, ctx)
+                finally:
+                    self._expanding_aliases.discard(first)
+        self._subst_status = None
+        try:
+            argv: list[str] = []
+            for w in words:
+                argv.extend(self._expand_word(w, ctx))
+            values = [self._expand_assignment(a, ctx) for a in assigns]
+        except _ExpansionError as exc:
+            self._complain(ctx, exc.message)
+            if exc.fatal:
+                raise _AbortLine(exc.status) from None
+            return exc.status
+        subst_status = self._subst_status
+        try:
+            rctx = self._apply_redirects(redirects, ctx)
+        except _ExpansionError as exc:
+            self._complain(ctx, exc.message)
+            return exc.status
+        if not argv:
+            for name, value, append in values:
+                self._assign(name, value, append)
+            return subst_status if subst_status is not None else 0
+        saved: list[tuple[str, str | None, bool]] = []
+        for name, value, append in values:
+            saved.append((name, self.vars.get(name), name in self.exported))
+            self._assign(name, value, append)
+            self.exported.add(name)
+        try:
+            return self._invoke(argv, rctx)
+        finally:
+            for name, old, was_exported in reversed(saved):
+                self._put_back(name, old)
+                if not was_exported:
+                    self.exported.discard(name)
+
+    def _put_back(self, name: str, old: str | None) -> None:
+        """Give a variable back a value it had (None: it was unset)."""
+        if old is None:
+            self.vars.pop(name, None)
+        else:
+            self.vars[name] = old
+
+    def _assign(self, name: str, value: str, append: bool = False) -> None:
+        if name in ("PWD",):
+            self.vars[name] = value
+            return
+        self.vars[name] = self.vars.get(name, "") + value if append else value
+
+    def _expand_assignment(self, node: Any, ctx: _Ctx) -> tuple[str, str, bool]:
+        raw = ctx.src.text[node.pos[0] : node.pos[1]]
+        name, _, value = raw.partition("=")
+        append = name.endswith("+")
+        if append:
+            name = name[:-1]
+        offset = node.pos[0] + len(raw) - len(value)
+        segs = self._segments(value, ctx, offset, self._subst_index(node), assign=True)
+        return name, "".join(t for t, _ in segs), append

@@ -1,0 +1,325 @@
+"""Word expansion: quotes, $-expansions, command substitution, field splitting and globbing."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable
+from typing import Any
+
+from ..vfs import FsError
+from .applet_io import _join
+from .braces import brace_expand
+from .brackets import _match_brace, _match_paren
+from .errors import _Unsupported
+from .escapes import _ansi_c
+from .names import _NAME
+from .parser import _match_double_paren, _Source
+from .patterns import _escape_glob, _unescape_glob, glob_regex, has_glob
+from .proc import _Capture, _Ctx, _Input, _Null
+from .state import MachineState
+
+
+class ExpandMixin(MachineState):
+    """Word expansion: quoting, $-expansions, command substitution, splitting, globbing.
+
+    One part of :class:`~.machine.VirtualMachine`, which holds the state these methods use.
+    """
+
+    def _subst_index(self, node: Any) -> dict[int, Any]:
+        index: dict[int, Any] = {}
+        for part in getattr(node, "parts", None) or []:
+            if part.kind == "commandsubstitution":
+                index[part.pos[0]] = part
+        return index
+
+    def _expand_word(self, node: Any, ctx: _Ctx) -> list[str]:
+        if any(part.kind == "processsubstitution" for part in getattr(node, "parts", None) or []):
+            raise _Unsupported("process substitution")
+        raw = ctx.src.text[node.pos[0] : node.pos[1]]
+        if raw in ('"$@"', '"${@}"'):
+            return list(self.positional)
+        variants = brace_expand(raw) if "{" in raw else [raw]
+        if len(variants) == 1:
+            segs = self._segments(raw, ctx, node.pos[0], self._subst_index(node))
+            return self._fields(segs)
+        fields: list[str] = []
+        for v in variants:
+            fields.extend(self._fields(self._segments(v, ctx, None, {})))
+        return fields
+
+    def expand_text(self, text: str, ctx: _Ctx | None = None) -> str:
+        """Expand ``text`` like a double-quoted word (no splitting, no globbing)."""
+        ctx = ctx or _Ctx(_Input(), _Null(), _Null(), _Source("", set(), {}))
+        return "".join(t for t, _ in self._segments(text, ctx, None, {}))
+
+    def _fields(self, segs: list[tuple[str, int]]) -> list[str]:
+        ifs = self.vars.get("IFS", " \t\n")
+        fields: list[list[tuple[str, bool]]] = []
+        cur: list[tuple[str, bool]] = []
+        started = False
+        for text, kind in segs:
+            if kind == _EXP:
+                if not text:
+                    continue
+                if not ifs:
+                    cur.append((text, True))
+                    started = True
+                    continue
+                pieces = re.split("[" + re.escape(ifs) + "]+", text)
+                for k, piece in enumerate(pieces):
+                    if k > 0 and started:
+                        fields.append(cur)
+                        cur = []
+                        started = False
+                    if piece:
+                        cur.append((piece, True))
+                        started = True
+            else:
+                cur.append((text, kind == _LIT))
+                started = True
+        if started:
+            fields.append(cur)
+        result: list[str] = []
+        for chunks in fields:
+            literal = "".join(t for t, _ in chunks)
+            if any(g and any(ch in t for ch in "*?[") for t, g in chunks):
+                pattern = "".join(t if g else _escape_glob(t) for t, g in chunks)
+                if has_glob(pattern):
+                    matches = self.glob(pattern)
+                    if matches:
+                        result.extend(matches)
+                        continue
+            result.append(literal)
+        return result
+
+    def glob(self, pattern: str) -> list[str]:
+        """Pathname expansion of ``pattern`` against the virtual filesystem (sorted)."""
+        absolute = pattern.startswith("/")
+        trailing = pattern.endswith("/")
+        comps = [c for c in pattern.split("/") if c]
+        results: list[tuple[str, str]] = [("/" if absolute else "", "/" if absolute else self.cwd)]
+        for comp in comps:
+            fresh: list[tuple[str, str]] = []
+            if has_glob(comp):
+                rx = glob_regex(comp)
+                for shown, real in results:
+                    try:
+                        names = self.fs.listdir(real)
+                    except FsError:
+                        continue
+                    for name in names:
+                        if name.startswith(".") and not comp.startswith((".", "\\.")):
+                            continue
+                        if rx.match(name):
+                            fresh.append((_join(shown, name), posixpath.join(real, name)))
+            else:
+                lit = _unescape_glob(comp)
+                for shown, real in results:
+                    fresh.append(
+                        (
+                            _join(shown, lit),
+                            posixpath.join(real, lit) if lit != ".." else posixpath.dirname(real),
+                        )
+                    )
+            results = fresh
+            if not results:
+                return []
+        out = []
+        for shown, real in results:
+            if trailing:
+                if self.fs.is_dir(real):
+                    out.append(shown + "/")
+            elif self.fs.lexists(real):
+                out.append(shown)
+        return sorted(out)
+
+    def _segments(
+        self,
+        text: str,
+        ctx: _Ctx,
+        offset: int | None,
+        subst: dict[int, Any],
+        *,
+        heredoc: bool = False,
+        assign: bool = False,
+    ) -> list[tuple[str, int]]:
+        segs: list[tuple[str, int]] = []
+        lit: list[str] = []
+        exp_kind = _QUOTED if heredoc else _EXP
+
+        def flush() -> None:
+            if lit:
+                segs.append(("".join(lit), _QUOTED if heredoc else _LIT))
+                lit.clear()
+
+        i = 0
+        n = len(text)
+        while i < n:
+            c = text[i]
+            if c == "\\":
+                if heredoc:
+                    if i + 1 < n and text[i + 1] in "$`\\\n":
+                        if text[i + 1] != "\n":
+                            lit.append(text[i + 1])
+                        i += 2
+                    else:
+                        lit.append("\\")
+                        i += 1
+                    continue
+                if i + 1 < n:
+                    if text[i + 1] != "\n":
+                        flush()
+                        segs.append((text[i + 1], _QUOTED))
+                    i += 2
+                else:
+                    lit.append("\\")
+                    i += 1
+                continue
+            if c == "'" and not heredoc:
+                flush()
+                j = text.find("'", i + 1)
+                j = n if j < 0 else j
+                segs.append((text[i + 1 : j], _QUOTED))
+                i = j + 1
+                continue
+            if c == '"' and not heredoc:
+                flush()
+                i = self._dquote(text, i + 1, ctx, offset, subst, segs)
+                continue
+            if c == "$":
+                if i + 1 < n and text[i + 1] == "'" and not heredoc:
+                    flush()
+                    value, i = _ansi_c(text, i + 2)
+                    segs.append((value, _QUOTED))
+                    continue
+                if i + 1 < n and text[i + 1] == '"' and not heredoc:
+                    flush()
+                    i = self._dquote(text, i + 2, ctx, offset, subst, segs)
+                    continue
+                got = self._dollar(text, i, ctx, offset, subst)
+                if got is None:
+                    lit.append("$")
+                    i += 1
+                    continue
+                value, i = got
+                flush()
+                segs.append((value, exp_kind))
+                continue
+            if c == "`":
+                flush()
+                value, i = self._backtick(text, i, ctx)
+                segs.append((value, exp_kind))
+                continue
+            if c == "~" and not heredoc and (i == 0 or (assign and text[i - 1] in ":=")):
+                j = i + 1
+                while j < n and text[j] not in "/:":
+                    j += 1
+                user = text[i + 1 : j]
+                home = None
+                if user == "":
+                    home = self.vars.get("HOME", "/root")
+                elif user == "root":
+                    home = "/root"
+                elif user == "+":
+                    home = self.cwd
+                if home is not None:
+                    flush()
+                    segs.append((home, _QUOTED))
+                    i = j
+                    continue
+            lit.append(c)
+            i += 1
+        flush()
+        return segs
+
+    def _dquote(
+        self,
+        text: str,
+        i: int,
+        ctx: _Ctx,
+        offset: int | None,
+        subst: dict[int, Any],
+        segs: list[tuple[str, int]],
+    ) -> int:
+        buf: list[str] = []
+        n = len(text)
+        while i < n:
+            c = text[i]
+            if c == '"':
+                i += 1
+                break
+            if c == "\\" and i + 1 < n and text[i + 1] in '$`"\\\n':
+                if text[i + 1] != "\n":
+                    buf.append(text[i + 1])
+                i += 2
+                continue
+            if c == "$":
+                got = self._dollar(text, i, ctx, offset, subst)
+                if got is not None:
+                    value, i = got
+                    buf.append(value)
+                    continue
+            if c == "`":
+                value, i = self._backtick(text, i, ctx)
+                buf.append(value)
+                continue
+            buf.append(c)
+            i += 1
+        segs.append(("".join(buf), _QUOTED))
+        return i
+
+    def _backtick(self, text: str, i: int, ctx: _Ctx) -> tuple[str, int]:
+        j = i + 1
+        inner: list[str] = []
+        while j < len(text) and text[j] != "`":
+            if text[j] == "\\" and j + 1 < len(text) and text[j + 1] in "`\\$":
+                inner.append(text[j + 1])
+                j += 2
+                continue
+            inner.append(text[j])
+            j += 1
+        return self._command_output_text("".join(inner), ctx), j + 1
+
+    def _command_output(self, ctx: _Ctx, run: Callable[[_Ctx], int]) -> str:
+        """What ``run`` prints in a subshell (trailing newlines cut); its status is kept for ``$?``."""
+        cap = _Capture()
+        sub = ctx.with_(out=cap, stdin=_Input())
+        self._subst_status = self._subshell(lambda: run(sub))
+        return cap.text.rstrip("\n")
+
+    def _command_output_text(self, command: str, ctx: _Ctx) -> str:
+        return self._command_output(ctx, lambda sub: self._run_status(command, sub))
+
+    def _command_output_node(self, node: Any, ctx: _Ctx) -> str:
+        return self._command_output(ctx, lambda sub: self._exec(node, sub))
+
+    def _dollar(
+        self, text: str, i: int, ctx: _Ctx, offset: int | None, subst: dict[int, Any]
+    ) -> tuple[str, int] | None:
+        n = len(text)
+        if i + 1 >= n:
+            return None
+        nx = text[i + 1]
+        if nx == "(":
+            if text.startswith("$((", i):
+                j = _match_double_paren(text, i + 3)
+                if j > 0:
+                    return str(self._arith(text[i + 3 : j], ctx)), j + 2
+            node = subst.get(offset + i) if offset is not None else None
+            if node is not None and offset is not None:
+                return self._command_output_node(node.command, ctx), node.pos[1] - offset
+            j = _match_paren(text, i + 2)
+            return self._command_output_text(text[i + 2 : j], ctx), j + 1
+        if nx == "{":
+            j = _match_brace(text, i + 2)
+            return self._param(text[i + 2 : j], ctx), j + 1
+        if nx in "?$#!@*-0123456789":
+            return self._special(nx), i + 2
+        m = _NAME.match(text, i + 1)
+        if m:
+            return self.getvar(m.group(0)) or "", m.end()
+        return None
+
+
+_LIT, _QUOTED, _EXP = 0, 1, 2

@@ -1,0 +1,35 @@
+"""Sizes, blocks and link counts that ls, du and stat show."""
+
+from __future__ import annotations
+
+import math
+
+from ..vfs import DirNode, FileNode, LinkNode, Node
+
+
+def human_size(size: float) -> str:
+    """``ls -h`` / ``du -h`` sizes: 4.0K, 13K, 1.2M (rounded up like GNU)."""
+    if size < 1024:
+        return str(int(size))
+    for unit in "KMGTPE":
+        size /= 1024
+        if size < 1024 or unit == "E":
+            if size < 10:
+                return f"{math.ceil(size * 10) / 10:.1f}{unit}"
+            return f"{math.ceil(size)}{unit}"
+    return str(size)
+
+
+def _blocks(node: Node) -> int:
+    if isinstance(node, DirNode):
+        return 4
+    if isinstance(node, LinkNode):
+        return 0
+    assert isinstance(node, FileNode)
+    return math.ceil(node.size / 4096) * 4
+
+
+def _nlink(node: Node) -> int:
+    if isinstance(node, DirNode):
+        return 2 + sum(1 for c in node.children.values() if isinstance(c, DirNode))
+    return 1

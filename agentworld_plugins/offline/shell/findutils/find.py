@@ -1,0 +1,219 @@
+"""find."""
+
+from __future__ import annotations
+
+import math
+import posixpath
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ...vfs import DirNode, FileNode, FsError, LinkNode, Node
+from ..applet_io import _join
+from ..patterns import glob_regex, posix_regex
+from ..quoting import locale_quote
+from ..registry import applet
+
+if TYPE_CHECKING:
+    from ..proc import _Proc
+
+
+class _FindError(Exception):
+    pass
+
+
+@applet("find")
+def _u_find(p: _Proc) -> int:
+    args = list(p.args)
+    paths: list[str] = []
+    while args and not args[0].startswith(("-", "(", "!")):
+        paths.append(args.pop(0))
+    paths = paths or ["."]
+    maxdepth = None
+    mindepth = 0
+    expr_tokens: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "-maxdepth" and i + 1 < len(args):
+            maxdepth = int(args[i + 1])
+            i += 2
+            continue
+        if a == "-mindepth" and i + 1 < len(args):
+            mindepth = int(args[i + 1])
+            i += 2
+            continue
+        expr_tokens.append(a)
+        i += 1
+    fs = p.fs
+    vm = p.vm
+    pos = 0
+    has_action = any(t in ("-print", "-exec", "-delete", "-print0", "-ls", "-execdir") for t in expr_tokens)
+
+    def parse_or() -> Callable[[str, str, Node, int], bool]:
+        nonlocal pos
+        left = parse_and()
+        while pos < len(expr_tokens) and expr_tokens[pos] in ("-o", "-or"):
+            pos += 1
+            right = parse_and()
+            left = (lambda a, b: lambda *x: a(*x) or b(*x))(left, right)
+        return left
+
+    def parse_and() -> Callable[[str, str, Node, int], bool]:
+        nonlocal pos
+        left = parse_not()
+        while pos < len(expr_tokens) and expr_tokens[pos] not in ("-o", "-or", ")"):
+            if expr_tokens[pos] in ("-a", "-and"):
+                pos += 1
+            right = parse_not()
+            left = (lambda a, b: lambda *x: a(*x) and b(*x))(left, right)
+        return left
+
+    def parse_not() -> Callable[[str, str, Node, int], bool]:
+        nonlocal pos
+        if pos < len(expr_tokens) and expr_tokens[pos] in ("!", "-not"):
+            pos += 1
+            inner = parse_not()
+            return lambda *x: not inner(*x)
+        if pos < len(expr_tokens) and expr_tokens[pos] == "(":
+            pos += 1
+            inner = parse_or()
+            if pos < len(expr_tokens) and expr_tokens[pos] == ")":
+                pos += 1
+            return inner
+        return parse_primary()
+
+    def need(tok: str) -> str:
+        nonlocal pos
+        if pos >= len(expr_tokens):
+            raise _FindError(f"missing argument to `{tok}'")
+        value = expr_tokens[pos]
+        pos += 1
+        return value
+
+    def parse_primary() -> Callable[[str, str, Node, int], bool]:
+        nonlocal pos
+        tok = expr_tokens[pos]
+        pos += 1
+        if tok in ("-name", "-iname"):
+            pat = need(tok)
+            flags = re.IGNORECASE if tok == "-iname" else 0
+            rx = re.compile(glob_regex(pat).pattern, flags)
+            return lambda shown, path, node, depth: bool(rx.match(posixpath.basename(path) or "/"))
+        if tok in ("-path", "-wholename", "-ipath"):
+            pat = need(tok)
+            rx = re.compile(glob_regex(pat).pattern, re.IGNORECASE if tok == "-ipath" else 0)
+            return lambda shown, path, node, depth: bool(rx.match(shown))
+        if tok == "-regex":
+            pat = need(tok)
+            rx2 = re.compile(posix_regex(pat, False))
+            return lambda shown, path, node, depth: bool(rx2.fullmatch(shown))
+        if tok == "-type":
+            t = need(tok)
+            kinds = {"f": FileNode, "d": DirNode, "l": LinkNode}
+            wanted = tuple(kinds[c] for c in t.split(",") if c in kinds)
+            if not wanted:
+                raise _FindError(f"Unknown argument to -type: {t}")
+            return lambda shown, path, node, depth: isinstance(node, wanted)
+        if tok == "-empty":
+            return lambda shown, path, node, depth: (
+                (isinstance(node, FileNode) and node.size == 0)
+                or (isinstance(node, DirNode) and not node.children)
+            )
+        if tok == "-size":
+            spec = need(tok)
+            m = re.fullmatch(r"([+-]?)(\d+)([ckMGb]?)", spec)
+            if not m:
+                raise _FindError(f"invalid -size type `{spec}'")
+            unit = {"c": 1, "k": 1024, "M": 1024**2, "G": 1024**3, "b": 512, "": 512}[m.group(3)]
+            amount = int(m.group(2))
+
+            def size_test(shown: str, path: str, node: Node, depth: int) -> bool:
+                size = math.ceil(getattr(node, "size", 0) / unit)
+                if m.group(1) == "+":
+                    return size > amount
+                if m.group(1) == "-":
+                    return size < amount
+                return size == amount
+
+            return size_test
+        if tok in ("-newer", "-mtime", "-mmin", "-perm", "-user", "-group", "-uid", "-gid"):
+            need(tok)
+            return lambda *x: True
+        if tok in ("-true", "-print", "-print0", "-ls", "-prune", "-readable", "-writable", "-executable"):
+            if tok == "-print":
+                return lambda shown, path, node, depth: emit(shown + "\n")
+            if tok == "-print0":
+                return lambda shown, path, node, depth: emit(shown + "\0")
+            if tok == "-executable":
+                return lambda shown, path, node, depth: bool(node.mode & 0o111)
+            return lambda *x: True
+        if tok == "-false":
+            return lambda *x: False
+        if tok == "-delete":
+
+            def delete(shown: str, path: str, node: Node, depth: int) -> bool:
+                try:
+                    if isinstance(node, DirNode):
+                        fs.rmdir(path)
+                    else:
+                        fs.remove(path)
+                except FsError as exc:
+                    p.err(f"cannot delete {locale_quote(shown)}: {exc.strerror}")
+                    return False
+                return True
+
+            return delete
+        if tok in ("-exec", "-execdir", "-ok"):
+            command: list[str] = []
+            while pos < len(expr_tokens) and expr_tokens[pos] not in (";", "+"):
+                command.append(expr_tokens[pos])
+                pos += 1
+            if pos >= len(expr_tokens):
+                raise _FindError(f"missing argument to `{tok}'")
+            pos += 1
+
+            def run_exec(shown: str, path: str, node: Node, depth: int) -> bool:
+                argv = [c.replace("{}", shown) for c in command]
+                if not argv:
+                    return False
+                return vm._invoke(argv, p.ctx) == 0
+
+            return run_exec
+        raise _FindError(f"unknown predicate `{tok}'")
+
+    def emit(text: str) -> bool:
+        p.out(text)
+        return True
+
+    try:
+        test = parse_or() if expr_tokens else (lambda *x: True)
+        if pos < len(expr_tokens):
+            raise _FindError(f"paths must precede expression: `{expr_tokens[pos]}'")
+    except _FindError as exc:
+        p.err(str(exc))
+        return 1
+    except (ValueError, IndexError):
+        p.err("invalid expression")
+        return 1
+    status = 0
+
+    def visit(shown: str, path: str, node: Node, depth: int) -> None:
+        if depth >= mindepth and (maxdepth is None or depth <= maxdepth):
+            ok = test(shown, path, node, depth)
+            if ok and not has_action:
+                p.out(shown + "\n")
+        if isinstance(node, DirNode) and (maxdepth is None or depth < maxdepth):
+            for name in sorted(node.children):
+                child = node.children.get(name)
+                if child is None:
+                    continue
+                visit(_join(shown, name), posixpath.join(path, name), child, depth + 1)
+
+    for start in paths:
+        node = p.node(start, "{}: {}", quote=locale_quote)
+        if node is None:
+            status = 1
+            continue
+        visit(start, p.path(start), node, 0)
+    return status

@@ -1,0 +1,58 @@
+"""bash, sh and dash: running scripts and -c in a child shell."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...vfs import FsError
+from ..constants import BASH_VERSION
+from ..registry import applet
+
+if TYPE_CHECKING:
+    from ..proc import _Proc
+
+
+@applet("bash", "sh", "dash")
+def _u_bash(p: _Proc) -> int:
+    vm = p.vm
+    args = list(p.args)
+    while args and args[0] in (
+        "-e",
+        "-x",
+        "-u",
+        "-l",
+        "--login",
+        "-i",
+        "-o",
+        "pipefail",
+        "-eu",
+        "-ex",
+        "-xe",
+        "-euo",
+        "--norc",
+        "--noprofile",
+    ):
+        args.pop(0)
+    if args and args[0] in ("--version",):
+        p.out(f"GNU bash, version {BASH_VERSION} (x86_64-pc-linux-gnu)\n")
+        return 0
+    if args and args[0] == "-c":
+        if len(args) < 2:
+            p.ctx.err.write(f"{p.name}: -c: option requires an argument\n")
+            return 2
+        command = args[1]
+        script_args = args[2:] or [p.name]
+        return vm._run_script(command, script_args, p.ctx, name="bash")
+    if not args:
+        stdin = p.ctx.stdin.read()
+        if stdin:
+            return vm._run_script(stdin, [p.name], p.ctx, name="bash")
+        vm._unknown.append(p.name)
+        return 0
+    path = p.path(args[0])
+    try:
+        text = vm.fs.read_text(path)
+    except FsError as exc:
+        p.ctx.err.write(f"{p.name}: {args[0]}: {exc.strerror}\n")
+        return 127
+    return vm._run_script(text, args, p.ctx)

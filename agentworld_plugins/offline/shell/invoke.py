@@ -1,0 +1,162 @@
+"""Calling builtins, functions, scripts and programs found on PATH."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ..vfs import DirNode, FileNode, FsError, as_text, stub_program
+from .constants import _GNU_VERSIONS, _VERSIONS
+from .errors import _HelpRequested, _Return, _UsageError
+from .proc import _Proc
+from .registry import BUILTINS, PROGRAMS
+from .state import MachineState
+
+if TYPE_CHECKING:
+    from .proc import _Ctx
+
+
+class InvokeMixin(MachineState):
+    """Calling builtins, functions, scripts and programs found on PATH.
+
+    One part of :class:`~.machine.VirtualMachine`, which holds the state these methods use.
+    """
+
+    def _invoke(self, argv: list[str], ctx: _Ctx) -> int:
+        name = argv[0]
+        if name in self.functions:
+            return self._call_function(name, argv[1:], ctx)
+        builtin = BUILTINS.get(name)
+        if builtin is not None:
+            return self._call(builtin, name, argv[1:], ctx)
+        if "/" in name:
+            return self._exec_path(self.fs.normalize(name, self.cwd), argv, ctx)
+        found = self.find_in_path(name)
+        if found is None:
+            self._complain(ctx, f"{name}: command not found")
+            return 127
+        return self._exec_path(found, argv, ctx)
+
+    def find_in_path(self, name: str) -> str | None:
+        for d in self.vars.get("PATH", "").split(":"):
+            path = self.fs.normalize(posixpath.join(d or ".", name), self.cwd)
+            try:
+                node = self.fs.stat(path)
+            except FsError:
+                continue
+            if isinstance(node, FileNode) and node.mode & 0o111:
+                return path
+        return None
+
+    def _locate(self, name: str) -> str | None:
+        """The path a command name runs: searched on ``PATH`` unless it has a slash."""
+        return self.find_in_path(name) if "/" not in name else self.fs.normalize(name, self.cwd)
+
+    def _call(self, fn: Callable[[_Proc], int], name: str, args: list[str], ctx: _Ctx) -> int:
+        proc = _Proc(self, name, args, ctx)  # type: ignore[arg-type]  # self is always a VirtualMachine
+        try:
+            return fn(proc)
+        except _UsageError as exc:
+            proc.err(exc.message)
+            proc.try_help()
+            return exc.status
+        except (ValueError, IndexError, KeyError):
+            proc.err("invalid argument")
+            proc.try_help()
+            return 1
+        except _HelpRequested as req:
+            base = posixpath.basename(name)
+            if req.version:
+                ctx.out.write(_GNU_VERSIONS.get(base, f"{base} (GNU coreutils) 9.4") + "\n")
+            else:
+                ctx.out.write(f"Usage: {name} [OPTION]... [FILE]...\n")
+            return 0
+
+    def _call_function(self, name: str, args: list[str], ctx: _Ctx) -> int:
+        body, src = self.functions[name]
+        saved_pos = self.positional
+        self.positional = list(args)
+        self._locals.append({})
+        try:
+            return self._exec(body, ctx.with_(src=src))
+        except _Return as exc:
+            return exc.code
+        finally:
+            frame = self._locals.pop()
+            for var, old in frame.items():
+                self._put_back(var, old)
+            self.positional = saved_pos
+
+    def _exec_path(self, path: str, argv: list[str], ctx: _Ctx) -> int:
+        shown = argv[0]
+        try:
+            node = self.fs.stat(path)
+        except FsError as exc:
+            self._complain(ctx, f"{shown}: {exc.strerror}")
+            return 127
+        if isinstance(node, DirNode):
+            self._complain(ctx, f"{shown}: Is a directory")
+            return 126
+        assert isinstance(node, FileNode)
+        if not node.mode & 0o111:
+            self._complain(ctx, f"{shown}: Permission denied")
+            return 126
+        program = stub_program(node.content)
+        if program is not None:
+            return self.run_program(program, argv, ctx)
+        text = as_text(node.content)
+        first = text.split("\n", 1)[0]
+        if first.startswith("#!") and not re.search(r"\b(ba)?sh\b", first):
+            interpreter = first[2:].strip().split()
+            if interpreter and posixpath.basename(interpreter[-1]).startswith("python"):
+                return self.run_program("python3", ["python3", *argv], ctx)
+            self._unknown.append(" ".join(argv))
+            return 0
+        return self._run_script(text, argv, ctx)
+
+    def _run_script(
+        self, text: str, argv: list[str], ctx: _Ctx, source: bool = False, name: str | None = None
+    ) -> int:
+        name = name or argv[0]
+
+        def go() -> int:
+            saved = self.positional
+            saved_line = self._lineno
+            saved_argv0 = self.argv0
+            self.positional = list(argv[1:])
+            if not source:
+                self.argv0 = argv[0]
+            if not source:
+                self._scripts.append(name)
+            try:
+                return self._run_status(text, ctx)
+            except _Return as exc:
+                return exc.code
+            finally:
+                self.positional = saved
+                self._lineno = saved_line
+                self.argv0 = saved_argv0
+                if not source:
+                    self._scripts.pop()
+
+        if source:
+            return go()
+        return self._subshell(go)
+
+    def run_program(self, program: str, argv: list[str], ctx: _Ctx) -> int:
+        """Run a program found on PATH: simulated if known, else an unknown effect."""
+        fn = PROGRAMS.get(program)
+        if fn is not None:
+            return self._call(fn, argv[0], argv[1:], ctx)
+        if len(argv) == 2 and argv[1] in ("--version", "-V", "version") and program in _VERSIONS:
+            ctx.out.write(_VERSIONS[program] + "\n")
+            return 0
+        self._unknown.append(" ".join(argv))
+        return 0
+
+
+def _u_unknown(p: _Proc) -> int:
+    p.unknown()
+    return 0

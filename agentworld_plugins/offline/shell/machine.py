@@ -1,0 +1,277 @@
+"""VirtualMachine: one user's Linux box (filesystem, cwd, variables, history) running command text."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..vfs import VirtualFS
+from .errors import (
+    _AbortLine,
+    _BudgetExceeded,
+    _ExitShell,
+    _ExpansionError,
+    _LoopControl,
+    _Return,
+    _ShellSyntaxError,
+    _Unsupported,
+)
+from .execute import ExecuteMixin
+from .expand import ExpandMixin
+from .invoke import InvokeMixin
+from .params import ParamMixin
+from .parser import _parse, _Source
+from .proc import _Ctx, _Input, _Null, _Stream
+from .redirect import RedirectMixin
+from .result import ShellResult
+from .state import MachineState
+
+if TYPE_CHECKING:
+    from .proc import _Sink
+
+
+class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, RedirectMixin, MachineState):
+    """A Linux box of one user: a virtual filesystem, a working directory, variables, history.
+
+    ``interactive`` machines behave like a terminal's bash (aliases, history, ``ls`` in columns);
+    others like ``bash -c`` (what coding-agent shell tools spawn).
+    """
+
+    def __init__(
+        self,
+        fs: VirtualFS | None = None,
+        cwd: str = "/app",
+        env: dict[str, str] | None = None,
+        *,
+        user: str = "root",
+        hostname: str = "agentworld",
+        interactive: bool = True,
+    ) -> None:
+        self.fs = fs if fs is not None else VirtualFS.default()
+        self.user = user
+        self.hostname = hostname
+        self.interactive = interactive
+        home = "/root" if user == "root" else f"/home/{user}"
+        self.fs.home = home
+        self.vars: dict[str, str] = {
+            "HOME": home,
+            "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+            "USER": user,
+            "LOGNAME": user,
+            "SHELL": "/bin/bash",
+            "HOSTNAME": hostname,
+            "TERM": "xterm-256color" if interactive else "dumb",
+            "LANG": "C.UTF-8",
+            "PWD": "/",
+            "SHLVL": "1",
+        }
+        self.exported: set[str] = set(self.vars)
+        self.vars["IFS"] = " \t\n"
+        self.vars["PS1"] = "\\u@\\h:\\w\\$ "
+        self.cwd = "/"
+        self.oldpwd: str | None = None
+        for key, value in (env or {}).items():
+            self.vars[str(key)] = str(value)
+            self.exported.add(str(key))
+        self.chdir(cwd)
+        self.last_status = 0
+        self.history: list[str] = []
+        self.functions: dict[str, tuple[Any, _Source]] = {}
+        self.aliases: dict[str, str] = {"ll": "ls -alF", "la": "ls -A", "l": "ls -CF"} if interactive else {}
+        self.positional: list[str] = []
+        self._locals: list[dict[str, str | None]] = []
+        self._rand = 12345
+        self._steps = 0
+        self._subst_status: int | None = None
+        self._unknown: list[str] = []
+        self._expanding_aliases: set[str] = set()
+        self._tty_out: _Sink = _Null()
+        self._tty_err: _Sink = _Null()
+        self._lineno = 1
+        self._scripts: list[str] = []
+        self.argv0 = "bash"
+        self._loop_depth = 0
+
+    # -- public ----------------------------------------------------------------------------------
+
+    def chdir(self, path: str) -> None:
+        target = self.fs.normalize(path, self.cwd)
+        if not self.fs.is_dir(target):
+            self.fs.mkdir(target, parents=True)
+        self.cwd = target
+        self.vars["PWD"] = target
+
+    def prefix(self) -> str:
+        """How bash starts its own error messages: ``bash: `` at an interactive prompt,
+        ``bash: line N: `` under ``bash -c``, ``script.sh: line N: `` in a script."""
+        if self._scripts:
+            return f"{self._scripts[-1]}: line {self._lineno}: "
+        if self.interactive:
+            return "bash: "
+        return f"bash: line {self._lineno}: "
+
+    def _complain(self, ctx: _Ctx, message: str) -> None:
+        ctx.err.write(f"{self.prefix()}{message}\n")
+
+    def prompt(self) -> str:
+        """``root@agentworld:/app# `` (``~`` for the home directory, ``$`` for other users)."""
+        return f"{self.user}@{self.hostname}:{self.display_cwd()}{'#' if self.user == 'root' else '$'} "
+
+    def display_cwd(self) -> str:
+        home = self.vars.get("HOME", "")
+        if home and home != "/" and (self.cwd == home or self.cwd.startswith(home + "/")):
+            return "~" + self.cwd[len(home) :]
+        return self.cwd
+
+    def needs_more(self, text: str) -> bool:
+        """Whether ``text`` is an unfinished command (open quote, here-document, trailing ``|``,
+        ``if`` without ``fi``, a final backslash): an interactive bash would ask for more."""
+        if re.search(r"(?<!\\)(\\\\)*\\$", text):
+            return True
+        try:
+            _parse(text)
+        except _ShellSyntaxError as exc:
+            return exc.incomplete
+        except _Unsupported:
+            return False
+        return False
+
+    def run(self, command: str, stdin: str = "", *, tty: bool | None = None) -> ShellResult:
+        """Run a command line (or several lines) and return its output and exit status."""
+        tty = self.interactive if tty is None else tty
+        chunks: list[tuple[int, str]] = []
+        out = _Stream(chunks, 1, tty)
+        err = _Stream(chunks, 2, tty)
+        self._tty_out, self._tty_err = out, err
+        self._unknown = []
+        self._steps = 0
+        exited = False
+        if self.interactive and command.strip():
+            self.history.append(command.rstrip("\n"))
+        try:
+            status = self._run_text(command, _Ctx(_Input(stdin), out, err, _Source("", set(), {})), top=True)
+        except Exception:  # an unforeseen corner of the simulation: say so rather than invent
+            self._unknown.append(command.strip())
+            status = 0
+        if isinstance(status, _ExitShell):
+            exited = True
+            status = status.code
+        self.last_status = status
+        stdout = "".join(t for fd, t in chunks if fd == 1)
+        stderr = "".join(t for fd, t in chunks if fd == 2)
+        return ShellResult(
+            stdout=stdout,
+            stderr=stderr,
+            exit_code=status,
+            unknown_effect=bool(self._unknown),
+            unknown_commands=list(self._unknown),
+            output="".join(t for _, t in chunks),
+            exited=exited,
+        )
+
+    # -- running text ----------------------------------------------------------------------------
+
+    def _syntax_message(self, exc: _ShellSyntaxError, text: str) -> str:
+        lines = text.rstrip("\n").split("\n")
+        where = "" if self.interactive and not self._scripts else f"-c: line {len(lines)}: "
+        if exc.incomplete:
+            if "matching" in exc.message:
+                m = re.search(r"matching ['\"](.)['\"]", exc.message)
+                quote = m.group(1) if m else '"'
+                return (
+                    f"bash: {where}unexpected EOF while looking for matching `{quote}'\n"
+                    f"bash: {where}syntax error: unexpected end of file\n"
+                )
+            return f"bash: {where}syntax error: unexpected end of file\n"
+        msg = f"bash: {where}syntax error near unexpected token `{exc.message}'\n"
+        if not self.interactive:
+            msg += f"bash: {where}`{lines[-1]}'\n"
+        return msg
+
+    def _run_text(self, text: str, ctx: _Ctx, top: bool = False) -> Any:
+        """Parse and run ``text``; at the top level return the status (or the _ExitShell)."""
+        try:
+            try:
+                nodes, src = _parse(text)
+            except _ShellSyntaxError as exc:
+                if exc.wanted is not None:
+                    self._complain(
+                        ctx,
+                        f"warning: here-document at line 1 delimited by end-of-file (wanted `{exc.wanted}')",
+                    )
+                    nodes, src = _parse(text.rstrip("\n") + "\n" + exc.wanted + "\n")
+                else:
+                    raise
+        except _ShellSyntaxError as exc:
+            ctx.err.write(self._syntax_message(exc, text))
+            return 2
+        except _Unsupported:
+            self._unknown.append(text.strip())
+            return 0
+        ctx = ctx.with_(src=src)
+        status = self.last_status
+        try:
+            for node in nodes:
+                status = self._exec(node, ctx)
+                self.last_status = status
+        except _ExpansionError as exc:
+            self._complain(ctx, exc.message)
+            if exc.fatal and not top:
+                raise _AbortLine(exc.status) from None
+            return exc.status
+        except _ExitShell as exc:
+            if top:
+                if isinstance(exc, _AbortLine):
+                    return exc.code
+                if self.interactive:
+                    ctx.err.write("exit\n")
+                return exc
+            raise
+        except _BudgetExceeded:
+            self._unknown.append(text.strip())
+            return 124
+        except _Unsupported:
+            self._unknown.append(text.strip())
+            return 0
+        except _LoopControl:
+            return 0
+        except _Return:
+            if top:
+                self._complain(ctx, "return: can only `return' from a function or sourced script")
+                return 1
+            raise
+        except RecursionError:
+            ctx.err.write("bash: maximum recursion depth exceeded\n")
+            return 1
+        return status
+
+    def _run_status(self, text: str, ctx: _Ctx) -> int:
+        """Run ``text`` below the top level: its exit status."""
+        result = self._run_text(text, ctx)
+        return result if isinstance(result, int) else 0
+
+    def _save(self) -> tuple[Any, ...]:
+        return (
+            self.cwd,
+            self.oldpwd,
+            dict(self.vars),
+            set(self.exported),
+            dict(self.functions),
+            list(self.positional),
+            dict(self.aliases),
+        )
+
+    def _restore(self, saved: tuple[Any, ...]) -> None:
+        (self.cwd, self.oldpwd, self.vars, self.exported, self.functions, self.positional, self.aliases) = (
+            saved
+        )
+
+    def _subshell(self, fn: Callable[[], int]) -> int:
+        saved = self._save()
+        try:
+            return fn()
+        except _ExitShell as exc:
+            return exc.code
+        finally:
+            self._restore(saved)

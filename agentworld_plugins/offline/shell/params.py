@@ -1,0 +1,180 @@
+"""Variables and parameter expansion ($?, ${VAR:-x}, ${#VAR}, ${VAR%x}, $((...)))."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from .arith import _arith_eval
+from .brackets import _replace_glob, _split_unescaped
+from .constants import BASH_VERSION
+from .errors import _ExpansionError
+from .expand import _QUOTED
+from .names import _NAME
+from .patterns import _escape_glob, glob_regex
+from .state import MachineState
+
+if TYPE_CHECKING:
+    from .proc import _Ctx
+
+
+class ParamMixin(MachineState):
+    """Variables and parameter expansion: $?, ${VAR:-x}, ${#VAR}, ${VAR%x}, $((...)).
+
+    One part of :class:`~.machine.VirtualMachine`, which holds the state these methods use.
+    """
+
+    def _special(self, c: str) -> str:
+        if c == "?":
+            return str(self.last_status)
+        if c == "$":
+            return "1"
+        if c == "#":
+            return str(len(self.positional))
+        if c in "@*":
+            return " ".join(self.positional)
+        if c == "!":
+            return ""
+        if c == "-":
+            return "himBHs" if self.interactive else "hBc"
+        if c == "0":
+            return self.argv0
+        k = int(c)
+        return self.positional[k - 1] if 0 < k <= len(self.positional) else ""
+
+    def getvar(self, name: str) -> str | None:
+        if name == "RANDOM":
+            self._rand = (self._rand * 1103515245 + 12345) % (2**31)
+            return str(self._rand % 32768)
+        if name == "SECONDS":
+            return "0"
+        if name == "PPID":
+            return "0"
+        if name == "BASH_VERSION":
+            return BASH_VERSION
+        if name == "BASHPID":
+            return "1"
+        return self.vars.get(name)
+
+    def _arith(self, expr: str, ctx: _Ctx) -> int:
+        expanded = self.expand_text(expr, ctx)
+
+        def lookup(name: str) -> str:
+            return self.getvar(name) or ""
+
+        results = [self._arith_one(part, lookup) for part in expanded.split(",")]
+        return results[-1] if results else 0
+
+    def _arith_one(self, expr: str, lookup: Callable[[str], str]) -> int:
+        """One arithmetic expression, with the assignments bash allows (``x++``, ``x += 2``)."""
+        m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*(\+\+|--)\s*", expr)
+        if m:
+            old = _arith_eval(m.group(1), lookup)
+            self.vars[m.group(1)] = str(old + (1 if m.group(2) == "++" else -1))
+            return old
+        m = re.fullmatch(r"\s*(\+\+|--)\s*([A-Za-z_]\w*)\s*", expr)
+        if m:
+            new = _arith_eval(m.group(2), lookup) + (1 if m.group(1) == "++" else -1)
+            self.vars[m.group(2)] = str(new)
+            return new
+        m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*([-+*/%]?)=(?!=)(.*)", expr, re.S)
+        if m:
+            value = _arith_eval(m.group(3), lookup)
+            if m.group(2):
+                value = _arith_eval(f"{_arith_eval(m.group(1), lookup)} {m.group(2)} ({value})", lookup)
+            self.vars[m.group(1)] = str(value)
+            return value
+        return _arith_eval(expr, lookup)
+
+    def _param(self, inner: str, ctx: _Ctx) -> str:
+        if inner in ctx.src.arith:
+            return str(self._arith(ctx.src.arith[inner], ctx))
+        if inner.startswith("#") and len(inner) > 1 and (_NAME.fullmatch(inner[1:]) or inner[1:] in "@*#?"):
+            if inner[1:] in "@*":
+                return str(len(self.positional))
+            return str(len(self._value(inner[1:]) or ""))
+        if inner.startswith("!") and _NAME.fullmatch(inner[1:]):
+            target = self.vars.get(inner[1:], "")
+            return self.vars.get(target, "") if _NAME.fullmatch(target) else ""
+        m = re.match(r"([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[?$#!@*-])", inner)
+        if not m:
+            raise _ExpansionError(f"${{{inner}}}: bad substitution")
+        name = m.group(1)
+        rest = inner[m.end() :]
+        value = self._value(name)
+        is_set = value is not None
+        val = value or ""
+        if not rest:
+            return val
+        for op in (":-", ":=", ":+", ":?", "-", "=", "+", "?"):
+            if rest.startswith(op):
+                word = rest[len(op) :]
+                usable = (is_set and val != "") if op.startswith(":") else is_set
+                kind = op[-1]
+                if kind == "-":
+                    return val if usable else self.expand_text(word, ctx)
+                if kind == "=":
+                    if usable:
+                        return val
+                    new = self.expand_text(word, ctx)
+                    self.vars[name] = new
+                    return new
+                if kind == "+":
+                    return self.expand_text(word, ctx) if usable else ""
+                if usable:
+                    return val
+                message = self.expand_text(word, ctx) if word else "parameter null or not set"
+                raise _ExpansionError(f"{name}: {message}", fatal=True)
+        if rest.startswith(("##", "#", "%%", "%")):
+            op = rest[:2] if rest[:2] in ("##", "%%") else rest[:1]
+            rx = glob_regex(self._pattern_text(rest[len(op) :], ctx))
+            rng = range(len(val) + 1)
+            # shortest prefix or longest suffix first: k ascending; the others descending
+            for k in reversed(rng) if op in ("##", "%") else rng:
+                if op[0] == "#" and rx.match(val[:k]):
+                    return val[k:]
+                if op[0] == "%" and rx.match(val[k:]):
+                    return val[:k]
+            return val
+        if rest.startswith("/"):
+            body = rest[1:]
+            mode = ""
+            if body[:1] in "/#%":
+                mode, body = body[:1], body[1:]
+            pat_raw, _, rep_raw = _split_unescaped(body, "/")
+            pattern = self._pattern_text(pat_raw, ctx)
+            rep = self.expand_text(rep_raw, ctx)
+            return _replace_glob(val, pattern, rep, mode)
+        if rest.startswith(":"):
+            m2 = re.fullmatch(r":\s*(-?\s*[^:]*)(?::(.*))?", rest, re.S)
+            if m2:
+                start = _arith_eval(self.expand_text(m2.group(1), ctx), lambda v: self.getvar(v) or "")
+                if start < 0:
+                    start = max(0, len(val) + start)
+                if m2.group(2) is None:
+                    return val[start:]
+                length = _arith_eval(self.expand_text(m2.group(2), ctx), lambda v: self.getvar(v) or "")
+                return val[start : start + length] if length >= 0 else val[start : len(val) + length]
+        if rest in ("^^", ",,", "^", ","):
+            if rest == "^^":
+                return val.upper()
+            if rest == ",,":
+                return val.lower()
+            return (val[:1].upper() if rest == "^" else val[:1].lower()) + val[1:]
+        raise _ExpansionError(f"${{{inner}}}: bad substitution")
+
+    def _pattern_text(self, raw: str, ctx: _Ctx) -> str:
+        """A pattern word: quoted parts are literal, unquoted glob characters stay special."""
+        segs = self._segments(raw, ctx, None, {})
+        return "".join(t if k != _QUOTED else _escape_glob(t) for t, k in segs)
+
+    def _value(self, name: str) -> str | None:
+        if name.isdigit():
+            k = int(name)
+            if k == 0:
+                return self.argv0
+            return self.positional[k - 1] if k <= len(self.positional) else None
+        if name in "?$#!@*-":
+            return self._special(name)
+        return self.getvar(name)

@@ -1,0 +1,236 @@
+"""Parsing command text with bashlex: here-documents, unsupported syntax, cached parse trees."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import bashlex
+import bashlex.errors
+
+from .errors import _ShellSyntaxError, _Unsupported
+
+
+@dataclass
+class _Source:
+    """A parsed text and what the pre-pass rewrote in it."""
+
+    text: str
+    quoted_heredocs: set[int]
+    arith: dict[str, str]
+    unsupported: bool = False
+
+
+def _unquoted(text: str, i: int = 0) -> Iterator[int]:
+    """The indexes, from ``i`` on, of the characters of ``text`` outside quotes and escapes."""
+    quote = ""
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if quote:
+            if c == quote:
+                quote = ""
+        elif c in "'\"":
+            quote = c
+        else:
+            yield i
+        i += 1
+
+
+def _match_double_paren(text: str, start: int) -> int:
+    """Index of the ``))`` closing an arithmetic expansion whose body starts at ``start``."""
+    depth = 0
+    i = start
+    while i < len(text):
+        c = text[i]
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            if depth == 0:
+                return i if text.startswith("))", i) else -1
+            depth -= 1
+        i += 1
+    return -1
+
+
+def _prepare(text: str) -> _Source:
+    """Rewrite quoted here-document delimiters (same length), ``$((...))`` and ``[[ ... ]]`` so
+    bashlex can parse them, and note what was rewritten."""
+    out: list[str] = []
+    quoted: set[int] = set()
+    arith: dict[str, str] = {}
+    pending: list[tuple[str, bool]] = []
+    unsupported = False
+    i = 0
+    n = len(text)
+    in_dq = False
+    in_test = False
+    pos = 0  # length of the output so far
+
+    def emit(s: str) -> None:
+        nonlocal pos
+        out.append(s)
+        pos += len(s)
+
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            emit(text[i : i + 2])
+            i += 2
+            continue
+        if c == "'" and not in_dq:
+            j = text.find("'", i + 1)
+            j = n - 1 if j < 0 else j
+            emit(text[i : j + 1])
+            i = j + 1
+            continue
+        if c == '"':
+            in_dq = not in_dq
+            emit(c)
+            i += 1
+            continue
+        if text.startswith("$((", i):
+            j = _match_double_paren(text, i + 3)
+            if j > 0:
+                name = f"__AWARITH{len(arith)}"
+                arith[name] = text[i + 3 : j]
+                emit("${" + name + "}")
+                i = j + 2
+                continue
+        if in_dq:
+            emit(c)
+            i += 1
+            continue
+        at_word_start = i == 0 or text[i - 1] in " \t\n;&|(!{"
+        if text.startswith("((", i) and at_word_start:
+            unsupported = True
+        if c == "#" and at_word_start:
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            emit(text[i:j])
+            i = j
+            continue
+        if not in_test and text.startswith("[[", i) and at_word_start and text[i + 2 : i + 3] in (" ", "\t"):
+            in_test = True
+            emit("\\[\\[")
+            i += 2
+            continue
+        if in_test:
+            if (
+                text.startswith("]]", i)
+                and text[i - 1] in " \t"
+                and (i + 2 >= n or text[i + 2] in " \t\n;&|)")
+            ):
+                in_test = False
+                emit("\\]\\]")
+                i += 2
+                continue
+            if text.startswith(("&&", "||"), i):
+                emit("\\" + c + "\\" + c)
+                i += 2
+                continue
+            if c in "<>()|":
+                emit("\\" + c)
+                i += 1
+                continue
+        if text.startswith("<<<", i):
+            emit("<<<")
+            i += 3
+            continue
+        if text.startswith("<<", i):
+            emit("<<")
+            i += 2
+            strip = False
+            if i < n and text[i] == "-":
+                emit("-")
+                i += 1
+                strip = True
+            while i < n and text[i] in " \t":
+                emit(text[i])
+                i += 1
+            start = i
+            word: list[str] = []
+            q = ""
+            while i < n:
+                d = text[i]
+                if q:
+                    if d == q:
+                        q = ""
+                    else:
+                        word.append(d)
+                elif d in "'\"":
+                    q = d
+                elif d == "\\" and i + 1 < n:
+                    word.append(text[i + 1])
+                    i += 1
+                elif d in " \t\n;&|<>()":
+                    break
+                else:
+                    word.append(d)
+                i += 1
+            raw = text[start:i]
+            delim = "".join(word)
+            if raw != delim:
+                quoted.add(pos)
+                emit(delim + " " * (len(raw) - len(delim)))
+            else:
+                emit(raw)
+            pending.append((delim, strip))
+            continue
+        if c == "\n" and pending:
+            emit("\n")
+            i += 1
+            for delim, strip in pending:
+                while i < n:
+                    j = text.find("\n", i)
+                    end = n if j < 0 else j + 1
+                    line = text[i : (n if j < 0 else j)]
+                    emit(text[i:end])
+                    i = end
+                    if (line.lstrip("\t") if strip else line) == delim:
+                        break
+            pending = []
+            continue
+        emit(c)
+        i += 1
+    return _Source("".join(out), quoted, arith, unsupported)
+
+
+_UNSUPPORTED_HINT = re.compile(r"(^|[\s;&|(])(case|select|coproc)\s|\(\(|\w=\(|\[\[")
+
+
+@lru_cache(maxsize=256)
+def _parse(text: str) -> tuple[list[Any], _Source]:
+    """bashlex nodes for ``text``; raises :class:`_ShellSyntaxError` or :class:`_Unsupported`.
+    Cached: the nodes are only read, never changed."""
+    src = _prepare(text)
+    if src.unsupported:
+        raise _Unsupported("arithmetic command")
+    body = src.text
+    stripped = "\n".join(line for line in body.split("\n") if not line.lstrip().startswith("#"))
+    if not stripped.strip():
+        return [], src
+    try:
+        nodes = bashlex.parse(body)
+    except NotImplementedError as exc:
+        raise _Unsupported(str(exc)) from None
+    except bashlex.errors.ParsingError as exc:
+        msg = exc.message
+        if "here-document" in msg and "delimited by end-of-file" in msg:
+            m = re.search(r"wanted ['\"](.*)['\"]\)", msg)
+            raise _ShellSyntaxError(msg, incomplete=True, wanted=m.group(1) if m else "EOF") from None
+        if "unexpected EOF" in msg or "unexpected end of file" in msg:
+            raise _ShellSyntaxError(msg, incomplete=True) from None
+        if _UNSUPPORTED_HINT.search(text):
+            raise _Unsupported(msg) from None
+        m = re.match(r"unexpected token '(.*)'", msg, re.S)
+        token = m.group(1) if m else msg
+        raise _ShellSyntaxError("newline" if token in ("\n", "\\n") else token) from None
+    except (AttributeError, TypeError, IndexError, ValueError, AssertionError) as exc:
+        raise _Unsupported(f"bashlex: {exc}") from None
+    return nodes, src

@@ -1,0 +1,160 @@
+"""Glob patterns and POSIX regular expressions translated to Python regexes."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_CLASSES = {
+    "alpha": "a-zA-Z",
+    "digit": "0-9",
+    "alnum": "a-zA-Z0-9",
+    "upper": "A-Z",
+    "lower": "a-z",
+    "space": " \\t\\n\\r\\f\\v",
+    "blank": " \\t",
+    "punct": "!-/:-@\\[-`{-~",
+    "xdigit": "0-9A-Fa-f",
+    "word": "a-zA-Z0-9_",
+    "print": " -~",
+    "graph": "!-~",
+    "cntrl": "\\x00-\\x1f\\x7f",
+}
+
+
+def _bracket(pat: str, i: int) -> tuple[str, int] | None:
+    """Translate a ``[...]`` expression starting at ``pat[i] == '['``; None if unterminated."""
+    j = i + 1
+    negate = False
+    if j < len(pat) and pat[j] in "!^":
+        negate = True
+        j += 1
+    items: list[str] = []
+    first = True
+    while j < len(pat):
+        c = pat[j]
+        if c == "]" and not first:
+            body = "".join(items)
+            return ("[^" if negate else "[") + body + "]", j + 1
+        first = False
+        if c == "[" and pat.startswith("[:", j):
+            end = pat.find(":]", j + 2)
+            if end > 0 and pat[j + 2 : end] in _CLASSES:
+                items.append(_CLASSES[pat[j + 2 : end]])
+                j = end + 2
+                continue
+        if c == "\\" and j + 1 < len(pat):
+            items.append(re.escape(pat[j + 1]))
+            j += 2
+            continue
+        if c == "-" and items and j + 1 < len(pat) and pat[j + 1] != "]":
+            items.append("-")
+            j += 1
+            continue
+        items.append("\\" + c if c in "\\^[]" else c)
+        j += 1
+    return None
+
+
+@lru_cache(maxsize=512)
+def glob_regex(pat: str) -> re.Pattern[str]:
+    """A shell glob (``*``, ``?``, ``[...]``, backslash escapes) as an anchored regex."""
+    out: list[str] = []
+    i = 0
+    while i < len(pat):
+        c = pat[i]
+        if c == "\\" and i + 1 < len(pat):
+            out.append(re.escape(pat[i + 1]))
+            i += 2
+        elif c == "*":
+            out.append(".*")
+            i += 1
+        elif c == "?":
+            out.append(".")
+            i += 1
+        elif c == "[":
+            got = _bracket(pat, i)
+            if got is None:
+                out.append("\\[")
+                i += 1
+            else:
+                out.append(got[0])
+                i = got[1]
+        else:
+            out.append(re.escape(c))
+            i += 1
+    return re.compile("(?s:" + "".join(out) + r")\Z")
+
+
+def has_glob(pat: str) -> bool:
+    i = 0
+    while i < len(pat):
+        c = pat[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c in "*?" or (c == "[" and "]" in pat[i + 2 :] if i + 1 < len(pat) else False):
+            return True
+        i += 1
+    return False
+
+
+def _unescape_glob(pat: str) -> str:
+    return re.sub(r"\\(.)", r"\1", pat, flags=re.S)
+
+
+def _escape_glob(text: str) -> str:
+    return re.sub(r"([*?\[\]\\])", r"\\\1", text)
+
+
+def posix_regex(pattern: str, extended: bool) -> str:
+    """A POSIX basic (or extended) regular expression as a Python one."""
+    out: list[str] = []
+    i = 0
+    n = len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            d = pattern[i + 1]
+            if not extended and d in "(){}|+?":
+                out.append(d)
+            elif d in "<>":
+                out.append(r"\b")
+            elif d in "wWsSbB" or d.isdigit():
+                out.append("\\" + d)
+            elif d == "n":
+                out.append("\\n")
+            elif d == "t":
+                out.append("\\t")
+            else:
+                out.append(re.escape(d))
+            i += 2
+            continue
+        if c == "[":
+            got = _bracket(pattern, i)
+            if got is None:
+                raise re.error("unterminated character set")
+            out.append(got[0])
+            i = got[1]
+            continue
+        if not extended and c in "(){}|+?":
+            out.append("\\" + c)
+        elif c == "*" and (not out or out[-1] in ("(", "|", "^")):
+            out.append("\\*")
+        elif extended and c == "{" and not re.match(r"\{\d*(,\d*)?\}", pattern[i:]):
+            out.append("\\{")
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _regex_error(exc: re.error) -> str:
+    msg = str(exc)
+    if "unterminated character set" in msg:
+        return "Unmatched [, [^, [:, [., or [="
+    if "missing )" in msg or "unbalanced parenthesis" in msg:
+        return "Unmatched ( or \\("
+    if "nothing to repeat" in msg:
+        return "Invalid preceding regular expression"
+    return "Invalid regular expression"

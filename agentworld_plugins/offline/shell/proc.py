@@ -1,0 +1,172 @@
+"""What a running command sees: its stdin, output sinks, context (_Ctx) and process (_Proc)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..vfs import FsError, Node, VirtualFS, as_text
+from .quoting import quote_always
+
+if TYPE_CHECKING:
+    from .machine import VirtualMachine
+    from .parser import _Source
+
+
+class _Input:
+    """A command's standard input: consumed as it is read, shared by the commands of a block."""
+
+    __slots__ = ("data", "pos")
+
+    def __init__(self, data: str = "") -> None:
+        self.data = data
+        self.pos = 0
+
+    def read(self) -> str:
+        text = self.data[self.pos :]
+        self.pos = len(self.data)
+        return text
+
+    def readline(self) -> str | None:
+        if self.pos >= len(self.data):
+            return None
+        end = self.data.find("\n", self.pos)
+        end = len(self.data) if end < 0 else end + 1
+        line = self.data[self.pos : end]
+        self.pos = end
+        return line
+
+
+class _Sink:
+    tty = False
+
+    def write(self, text: str) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+
+class _Capture(_Sink):
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+
+    def write(self, text: str) -> None:
+        if text:
+            self.parts.append(text)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+class _Null(_Sink):
+    def write(self, text: str) -> None:
+        return None
+
+
+class _Stream(_Sink):
+    """The top-level stdout or stderr of one ``run``: chunks keep their order across the two."""
+
+    def __init__(self, chunks: list[tuple[int, str]], fd: int, tty: bool) -> None:
+        self.chunks = chunks
+        self.fd = fd
+        self.tty = tty
+
+    def write(self, text: str) -> None:
+        if text:
+            self.chunks.append((self.fd, text))
+
+
+class _FileSink(_Sink):
+    def __init__(self, fs: VirtualFS, path: str) -> None:
+        self.fs = fs
+        self.path = path
+
+    def write(self, text: str) -> None:
+        if text:
+            try:
+                self.fs.append(self.path, text)
+            except FsError:
+                pass
+
+
+@dataclass
+class _Ctx:
+    stdin: _Input
+    out: _Sink
+    err: _Sink
+    src: _Source
+
+    def with_(self, **kw: Any) -> _Ctx:
+        return _Ctx(
+            kw.get("stdin", self.stdin),
+            kw.get("out", self.out),
+            kw.get("err", self.err),
+            kw.get("src", self.src),
+        )
+
+
+class _Proc:
+    """What a simulated program gets: its name (argv[0]), arguments, streams and the machine."""
+
+    __slots__ = ("args", "ctx", "name", "vm")
+
+    def __init__(self, vm: VirtualMachine, name: str, args: list[str], ctx: _Ctx) -> None:
+        self.vm = vm
+        self.name = name
+        self.args = args
+        self.ctx = ctx
+
+    @property
+    def fs(self) -> VirtualFS:
+        return self.vm.fs
+
+    def out(self, text: str) -> None:
+        self.ctx.out.write(text)
+
+    def err(self, message: str) -> None:
+        """A program's error line: ``name: message``."""
+        self.ctx.err.write(f"{self.name}: {message}\n")
+
+    def shell_err(self, message: str) -> None:
+        """A builtin's error line, started the way bash starts its own (``bash: ``...)."""
+        self.vm._complain(self.ctx, message)
+
+    def try_help(self) -> None:
+        """The line GNU tools print after a usage error."""
+        self.ctx.err.write(f"Try '{self.name} --help' for more information.\n")
+
+    def unknown(self) -> None:
+        """Note this invocation as one whose effect is not simulated."""
+        self.vm._unknown.append(" ".join([self.name, *self.args]))
+
+    def stdin(self) -> str:
+        return self.ctx.stdin.read()
+
+    def path(self, name: str) -> str:
+        return self.vm.fs.normalize(name, self.vm.cwd)
+
+    def node(
+        self,
+        name: str,
+        message: str = "cannot access {}: {}",
+        follow: bool = True,
+        quote: Callable[[str], str] | None = None,
+    ) -> Node | None:
+        """The node an operand names; None, reported (``message`` gets the quoted name and the
+        reason), where there is none."""
+        try:
+            return self.vm.fs.stat(self.path(name), follow)
+        except FsError as exc:
+            self.err(message.format((quote or quote_always)(name), exc.strerror))
+            return None
+
+    def read(self, name: str) -> str:
+        """The text of a file named by an operand (``-``: stdin); raises :class:`FsError`."""
+        if name == "-":
+            return self.stdin()
+        path = self.path(name)
+        if path == "/dev/null":
+            return ""
+        if path == "/dev/stdin":
+            return self.stdin()
+        return as_text(self.vm.fs.read(path))

@@ -1,0 +1,51 @@
+"""Quoting names the way ls and bash show them, and printf %q."""
+
+from __future__ import annotations
+
+import re
+
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_./+,:=@%^-]+")
+
+
+def quote_always(name: str) -> str:
+    """GNU ``quoteaf``: shell-escape quoting, always quoted (``'x'``)."""
+    if "'" not in name:
+        return f"'{name}'"
+    if not any(c in name for c in '"$`\\!'):
+        return f'"{name}"'
+    return "'" + name.replace("'", "'\\''") + "'"
+
+
+def quote_if_needed(name: str) -> str:
+    """GNU ``quotef``: shell-escape quoting only where the name needs it."""
+    if name and _SAFE_NAME.fullmatch(name) and not name.startswith(("~", "#")):
+        return name
+    return quote_always(name)
+
+
+def locale_quote(name: str) -> str:
+    """GNU ``quote`` in a UTF-8 locale (mkdir, find): the name in curved single quotes."""
+    return f"\u2018{name}\u2019"
+
+
+def _display(text: str) -> str:
+    """Text fit for a screen: undecodable bytes become U+FFFD, NUL bytes vanish."""
+    if not text:
+        return text
+    text = text.replace("\x00", "")
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _shell_quote(text: str) -> str:
+    """``printf %q``: backslashes before special characters, ``$'...'`` for control ones."""
+    if text == "":
+        return "''"
+    if any(ord(c) < 32 or ord(c) == 127 for c in text):
+        body = "".join(
+            {"\n": "\\n", "\t": "\\t", "\r": "\\r", "'": "\\'", "\\": "\\\\"}.get(c, c)
+            if ord(c) >= 32 or c in "\n\t\r"
+            else f"\\{ord(c):03o}"
+            for c in text
+        )
+        return f"$'{body}'"
+    return "".join("\\" + c if not (c.isalnum() or c in "_./:=@%+,-") and ord(c) < 128 else c for c in text)

@@ -1,0 +1,84 @@
+"""The state every part of VirtualMachine shares, declared once for readers and type checkers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..vfs import VirtualFS
+    from .parser import _Source
+    from .proc import _Ctx, _Sink
+
+
+class MachineState:
+    """What :class:`~.machine.VirtualMachine` holds (set in its ``__init__``); the phase mixins
+    (execute, invoke, expand, params, redirect) build on it. Declarations only: nothing here runs."""
+
+    fs: VirtualFS
+    user: str
+    hostname: str
+    interactive: bool
+    vars: dict[str, str]
+    exported: set[str]
+    cwd: str
+    oldpwd: str | None
+    last_status: int
+    history: list[str]
+    functions: dict[str, tuple[Any, _Source]]
+    aliases: dict[str, str]
+    positional: list[str]
+    argv0: str
+    _locals: list[dict[str, str | None]]
+    _rand: int
+    _steps: int
+    _subst_status: int | None
+    _unknown: list[str]
+    _expanding_aliases: set[str]
+    _tty_out: _Sink
+    _tty_err: _Sink
+    _lineno: int
+    _scripts: list[str]
+    _loop_depth: int
+
+    if TYPE_CHECKING:
+        # methods one part calls on another, as the part that defines them spells them
+
+        def _apply_redirects(self, redirects: list[Any], ctx: _Ctx) -> _Ctx: ...
+
+        def _arith(self, expr: str, ctx: _Ctx) -> int: ...
+
+        def _complain(self, ctx: _Ctx, message: str) -> None: ...
+
+        def _exec(self, node: Any, ctx: _Ctx) -> int: ...
+
+        def _expand_word(self, node: Any, ctx: _Ctx) -> list[str]: ...
+
+        def _invoke(self, argv: list[str], ctx: _Ctx) -> int: ...
+
+        def _param(self, inner: str, ctx: _Ctx) -> str: ...
+
+        def _put_back(self, name: str, old: str | None) -> None: ...
+
+        def _run_status(self, text: str, ctx: _Ctx) -> int: ...
+
+        def _segments(
+            self,
+            text: str,
+            ctx: _Ctx,
+            offset: int | None,
+            subst: dict[int, Any],
+            *,
+            heredoc: bool = False,
+            assign: bool = False,
+        ) -> list[tuple[str, int]]: ...
+
+        def _special(self, c: str) -> str: ...
+
+        def _subshell(self, fn: Callable[[], int]) -> int: ...
+
+        def _subst_index(self, node: Any) -> dict[int, Any]: ...
+
+        def expand_text(self, text: str, ctx: _Ctx | None = None) -> str: ...
+
+        def getvar(self, name: str) -> str | None: ...
