@@ -31,7 +31,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -124,7 +124,9 @@ class HttpGuard:
         """The wrapped app's ``state`` (Starlette apps keep their stores there)."""
         return self.app.state
 
-    async def _answer(self, send: Any, status: int, message: str, path: str, extra: list[Any] = ()) -> None:  # type: ignore[assignment]
+    async def _answer(
+        self, send: Any, status: int, message: str, path: str, extra: Iterable[tuple[bytes, bytes]] = ()
+    ) -> None:
         body = json.dumps(self.error(status, message, path)).encode()
         headers = [
             (b"content-type", b"application/json"),
