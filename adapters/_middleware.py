@@ -25,6 +25,8 @@ from langchain_core.tools import BaseTool
 from langgraph.types import Command
 from typing_extensions import NotRequired
 
+from agentworld_plugins.files import open_private
+from agentworld_plugins.redaction import redact_record
 from agentworld_plugins.session import Trajectory, World
 
 from ._world import SessionGroup
@@ -208,12 +210,13 @@ class WorldModelToolMiddleware(AgentMiddleware[WorldModelState, Any]):
             return
         with self._lock:
             self.trajectory_path.parent.mkdir(parents=True, exist_ok=True)
-            with self.trajectory_path.open("a", encoding="utf-8") as fh:
+            with open_private(self.trajectory_path, "a") as fh:
                 for domain, session in group.sessions.items():
                     records = session.trajectory.records()
                     done = self._written.get((key, domain), 0)
                     for record in records[done:]:
-                        fh.write(json.dumps({**record, "run": key}, ensure_ascii=False, default=str) + "\n")
+                        line = redact_record({**record, "run": key})
+                        fh.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
                     self._written[(key, domain)] = len(records)
 
     def after_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
