@@ -30,7 +30,7 @@ from agentworld_plugins.redaction import redact_record
 from agentworld_plugins.session import Trajectory, World
 
 from ._world import SessionGroup
-from .langchain import SimulatedTool, _is_search, simulate_tool, tool_definition
+from .simulated_tools import SimulatedTool, is_search_tool, simulate_tool, tool_definition
 
 __all__ = ["RUN_KEY", "WorldModelToolMiddleware"]
 
@@ -148,7 +148,7 @@ class WorldModelToolMiddleware(AgentMiddleware[WorldModelState, Any]):
                     old, _ = self._groups.popitem(last=False)
                     self._twins = {k: v for k, v in self._twins.items() if k[0] != old}
                     self._written = {k: v for k, v in self._written.items() if k[0] != old}
-        plain = [t for t in tools if self.emulates(t.name) and not _is_search(t, self.search)]
+        plain = [t for t in tools if self.emulates(t.name) and not is_search_tool(t, self.search)]
         group.add_tools(self.domain, [tool_definition(t) for t in plain])
         return group
 
