@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from .http_guard import secret_matches
+
 Answer = Any  # str | dict | Fault
 
 
@@ -221,7 +223,7 @@ class FakeWorldModelServer:
             def _authorized(self) -> bool:
                 if server.api_key is None:
                     return True
-                if self.headers.get("Authorization") == f"Bearer {server.api_key}":
+                if secret_matches(self.headers.get("Authorization"), f"Bearer {server.api_key}"):
                     return True
                 self._send(401, json.dumps({"error": {"message": "invalid api key", "code": 401}}).encode())
                 return False

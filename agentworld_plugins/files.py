@@ -1,11 +1,14 @@
-"""Reading the data files users hand the package: JSON/YAML documents and JSONL logs."""
+"""Reading the data files users hand the package (JSON/YAML documents, JSONL logs), and creating
+the files it writes private to their owner."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from .errors import AgentWorldError, ConfigError
 
@@ -82,3 +85,25 @@ def text_or_file(value: str | Path, what: str) -> str:
                 f"Path for a file)",
             ) from None
     return str(value)
+
+
+# -- files the package writes ----------------------------------------------------------------------
+
+#: mode of every file the package creates that may hold prompts, keys or agent input
+PRIVATE_MODE = 0o600
+
+
+def _private_opener(path: str, flags: int) -> int:
+    return os.open(path, flags, PRIVATE_MODE)
+
+
+def open_private(path: str | Path, mode: str = "a") -> IO[str]:
+    """Open a text file for writing; a file this creates is readable by its owner only (0600)."""
+    return open(path, mode, encoding="utf-8", opener=_private_opener)
+
+
+def create_private(path: str | Path) -> None:
+    """Create ``path`` empty with mode 0600 unless it exists (before SQLite opens it: its journal
+    files take the database file's mode)."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_MODE))

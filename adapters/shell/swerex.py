@@ -26,7 +26,6 @@ command has already finished.
 from __future__ import annotations
 
 import asyncio
-import hmac
 import io
 import shlex
 import zipfile
@@ -38,6 +37,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from agentworld_plugins.errors import AgentWorldError
+from agentworld_plugins.http_guard import BodyError, HttpGuard, HttpLimits, read_json, secret_matches
 
 from .terminal import VirtualTerminal
 
@@ -74,8 +74,10 @@ def _invalid(field: str, message: str, value: Any = None) -> JSONResponse:
 
 async def _body(request: Request) -> dict[str, Any] | JSONResponse:
     try:
-        data = await request.json()
-    except Exception:
+        data = await read_json(request)
+    except BodyError as exc:
+        if exc.status != 400:
+            return JSONResponse({"detail": exc.message}, status_code=exc.status)
         return JSONResponse(
             {"detail": [{"type": "json_invalid", "loc": ["body"], "msg": "JSON decode error", "input": {}}]},
             status_code=422,
@@ -85,14 +87,18 @@ async def _body(request: Request) -> dict[str, Any] | JSONResponse:
     return data
 
 
-def swerex_app(terminal: VirtualTerminal, *, token: str | None = None) -> Starlette:
-    """The SWE-ReX runtime server for ``terminal`` (a Starlette app; serve it with uvicorn)."""
+def _guard_error(status: int, message: str, path: str) -> dict[str, Any]:
+    return {"detail": message}  # FastAPI's HTTPException shape, as SWE-ReX's server answers
+
+
+def swerex_app(
+    terminal: VirtualTerminal, *, token: str | None = None, limits: HttpLimits | None = None
+) -> HttpGuard:
+    """The SWE-ReX runtime server for ``terminal`` (an ASGI app behind :class:`HttpGuard`; serve it with uvicorn)."""
     sessions: set[str] = set()
 
     def authorized(request: Request) -> bool:
-        if not token:
-            return True
-        return hmac.compare_digest(request.headers.get("X-API-Key", ""), token)
+        return not token or secret_matches(request.headers.get("X-API-Key"), token)
 
     def guarded(handler: Any) -> Any:
         async def endpoint(request: Request) -> Response:
@@ -115,12 +121,15 @@ def swerex_app(terminal: VirtualTerminal, *, token: str | None = None) -> Starle
         body = await _body(request)
         if isinstance(body, JSONResponse):
             return body
+        sources = body.get("startup_source") or []
+        if not isinstance(sources, list) or not all(isinstance(x, str) for x in sources):
+            return _invalid("startup_source", "Input should be a valid list of strings", sources)
         name = str(body.get("session", "default"))
         if name in sessions:
             return _exception("swerex.exceptions.SessionExistsError", f"session {name} already exists")
         sessions.add(name)
         output = ""
-        for source in body.get("startup_source") or []:
+        for source in sources:
             result = await asyncio.to_thread(terminal.execute_bash, f"source {shlex.quote(str(source))}")
             output += result.stdout
         return JSONResponse({"output": output, "session_type": "bash", "success": True, "failure_reason": ""})
@@ -290,4 +299,4 @@ def swerex_app(terminal: VirtualTerminal, *, token: str | None = None) -> Starle
         Route("/upload", guarded(upload), methods=["POST"]),
         Route("/close", guarded(close), methods=["POST"]),
     ]
-    return Starlette(routes=routes)
+    return HttpGuard(Starlette(routes=routes), error=_guard_error, limits=limits)

@@ -13,7 +13,9 @@ from typing import Any
 import click
 
 from ..errors import ConfigError
-from .options import ensure_port_free, make_world, world_options
+from ..http_guard import HttpLimits, check_exposure
+from ..redaction import redact_text
+from .options import ensure_port_free, make_world, server_options, world_options
 
 DEFAULT_PORT = 8765
 
@@ -57,6 +59,14 @@ def mcp() -> None:
 @click.option("--token", envvar="AGENTWORLD_MCP_TOKEN", help="Require this bearer token (with --http).")
 @click.option("--list", "list_only", is_flag=True, help="Print the tools and exit instead of serving.")
 @world_options
+@server_options
+@click.option(
+    "--session-idle",
+    type=click.FloatRange(min=0.001),
+    default=900.0,
+    show_default=True,
+    help="Seconds after which an idle HTTP session (Mcp-Session-Id) is closed (with --http).",
+)
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def serve(
     tools_files: tuple[Path, ...],
@@ -74,6 +84,9 @@ def serve(
     token: str | None,
     list_only: bool,
     command: tuple[str, ...],
+    allow_remote: bool,
+    max_body: int,
+    session_idle: float,
     **world_args: Any,
 ) -> None:
     """Serve tools over MCP (stdio by default); every call is answered by the world model.
@@ -100,6 +113,8 @@ def serve(
         )
     if token and not use_http:
         raise click.UsageError("--token protects the HTTP transport: add --http")
+    if use_http:
+        check_exposure(host, token=token, allow_remote=allow_remote, what="MCP server")
 
     world = make_world(**world_args)
     catalogs = [load_catalog(path) for path in (*tools_files, *snapshots)]
@@ -135,11 +150,12 @@ def serve(
     where = f"http://{host}:{port}/mcp" if use_http else "stdio"
     click.echo(
         f"agentworld: fake MCP server {fake.name!r} with {len(catalog.tools)} tools on {where} "
-        f"(world: {world.backend.describe()})",
+        f"(world: {redact_text(world.backend.describe())})",
         err=True,
     )
     if use_http:
-        fake.serve_http(host, port, token=token)
+        limits = HttpLimits(max_body=max_body, session_idle=session_idle)
+        fake.serve_http(host, port, token=token, limits=limits)
     else:
         anyio.run(fake.run_stdio)
 

@@ -139,3 +139,19 @@ def ray_option(what: str) -> Callable[[F], F]:
         callback=_ray_address,
         help=f"{what} on a Ray cluster (ADDRESS, or 'local' / no value for a local instance).",
     )
+
+
+def server_options(fn: F) -> F:
+    """``--allow-remote`` and ``--max-body``, taken by every command that serves HTTP."""
+    fn = click.option(
+        "--max-body",
+        type=click.IntRange(min=1),
+        default=8 * 1024 * 1024,
+        show_default=True,
+        help="Largest request body accepted, in bytes (larger ones get HTTP 413).",
+    )(fn)
+    return click.option(
+        "--allow-remote",
+        is_flag=True,
+        help="Allow binding a non-loopback --host without a token (anyone who reaches it can use it).",
+    )(fn)

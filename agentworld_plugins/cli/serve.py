@@ -9,7 +9,7 @@ import click
 
 from ..backends.base import Backend, Completion, Sampling
 from ..domain_detect import forced_domain
-from .options import BACKEND_HELP, ensure_port_free, perturb_options
+from .options import BACKEND_HELP, ensure_port_free, perturb_options, server_options
 
 
 class ForcedDomainBackend(Backend):
@@ -64,6 +64,7 @@ class ForcedDomainBackend(Backend):
     help="Answer every conversation as this domain (default: recognised from each conversation's turns).",
 )
 @perturb_options("every conversation in a recognised domain")
+@server_options
 def serve(
     host: str,
     port: int,
@@ -77,6 +78,8 @@ def serve(
     domain: str | None,
     perturb: tuple[str, ...],
     perturb_file: Path | None,
+    allow_remote: bool,
+    max_body: int,
 ) -> None:
     """Serve /v1/chat/completions and /v1/models from any backend.
 
@@ -84,15 +87,16 @@ def serve(
     first turn, so it is perturbed the same way on every request) and the perturbations run
     around the backend's answer.
     """
-    import uvicorn
-
-    ensure_port_free(host, port)
+    from .. import http_guard
     from ..perturbations.config import perturbations_from_options
     from ..perturbations.proxy import PerturbingBackend
     from ..plugins import get_plugin_manager
+    from ..redaction import redact_text
     from ..server import create_app
     from ..session import World
 
+    http_guard.check_exposure(host, token=api_key, allow_remote=allow_remote, what="chat-completions server")
+    ensure_port_free(host, port)
     perturbations = perturbations_from_options(perturb, perturb_file, get_plugin_manager().registry)
     world = World(
         base_url=upstream,
@@ -108,6 +112,8 @@ def serve(
     if domain:
         get_plugin_manager().registry.domain(domain)  # an unknown name fails now, naming the domains
         served = ForcedDomainBackend(served, domain)
-    app = create_app(served, api_key=api_key, model_name=model_name)
-    click.echo(f"agentworld: serving {served.describe()} at http://{host}:{port}/v1", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    app = create_app(
+        served, api_key=api_key, model_name=model_name, limits=http_guard.HttpLimits(max_body=max_body)
+    )
+    click.echo(f"agentworld: serving {redact_text(served.describe())} at http://{host}:{port}/v1", err=True)
+    http_guard.run(app, host=host, port=port, limits=app.limits)

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from .options import ensure_port_free, make_world, world_options
+from .options import ensure_port_free, make_world, server_options, world_options
 
 _SHELL_SETTINGS = {"help_option_names": ["-h", "--help"]}
 
@@ -205,17 +205,21 @@ def export(name: str, output: Path | None, form: str) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
 @click.option("--token", envvar="AGENTWORLD_SWEREX_TOKEN", help="Require this X-API-Key.")
+@server_options
 @click.pass_context
-def swerex(ctx: click.Context, host: str, port: int, token: str | None) -> None:
+def swerex(
+    ctx: click.Context, host: str, port: int, token: str | None, allow_remote: bool, max_body: int
+) -> None:
     """Serve a SWE-ReX-compatible runtime (HTTP) on the session's machine."""
-    import uvicorn
-
+    from .. import http_guard
     from ..adapters.shell.swerex import swerex_app
 
+    http_guard.check_exposure(host, token=token, allow_remote=allow_remote, what="SWE-ReX runtime")
     ensure_port_free(host, port)
     terminal = _terminal(ctx.obj["params"])
     click.echo(f"agentworld: SWE-ReX runtime for session {terminal.id!r} on http://{host}:{port}", err=True)
-    uvicorn.run(swerex_app(terminal, token=token), host=host, port=port, log_level="warning")
+    limits = http_guard.HttpLimits(max_body=max_body)
+    http_guard.run(swerex_app(terminal, token=token, limits=limits), host=host, port=port, limits=limits)
 
 
 @shell.command("mcp", context_settings=_SHELL_SETTINGS)
@@ -247,8 +251,16 @@ def shim() -> None:
 def install(directory: Path, names: str, python: str | None) -> None:
     """Write the shims into DIRECTORY; put it first on PATH to simulate `bash -c`, `sh -c`, ..."""
     from ..adapters.shell.shim import install as write
+    from ..adapters.shell.shim import is_plain_name
+    from ..errors import ConfigError
 
     chosen = tuple(n.strip() for n in names.split(",") if n.strip())
+    bad = [n for n in chosen if not is_plain_name(n)]
+    if bad:
+        raise ConfigError(
+            f"--names: {', '.join(map(repr, bad))} is not a plain file name",
+            hint="give executable names without '/', '\\', '.' or '..', e.g. --names bash,sh",
+        )
     for path in write(str(directory), chosen, python):
         click.echo(path)
     click.echo(f'agentworld: now run: export PATH={shlex.quote(str(directory.resolve()))}:"$PATH"', err=True)

@@ -17,7 +17,7 @@ import pytest
 import uvicorn
 from click.testing import CliRunner
 
-from agentworld_plugins import World
+from agentworld_plugins import World, http_guard
 from agentworld_plugins.backends.base import Completion, Sampling
 from agentworld_plugins.backends.fake import FakeBackend
 from agentworld_plugins.bench.data import load_results, record_key
@@ -124,7 +124,7 @@ def test_serve_takes_perturb_options_and_the_environment(monkeypatch, tmp_path):
     from starlette.testclient import TestClient
 
     apps: list[Any] = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: apps.append(app))
+    monkeypatch.setattr(http_guard, "run", lambda app, **kwargs: apps.append(app))
     monkeypatch.setenv("HOME", str(tmp_path))
     messages = [{"role": "system", "content": system("terminal")}, terminal_turn(1, "ls\n")]
     runner = CliRunner()

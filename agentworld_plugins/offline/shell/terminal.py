@@ -189,11 +189,20 @@ class TerminalScreen:
             return
         self.pending.append(line)
         text = "\n".join(self.pending)
-        if self.vm.needs_more(text):
-            self._show_prompt("> ")
+        try:
+            if self.vm.needs_more(text):
+                self._show_prompt("> ")
+                return
+            self.pending = []
+            result = self.vm.run(text)
+        except RecursionError:  # nested too deep for the parser: this line fails, the next one runs
+            self.pending = []
+            self.vm.last_status = 1
+            self.write("bash: maximum recursion depth exceeded\n")
+            step.commands.append(text)
+            step.exit_codes.append(1)
+            self._show_prompt(self.vm.prompt())
             return
-        self.pending = []
-        result = self.vm.run(text)
         self.write(result.output)
         step.commands.append(text)
         step.exit_codes.append(result.exit_code)
