@@ -78,7 +78,11 @@ def _from_offline(state: dict[str, Any], source: str) -> WorldState:
         for resource, bucket in (world.get("resources") or {}).items():
             items = bucket.get("items") if isinstance(bucket, dict) else None
             if isinstance(items, dict):
-                ledger[str(resource)] = [dict(item) for item in items.values() if isinstance(item, dict)]
+                rows = [dict(item) for item in items.values() if isinstance(item, dict)]
+                ledger[str(resource)] = rows
+                # a family may file a tool's noun under a shared one (appointment -> event)
+                for alias in bucket.get("aliases") or ():
+                    ledger.setdefault(str(alias), rows)
     return WorldState(files, ledger, source)
 
 

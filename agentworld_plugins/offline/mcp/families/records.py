@@ -198,6 +198,7 @@ def apply_record(
     if kind in ("get", "list"):
         _materialize_references(world, resource, bucket_for(world, resource, tool, tools, record_kind))
     outcome = apply(world, name, args, tool, tools, kind, resource, record_kind, timed=family == "events")
+    _note_alias(world, resource, tool or {"name": name})
     if outcome.error or kind != "create" or outcome.item_key is None:
         if family == "events" and outcome.mode == "list" and isinstance(outcome.data, list):
             outcome.data.sort(key=lambda it: when_of(it, ("start", "start_time")) or _CLOCK)
@@ -207,6 +208,19 @@ def apply_record(
     _count_on_parent(world, resource, args, 1)
     shown = preview(copy.deepcopy(stored))
     return Outcome("item", shown, item_key=outcome.item_key)
+
+
+def _note_alias(world: dict[str, Any], resource: str, tool: dict[str, Any]) -> None:
+    """Remember the noun the tool itself used when its family folded it into ``resource``
+    (``create_appointment`` files under ``event``), so readers of the state (reward checks,
+    ``list_appointments``' callers) can still find the items by the name the tools gave them."""
+    own = classify_tool(str(tool.get("name") or ""))[1]
+    bucket = world["resources"].get(resource)
+    if not own or own == resource or not isinstance(bucket, dict):
+        return
+    aliases = bucket.setdefault("aliases", [])
+    if own not in aliases:
+        aliases.append(own)
 
 
 _FREE_TIME = {"free_slot", "slot", "free_time", "availability", "free_busy", "freebusy"}
