@@ -216,7 +216,9 @@ def markdown_report(boards: Sequence[Scoreboard], *, plot: str | None = None, re
             lines.append("")
     if reference:
         lines += ["## Among the published figures", ""]
-        lines.append("Published overall figures (listed in docs/bench.md), with this run's; scores from another judge or")
+        lines.append(
+            "Published overall figures (listed in docs/bench.md), with this run's; scores from another judge or"
+        )
         lines.append("other prompts are not strictly comparable.")
         lines.append("")
         entries = [(value, name, False) for name, value in PUBLISHED_OVERALL.items()]

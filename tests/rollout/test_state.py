@@ -20,7 +20,9 @@ def test_a_noun_folded_into_a_family_is_still_found_by_its_own_name() -> None:
     # the events family files appointments, meetings and events together under "event"
     with World(backend="offline", perturbations=[]) as world:
         session = world.session("mcp", tools=[APPOINTMENT])
-        session.step({"tool_name": "create_appointment", "arguments": {"title": "Rush job", "status": "done"}})
+        session.step(
+            {"tool_name": "create_appointment", "arguments": {"title": "Rush job", "status": "done"}}
+        )
         state = world_state(session)
     assert [item["title"] for item in state.ledger["appointment"]] == ["Rush job"]
     assert state.ledger["appointment"] is state.ledger["event"]
