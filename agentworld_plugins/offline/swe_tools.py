@@ -292,7 +292,7 @@ class SweTools:
         if not fs.is_dir(top):
             return ToolResult(f"Path does not exist: {top}", True)
         flags = 0 if args.get("case_sensitive") else re.IGNORECASE
-        regexes = [re.compile(_path_glob(p), flags) for p in brace_expand(pattern)]
+        regexes = [re.compile(_path_glob(p), flags) for p in brace_expand(pattern, 4096)]
         hits = []
         for path in self._walk_files(top):
             rel = path[len(top) :].lstrip("/") if top != "/" else path.lstrip("/")
@@ -327,7 +327,7 @@ class SweTools:
             return ToolResult(f"Path does not exist: {top}", True)
         files = self._walk_files(top) if fs.is_dir(top) else [top]
         if include:
-            inc = [re.compile(_path_glob(p), re.IGNORECASE) for p in brace_expand(str(include))]
+            inc = [re.compile(_path_glob(p), re.IGNORECASE) for p in brace_expand(str(include), 4096)]
             files = [
                 f
                 for f in files

@@ -20,6 +20,7 @@ from .errors import (
 from .execute import ExecuteMixin
 from .expand import ExpandMixin
 from .invoke import InvokeMixin
+from .limits import Budget, ResourceLimit, StepLimits, enter, leave
 from .params import ParamMixin
 from .parser import _parse, _Source
 from .proc import _Ctx, _Input, _Null, _Stream
@@ -92,6 +93,9 @@ class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, Redirec
         self._scripts: list[str] = []
         self.argv0 = "bash"
         self._loop_depth = 0
+        #: the budget of each step (``AGENTWORLD_OFFLINE_STEP_SECONDS`` / ``..._MEMORY_MB``)
+        self.limits = StepLimits.from_env()
+        self._budget = Budget(self.limits)
 
     # -- public ----------------------------------------------------------------------------------
 
@@ -149,11 +153,21 @@ class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, Redirec
         exited = False
         if self.interactive and command.strip():
             self.history.append(command.rstrip("\n"))
+        self._budget = Budget(getattr(self, "limits", None) or StepLimits.from_env())
+        previous = enter(self._budget)
         try:
             status = self._run_text(command, _Ctx(_Input(stdin), out, err, _Source("", set(), {})), top=True)
+        except ResourceLimit as exc:  # past the step's budget: killed, as under ulimit
+            chunks.append((2, f"bash: {exc.message}\n"))
+            status = exc.status
+        except MemoryError:
+            chunks.append((2, "bash: xmalloc: cannot allocate memory\n"))
+            status = 2
         except Exception:  # an unforeseen corner of the simulation: say so rather than invent
             self._unknown.append(command.strip())
             status = 0
+        finally:
+            leave(previous)
         if isinstance(status, _ExitShell):
             exited = True
             status = status.code
@@ -206,9 +220,8 @@ class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, Redirec
         except _ShellSyntaxError as exc:
             ctx.err.write(self._syntax_message(exc, text))
             return 2
-        except _Unsupported:
-            self._unknown.append(text.strip())
-            return 0
+        except _Unsupported as exc:
+            return self._unsupported(text, exc, ctx)
         ctx = ctx.with_(src=src)
         status = self.last_status
         try:
@@ -231,9 +244,8 @@ class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, Redirec
         except _BudgetExceeded:
             self._unknown.append(text.strip())
             return 124
-        except _Unsupported:
-            self._unknown.append(text.strip())
-            return 0
+        except _Unsupported as exc:
+            return self._unsupported(text, exc, ctx)
         except _LoopControl:
             return 0
         except _Return:
@@ -245,6 +257,17 @@ class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, Redirec
             ctx.err.write("bash: maximum recursion depth exceeded\n")
             return 1
         return status
+
+    def _unsupported(self, text: str, exc: _Unsupported, ctx: _Ctx) -> int:
+        """Syntax the offline shell does not run (``case``, arrays, ``((...))``): an unknown
+        effect, and by default a notice and status 2 rather than a silent success."""
+        self._unknown.append(text.strip())
+        if not self.limits.unknown_fails:
+            return 0
+        line = text.strip().split("\n")[0]
+        shown = line if len(line) <= 40 else line[:37] + "..."
+        self._complain(ctx, f"`{shown}': syntax not supported by the offline shell")
+        return 2
 
     def _run_status(self, text: str, ctx: _Ctx) -> int:
         """Run ``text`` below the top level: its exit status."""

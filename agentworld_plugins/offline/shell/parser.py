@@ -10,8 +10,29 @@ from typing import Any
 
 import bashlex
 import bashlex.errors
+import bashlex.subst
 
 from .errors import _ShellSyntaxError, _Unsupported
+
+
+def _guard_paramexpand() -> None:
+    """bashlex 0.18 looks for the ``}`` of ``${`` with ``str.find`` and, finding none, starts
+    over at index 0 forever (``'${'a`` allocates without end): an unclosed ``${`` is literal text
+    to the end of the word here, and the expander gives it its real meaning."""
+    original = bashlex.subst._paramexpand
+    if getattr(original, "_agentworld_guarded", False):
+        return
+
+    def paramexpand(parserobj: Any, string: str, sindex: int) -> Any:
+        if string.startswith("${", sindex) and string.find("}", sindex + 2) < 0:
+            return None, len(string)
+        return original(parserobj, string, sindex)
+
+    paramexpand._agentworld_guarded = True  # type: ignore[attr-defined]
+    bashlex.subst._paramexpand = paramexpand
+
+
+_guard_paramexpand()
 
 
 @dataclass

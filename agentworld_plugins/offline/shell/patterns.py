@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from .regex import RegexTooComplex
+
 _CLASSES = {
     "alpha": "a-zA-Z",
     "digit": "0-9",
@@ -157,4 +159,6 @@ def _regex_error(exc: re.error) -> str:
         return "Unmatched ( or \\("
     if "nothing to repeat" in msg:
         return "Invalid preceding regular expression"
+    if isinstance(exc, RegexTooComplex):
+        return str(exc)
     return "Invalid regular expression"

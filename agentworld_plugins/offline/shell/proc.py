@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..vfs import FsError, Node, VirtualFS, as_text
+from .limits import current
 from .quoting import quote_always
 
 if TYPE_CHECKING:
@@ -51,6 +52,7 @@ class _Capture(_Sink):
 
     def write(self, text: str) -> None:
         if text:
+            current().charge(len(text))
             self.parts.append(text)
 
     @property
@@ -73,6 +75,7 @@ class _Stream(_Sink):
 
     def write(self, text: str) -> None:
         if text:
+            current().charge(len(text))
             self.chunks.append((self.fd, text))
 
 
@@ -83,6 +86,7 @@ class _FileSink(_Sink):
 
     def write(self, text: str) -> None:
         if text:
+            current().charge(len(text))
             try:
                 self.fs.append(self.path, text)
             except FsError:
@@ -138,6 +142,11 @@ class _Proc:
     def unknown(self) -> None:
         """Note this invocation as one whose effect is not simulated."""
         self.vm._unknown.append(" ".join([self.name, *self.args]))
+
+    def not_simulated(self) -> int:
+        """A program the offline world cannot run: noted as an unknown effect and, by default,
+        a one-line notice on stderr and status 126 (``AGENTWORLD_OFFLINE_UNKNOWN_PROGRAMS``)."""
+        return self.vm._not_simulated([self.name, *self.args], self.ctx)
 
     def stdin(self) -> str:
         return self.ctx.stdin.read()
