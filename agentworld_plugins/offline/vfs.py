@@ -203,6 +203,15 @@ def as_text(content: str | bytes) -> str:
     return content.decode("utf-8", "surrogateescape") if isinstance(content, bytes) else content
 
 
+def content_of(data: bytes) -> str | bytes:
+    """How bytes are kept as file content: text when they are NUL-free UTF-8, else the bytes."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data
+    return data if "\x00" in text else text
+
+
 def is_binary(content: str | bytes) -> bool:
     """Whether content looks binary the way grep decides it: a NUL byte or invalid UTF-8."""
     if isinstance(content, bytes):
@@ -371,13 +380,7 @@ class VirtualFS:
                     continue
                 if copied >= max_files or total + st.st_size > max_total_bytes:
                     return copied
-                data = full.read_bytes()
-                try:
-                    content: str | bytes = data.decode("utf-8")
-                    if "\x00" in content:
-                        content = data
-                except UnicodeDecodeError:
-                    content = data
+                content = content_of(full.read_bytes())
                 mode = 0o755 if st.st_mode & 0o111 else 0o644
                 self._put(target, FileNode(mode=mode, mtime=self.clock, content=content))
                 copied += 1
