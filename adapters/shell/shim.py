@@ -489,7 +489,10 @@ class _Local:
 
 
 def _write(fd: int, text: str) -> None:
-    data = text.encode("utf-8", "replace")
+    try:  # bytes that were not UTF-8 go out as they came in
+        data = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate that stands for no byte
+        data = text.encode("utf-8", "replace")
     while data:
         try:
             written = os.write(fd, data)
@@ -525,7 +528,7 @@ def _read_stdin(wait: float | None) -> str | None:
                 break
     except (OSError, ValueError):
         pass
-    return b"".join(chunks).decode("utf-8", "replace")
+    return b"".join(chunks).decode("utf-8", "surrogateescape")
 
 
 def _fail(message: str) -> None:

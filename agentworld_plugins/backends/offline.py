@@ -107,6 +107,7 @@ class OfflineBackend(Backend):
     """Answers every turn with the domain's deterministic offline behaviour."""
 
     name = "offline"
+    context_budget = False  # it reads the action, not a model's context: no token budget
 
     def __init__(self, registry: Registry, *, default: bool = False, cache_size: int = 256) -> None:
         self.registry = registry

@@ -43,10 +43,10 @@ STRERROR = {
 #: programs present in /usr/bin (the shell simulates some; the others have an unknown effect)
 USR_BIN = (
     "[", "apt", "apt-get", "awk", "base64", "basename", "bash", "cat", "chmod", "chown", "clear",
-    "cmp", "cp", "curl", "cut", "dash", "date", "df", "diff", "dirname", "dpkg", "du", "echo", "egrep",
+    "cmp", "cp", "curl", "cut", "dash", "date", "dd", "df", "diff", "dirname", "dpkg", "du", "echo", "egrep",
     "env", "expr", "false", "fgrep", "file", "find", "free", "gcc", "git", "grep", "gzip", "head",
     "hostname", "id", "kill", "less", "ln", "ls", "make", "md5sum", "mkdir", "more", "mv", "nano",
-    "nl", "paste", "perl", "pip", "pip3", "printenv", "printf", "ps", "pwd", "python", "python3",
+    "nl", "nohup", "od", "paste", "perl", "pip", "pip3", "printenv", "printf", "ps", "pwd", "python", "python3",
     "python3.12", "readlink", "realpath", "rev", "rm", "rmdir", "sed", "seq", "sh", "sha1sum",
     "sha256sum", "sleep", "sort", "stat", "tac", "tail", "tar", "tee", "test", "timeout", "top",
     "touch", "tr", "true", "uname", "uniq", "unzip", "vi", "vim", "wc", "wget", "which", "whoami",
@@ -299,7 +299,10 @@ class VirtualFS:
             fs._put(path, FileNode(mode=0o644, mtime=EPOCH, content=text))
         fs._put("/root/.bashrc", FileNode(mode=0o644, mtime=EPOCH, content=_BASHRC))
         fs._put("/root/.profile", FileNode(mode=0o644, mtime=EPOCH, content=_PROFILE))
-        fs._put("/dev/null", FileNode(mode=0o666, mtime=EPOCH, content=""))
+        for device in ("null", "zero", "urandom", "random", "full", "tty"):  # character devices
+            fs._put(f"/dev/{device}", FileNode(mode=0o666, mtime=EPOCH, content=""))
+        for name, fd in (("stdin", 0), ("stdout", 1), ("stderr", 2)):
+            fs._put(f"/dev/{name}", LinkNode(mode=0o777, mtime=EPOCH, target=f"/proc/self/fd/{fd}"))
         return fs
 
     @classmethod

@@ -198,7 +198,7 @@ class ExecuteMixin(MachineState):
             return status, lc.is_break
 
     def _exec_command(self, node: Any, ctx: _Ctx) -> int:
-        self._lineno = ctx.src.text.count("\n", 0, node.pos[0]) + 1
+        self._lineno = ctx.src.line_of(node.pos[0])
         assigns = [p for p in node.parts if p.kind == "assignment"]
         words = [p for p in node.parts if p.kind == "word"]
         redirects = [p for p in node.parts if p.kind == "redirect"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -43,6 +44,15 @@ class _Source:
     quoted_heredocs: set[int]
     arith: dict[str, str]
     unsupported: bool = False
+
+    def line_of(self, offset: int) -> int:
+        """The line number (from 1) of a character offset: a search in the cached line starts, so
+        a long script costs no rescan per command."""
+        starts = self.__dict__.get("_line_starts")
+        if starts is None:
+            starts = [m.end() for m in re.finditer("\n", self.text)]
+            self.__dict__["_line_starts"] = starts
+        return bisect.bisect_right(starts, offset) + 1
 
 
 def _unquoted(text: str, i: int = 0) -> Iterator[int]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..vfs import FsError, Node, VirtualFS, as_text
+from .devices import ENDLESS, device_text, endless
 from .limits import current
 from .quoting import quote_always
 
@@ -169,13 +170,18 @@ class _Proc:
             self.err(message.format((quote or quote_always)(name), exc.strerror))
             return None
 
-    def read(self, name: str) -> str:
-        """The text of a file named by an operand (``-``: stdin); raises :class:`FsError`."""
+    def read(self, name: str, size: int | None = None) -> str:
+        """The text of a file named by an operand (``-``: stdin); raises :class:`FsError`.
+        ``size``: the most bytes the program wants (what it may read of an endless device)."""
         if name == "-":
             return self.stdin()
         path = self.path(name)
-        if path == "/dev/null":
+        if path in ("/dev/null", "/dev/full", "/dev/tty"):
             return ""
-        if path == "/dev/stdin":
+        if path in ("/dev/stdin", "/proc/self/fd/0"):
             return self.stdin()
+        if path in ENDLESS:
+            if size is None:
+                raise endless(path)
+            return device_text(path, size, self.vm.device_random())
         return as_text(self.vm.fs.read(path))
