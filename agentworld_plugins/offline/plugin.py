@@ -16,6 +16,17 @@ from ..hookspecs import hookimpl
 from ..observation import OfflineResult
 
 
+def _apply_limits(vm: Any) -> None:
+    """The step budget of the session's settings (``offline_step_*``), where a session runs."""
+    from ..current import current_session
+    from .shell.limits import StepLimits
+
+    session = current_session.get()
+    settings = getattr(getattr(session, "world", None), "settings", None)
+    if settings is not None:
+        vm.limits = StepLimits.from_settings(settings)
+
+
 def terminal_step(state: dict[str, Any], action: BaseModel, context: dict[str, Any]) -> OfflineResult:
     """Type the keystrokes into a simulated bash (``offline.shell``); answer with the screen.
 
@@ -29,6 +40,7 @@ def terminal_step(state: dict[str, Any], action: BaseModel, context: dict[str, A
     terminal = state.get("terminal")
     if terminal is None:
         vm = state.get("vm") or machine_from_context(context, interactive=True)
+        _apply_limits(vm)
         initial = context.get("initial_state")
         terminal = TerminalScreen(vm, None if initial is None else str(initial), rows=SCREEN_LINES)
         state["vm"] = vm
@@ -38,6 +50,7 @@ def terminal_step(state: dict[str, Any], action: BaseModel, context: dict[str, A
     unknown: list[str] = []
     raw = action.model_dump(mode="python") if isinstance(action, BaseModel) else action
     batches: list[dict[str, Any]] = [b for b in raw if isinstance(b, dict)] if isinstance(raw, list) else []
+    _apply_limits(terminal.vm)
     for batch in batches:
         step = terminal.send(str(batch.get("keystrokes", "")))
         commands.extend(step.commands)
@@ -70,6 +83,7 @@ def swe_step(state: dict[str, Any], action: BaseModel, context: dict[str, Any]) 
         tools = SweTools(vm, root=vm.cwd)
         state["vm"] = vm
         state["swe_tools"] = tools
+    _apply_limits(tools.vm)
     name = getattr(action, "tool_name", None) or ""
     arguments = getattr(action, "arguments", None) or {}
     result = tools.call(name, arguments)

@@ -7,7 +7,9 @@ agent typed (brace ranges, ``printf`` widths, ``seq``, variables, here-strings) 
 :func:`reserve` first and refuse before allocating. Past the budget the run stops with the
 message a shell under ``ulimit`` prints and a non-zero status; the machine stays usable.
 
-Settings (environment, read when a machine is made):
+Settings (``Settings.offline_step_seconds`` / ``offline_step_memory_mb`` /
+``offline_unknown_programs`` of the session's world, applied at each step; without a session, the
+environment, read when a machine is made):
 
 - ``AGENTWORLD_OFFLINE_STEP_SECONDS`` (default 5): wall-clock seconds of one step; past it the
   step ends with ``CPU time limit exceeded`` and status 152 (128 + SIGXCPU).
@@ -25,6 +27,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass
+from typing import Any
 
 #: commands between two looks at the clock (a look costs ~50 ns; a command ~10 us)
 CHECK_EVERY = 64
@@ -52,6 +55,15 @@ class StepLimits:
     @property
     def memory_bytes(self) -> int:
         return self.memory_mb * 1024 * 1024
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> StepLimits:
+        """Limits from a :class:`~agentworld_plugins.config.Settings` (``offline_step_*``)."""
+        return cls(
+            seconds=float(settings.offline_step_seconds),
+            memory_mb=int(settings.offline_step_memory_mb),
+            unknown_fails=settings.offline_unknown_programs != "succeed",
+        )
 
     @classmethod
     def from_env(cls) -> StepLimits:
