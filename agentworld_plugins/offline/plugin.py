@@ -23,8 +23,9 @@ def _apply_limits(vm: Any) -> None:
 
     session = current_session.get()
     settings = getattr(getattr(session, "world", None), "settings", None)
-    if settings is not None:
+    if settings is not None and getattr(vm, "_limits_from", None) is not settings:
         vm.limits = StepLimits.from_settings(settings)
+        vm._limits_from = settings
 
 
 def terminal_step(state: dict[str, Any], action: BaseModel, context: dict[str, Any]) -> OfflineResult:

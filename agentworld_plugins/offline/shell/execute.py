@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from .constants import STEP_BUDGET
 from .errors import _AbortLine, _ExpansionError, _LoopControl, _Unsupported
-from .limits import CHECK_EVERY, TIME_STATUS, ResourceLimit, reserve
+from .limits import CHECK_EVERY, TIME_STATUS, ResourceLimit
 from .proc import _Capture, _Input
 from .state import MachineState
 
@@ -255,7 +255,8 @@ class ExecuteMixin(MachineState):
             self.vars[name] = old
 
     def _assign(self, name: str, value: str, append: bool = False) -> None:
-        reserve(len(value) + (len(self.vars.get(name, "")) if append else 0))
+        if append:
+            self._budget.reserve(len(value) + len(self.vars.get(name, "")))
         if name in ("PWD",):
             self.vars[name] = value
             return
@@ -269,5 +270,6 @@ class ExecuteMixin(MachineState):
             name = name[:-1]
         offset = node.pos[0] + len(raw) - len(value)
         segs = self._segments(value, ctx, offset, self._subst_index(node), assign=True)
-        reserve(sum(len(t) for t, _ in segs))
+        if len(segs) > 1:
+            self._budget.reserve(sum(len(t) for t, _ in segs))
         return name, "".join(t for t, _ in segs), append

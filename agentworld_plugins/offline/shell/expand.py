@@ -55,7 +55,8 @@ class ExpandMixin(MachineState):
         return "".join(t for t, _ in self._segments(text, ctx, None, {}))
 
     def _fields(self, segs: list[tuple[str, int]]) -> list[str]:
-        reserve(sum(len(t) for t, _ in segs))
+        if len(segs) > 1:  # joined, they make a new value: refuse one over the budget first
+            reserve(sum(len(t) for t, _ in segs))
         ifs = self.vars.get("IFS", " \t\n")
         fields: list[list[tuple[str, bool]]] = []
         cur: list[tuple[str, bool]] = []

@@ -68,12 +68,24 @@ class StepLimits:
     @classmethod
     def from_env(cls) -> StepLimits:
         """Limits from ``AGENTWORLD_OFFLINE_STEP_SECONDS`` / ``..._MEMORY_MB`` (bad values: defaults)."""
+        key = tuple(os.environ.get(f"AGENTWORLD_OFFLINE_{name}") for name in _ENV_NAMES)
+        found = _FROM_ENV.get(key)
+        if found is None:
+            found = _FROM_ENV[key] = cls._read_env()
+        return found
+
+    @classmethod
+    def _read_env(cls) -> StepLimits:
         return cls(
             seconds=_positive(os.environ.get("AGENTWORLD_OFFLINE_STEP_SECONDS"), DEFAULT_SECONDS),
             memory_mb=int(_positive(os.environ.get("AGENTWORLD_OFFLINE_STEP_MEMORY_MB"), DEFAULT_MEMORY_MB)),
             unknown_fails=os.environ.get("AGENTWORLD_OFFLINE_UNKNOWN_PROGRAMS", "fail").strip().lower()
             not in ("succeed", "success", "0", "false", "off"),
         )
+
+
+_ENV_NAMES = ("STEP_SECONDS", "STEP_MEMORY_MB", "UNKNOWN_PROGRAMS")
+_FROM_ENV: dict[tuple[str | None, ...], StepLimits] = {}
 
 
 def _positive(raw: str | None, default: float) -> float:
@@ -129,8 +141,6 @@ class Budget:
                 f"(the offline step wrote more than its memory budget of {self.limits.memory_mb} MB)",
                 MEMORY_STATUS,
             )
-        if time.monotonic() > self.deadline:
-            self.check_time()
 
 
 _local = threading.local()

@@ -59,6 +59,7 @@ def _u_seq(p: _Proc) -> int:
         stop = int(last) + (1 if step > 0 else -1)
         numbers = range(int(first), stop, int(step))
         for k in range(0, len(numbers), 65536):
+            p.vm._budget.check_time()
             p.out(("" if not k else sep) + sep.join(map(str, numbers[k : k + 65536])))
         if numbers:
             p.out("\n")
@@ -74,6 +75,7 @@ def _u_seq(p: _Proc) -> int:
         count += 1
         v = first + step * count
         if len(chunk) == 8192:
+            p.vm._budget.check_time()
             p.out(
                 ("" if not wrote else sep)
                 + sep.join(_text(x, fmt, integral, decimals).zfill(w) for x in chunk)
