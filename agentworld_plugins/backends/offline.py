@@ -122,8 +122,6 @@ class OfflineBackend(Backend):
         #: one lock per session (shared by the sessions of one machine): worlds of different
         #: sessions run at the same time, each session's steps one after another
         self._session_locks: weakref.WeakKeyDictionary[Session, threading.RLock] = weakref.WeakKeyDictionary()
-        #: stateless conversations being answered, by history key (the same one waits its turn)
-        self._busy_keys: dict[str, threading.Lock] = {}
         self._detector = DomainDetector(registry)
 
     def describe(self) -> str:
@@ -250,23 +248,18 @@ class OfflineBackend(Backend):
         users = [str(m.get("content") or "") for m in messages if m.get("role") == "user"]
         action = self._parse_action(domain, users[-1])
         context = self._context_from_system(system)
-        before = self._key(domain.name, users[:-1], system)
-        with self._lock:  # the same conversation twice at once: the second waits for the first
-            busy = self._busy_keys.setdefault(before, threading.Lock())
-        with busy:
-            with self._lock:
-                state = self._cache.pop(before, None)
-            if state is None:  # rebuilt outside the table's lock: other conversations go on
-                state = {}
-                step = self.world_for(domain)
-                for prompt in users[:-1]:
-                    step(state, self._parse_action(domain, prompt), context)
-            completion = self._answer(domain, state, action, context)
-            with self._lock:
-                self._cache[self._key(domain.name, users, system)] = state
-                while len(self._cache) > self._cache_size:
-                    self._cache.popitem(last=False)
-                self._busy_keys.pop(before, None)
+        with self._lock:  # taken out of the table: no other request steps the same state object
+            state = self._cache.pop(self._key(domain.name, users[:-1], system), None)
+        if state is None:  # rebuilt outside the table's lock: other conversations go on meanwhile
+            state = {}
+            step = self.world_for(domain)
+            for prompt in users[:-1]:
+                step(state, self._parse_action(domain, prompt), context)
+        completion = self._answer(domain, state, action, context)
+        with self._lock:
+            self._cache[self._key(domain.name, users, system)] = state
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
         return completion
 
     @staticmethod
