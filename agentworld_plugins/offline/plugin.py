@@ -12,18 +12,18 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..current import current_session
 from ..hookspecs import hookimpl
 from ..observation import OfflineResult
 
 
 def _apply_limits(vm: Any) -> None:
     """The step budget of the session's settings (``offline_step_*``), where a session runs."""
-    from ..current import current_session
-    from .shell.limits import StepLimits
-
     session = current_session.get()
     settings = getattr(getattr(session, "world", None), "settings", None)
     if settings is not None and getattr(vm, "_limits_from", None) is not settings:
+        from .shell.limits import StepLimits
+
         vm.limits = StepLimits.from_settings(settings)
         vm._limits_from = settings
 

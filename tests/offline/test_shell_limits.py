@@ -36,6 +36,13 @@ def test_an_unclosed_brace_in_quotes_does_not_hang_the_parser(vm: VirtualMachine
         ("printf '%2000000000d' 1 | wc -c", "xmalloc: cannot allocate 2000000000 bytes", 2),
         ("while :; do :; done", "CPU time limit exceeded", 152),
         ("cat /dev/zero | wc -c", "CPU time limit exceeded", 152),
+        ("x=a; for i in $(seq 40); do x=${x//a/aa}; done; echo never", "xmalloc: cannot allocate", 2),
+        ("echo {1..3000000} | wc -c", "CPU time limit exceeded", 152),
+        (
+            "echo {a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}",
+            "",
+            152,
+        ),
     ],
 )
 def test_runaway_inputs_stop_at_the_budget_and_the_machine_stays_usable(
@@ -45,6 +52,15 @@ def test_runaway_inputs_stop_at_the_budget_and_the_machine_stays_usable(
     out, err, code = run(vm, command)
     assert code == status and err.startswith("bash: ") and message in err and "never" not in out
     assert run(vm, "echo $((1 + 1))") == ("2\n", "", 0)
+
+
+def test_pattern_substitution_is_linear_for_plain_strings(vm: VirtualMachine) -> None:
+    assert run(vm, "x=abcabc; echo ${x/b/X} ${x//b/X} ${x/#a/X} ${x/%c/X} ${x//b*/Y} ${x/#/P}") == (
+        "aXcabc aXcaXc Xbcabc abcabX aY Pabcabc\n",
+        "",
+        0,
+    )
+    assert run(vm, "x=$(printf '%100000s'); y=${x// /ab}; echo ${#y}") == ("200000\n", "", 0)
 
 
 def test_arithmetic_wraps_like_bash_instead_of_growing(vm: VirtualMachine) -> None:

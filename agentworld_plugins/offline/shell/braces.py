@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from .brackets import _match_closing
-from .limits import reserve
+from .limits import current, reserve
 from .parser import _unquoted
 
 
@@ -28,7 +28,9 @@ def brace_expand(word: str, limit: int | None = None) -> list[str]:
                 alts = [word[bounds[k] + 1 : bounds[k + 1]] for k in range(len(bounds) - 1)]
                 out: list[str] = []
                 size = 0
+                budget = current()
                 for alt in alts:
+                    budget.check_time()
                     more = brace_expand(prefix + alt + suffix, limit)
                     out.extend(more)
                     if limit is not None and len(out) > limit:
@@ -57,7 +59,10 @@ def brace_expand(word: str, limit: int | None = None) -> list[str]:
                 items = [chr(x) for x in rng]
             if items:
                 out = []
-                for item in items:
+                budget = current()
+                for k, item in enumerate(items):
+                    if not k & 1023:
+                        budget.check_time()
                     out.extend(brace_expand(prefix + item + suffix, limit))
                 return out
     return [word]

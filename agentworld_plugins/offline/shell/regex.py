@@ -10,6 +10,7 @@ pattern RE2 cannot take (back-references, look-arounds), such a pattern is refus
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -139,6 +140,7 @@ def may_backtrack(pattern: str) -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=256)
 def compile_regex(pattern: str, flags: int = 0) -> Any:
     """A compiled pattern with :mod:`re`'s methods (search, match, finditer, sub, subn).
     Raises :class:`re.error` for a bad pattern and :class:`RegexTooComplex` as described above."""
