@@ -25,10 +25,12 @@ from langchain_core.tools import BaseTool
 from langgraph.types import Command
 from typing_extensions import NotRequired
 
+from agentworld_plugins.files import open_private
+from agentworld_plugins.redaction import redact_record
 from agentworld_plugins.session import Trajectory, World
 
 from ._world import SessionGroup
-from .langchain import SimulatedTool, _is_search, simulate_tool, tool_definition
+from .simulated_tools import SimulatedTool, is_search_tool, simulate_tool, tool_definition
 
 __all__ = ["RUN_KEY", "WorldModelToolMiddleware"]
 
@@ -134,20 +136,19 @@ class WorldModelToolMiddleware(AgentMiddleware[WorldModelState, Any]):
         return f"run:{run}" if run else f"instance:{id(self)}"
 
     def _group(self, key: str, tools: Iterable[BaseTool]) -> SessionGroup:
+        world = self.world  # before the lock: creating the default world takes it too
         with self._lock:
             group = self._groups.get(key)
             if group is not None:
                 self._groups.move_to_end(key)
             else:
-                group = SessionGroup(
-                    self.world, seed=self.seed, perturbations=self.perturbations, **self.context
-                )
+                group = SessionGroup(world, seed=self.seed, perturbations=self.perturbations, **self.context)
                 self._groups[key] = group
                 while len(self._groups) > self.max_runs:
                     old, _ = self._groups.popitem(last=False)
                     self._twins = {k: v for k, v in self._twins.items() if k[0] != old}
                     self._written = {k: v for k, v in self._written.items() if k[0] != old}
-        plain = [t for t in tools if self.emulates(t.name) and not _is_search(t, self.search)]
+        plain = [t for t in tools if self.emulates(t.name) and not is_search_tool(t, self.search)]
         group.add_tools(self.domain, [tool_definition(t) for t in plain])
         return group
 
@@ -209,12 +210,13 @@ class WorldModelToolMiddleware(AgentMiddleware[WorldModelState, Any]):
             return
         with self._lock:
             self.trajectory_path.parent.mkdir(parents=True, exist_ok=True)
-            with self.trajectory_path.open("a", encoding="utf-8") as fh:
+            with open_private(self.trajectory_path, "a") as fh:
                 for domain, session in group.sessions.items():
                     records = session.trajectory.records()
                     done = self._written.get((key, domain), 0)
                     for record in records[done:]:
-                        fh.write(json.dumps({**record, "run": key}, ensure_ascii=False, default=str) + "\n")
+                        line = redact_record({**record, "run": key})
+                        fh.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
                     self._written[(key, domain)] = len(records)
 
     def after_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentworld_plugins.errors import ConfigError
+from agentworld_plugins.files import text_or_file
 
 if TYPE_CHECKING:
     from agentworld_plugins.session import Observation, Session, World
@@ -30,17 +30,15 @@ _BIBLE_HEADING = "## World Bible"
 
 
 def read_world_bible(value: str | Path | None) -> str | None:
-    """The text of a world bible given as text or as a path to a file (None stays None)."""
+    """The text of a world bible given as text or as a file (None stays None).
+
+    A :class:`~pathlib.Path`, or a one-line string that looks like a file name (``bible.md``,
+    ``./facts.txt``, ``~/world.md``), is read, and a missing file is an error naming it; any other
+    string is the bible itself (:func:`agentworld_plugins.files.text_or_file`).
+    """
     if value is None:
         return None
-    if isinstance(value, Path):
-        try:
-            return value.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(
-                f"Cannot read the world bible {value}: {exc.strerror}", hint="check the path"
-            ) from None
-    return str(value)
+    return text_or_file(value, "world bible")
 
 
 def world_bible_section(context: dict[str, Any]) -> Callable[[str], str] | None:
@@ -53,7 +51,7 @@ def world_bible_section(context: dict[str, Any]) -> Callable[[str], str] | None:
     bible = context.get("world_bible")
     if not bible:
         return None
-    text = read_world_bible(bible) if isinstance(bible, Path) else str(bible)
+    text = read_world_bible(bible)
     section = (
         f"\n\n{_BIBLE_HEADING}\n"
         "The environment is a fictional world. Everything it returns must agree with these facts, "
@@ -86,6 +84,8 @@ class SessionGroup:
         self.seed = seed
         self.perturbations = list(perturbations)
         self.context = {k: v for k, v in context.items() if v is not None}
+        if self.context.get("world_bible"):  # read now: a missing file fails here, not as odd results
+            self.context["world_bible"] = read_world_bible(self.context["world_bible"])
         self._tools: dict[str, list[dict[str, Any]]] = {d: list(v) for d, v in (tools or {}).items()}
         self._sessions: dict[str, Session] = {}
         self._locks: dict[str, threading.Lock] = {}

@@ -16,6 +16,7 @@ import os
 import shlex
 import tempfile
 from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import IO, Any
 
 import anyio
@@ -89,6 +90,18 @@ async def _optional(fetch: Callable[[str | None], Awaitable[Any]], attr: str) ->
         return []
 
 
+def _roots_callback(directory: str | None) -> Any:
+    """A ``roots/list`` answer (the working directory), so the client declares the ``roots``
+    capability: some servers offer tools only to clients that have it (server-everything's
+    ``get-roots-list``), and a mirror must see everything a real client would."""
+    root = Path(directory or os.getcwd()).resolve()
+
+    async def list_roots(context: Any) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri=root.as_uri(), name=root.name or "/")])
+
+    return list_roots
+
+
 async def _take(client: Client, source: str) -> Catalog:
     tools = await _pages(lambda c: client.list_tools(cursor=c), "tools")
     caps = client.server_capabilities
@@ -130,7 +143,9 @@ async def mirror_command(
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
         try:
             with anyio.fail_after(timeout):
-                async with Client(stdio_client(params, errlog=errlog)) as client:
+                async with Client(
+                    stdio_client(params, errlog=errlog), list_roots_callback=_roots_callback(cwd)
+                ) as client:
                     return await _take(client, shown)
         except MirrorError:
             raise
@@ -147,7 +162,7 @@ async def mirror_url(url: str, *, timeout: float = 60.0) -> Catalog:
     """Connect to a streamable-HTTP MCP server at ``url`` and list what it offers."""
     try:
         with anyio.fail_after(timeout):
-            async with Client(url) as client:
+            async with Client(url, list_roots_callback=_roots_callback(None)) as client:
                 return await _take(client, url)
     except MirrorError:
         raise

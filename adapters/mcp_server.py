@@ -54,7 +54,11 @@ from mcp.server import Server, ServerRequestContext
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from agentworld_plugins.errors import ActionValidationError, AgentWorldError, ConfigError
+from agentworld_plugins.files import open_private
 from agentworld_plugins.hookspecs import hookimpl
+from agentworld_plugins.http_guard import HttpGuard, HttpLimits
+from agentworld_plugins.perturbations import output_fault
+from agentworld_plugins.redaction import redact_record
 from agentworld_plugins.session import Observation, Session, World
 
 from .mcp_catalog import Catalog
@@ -98,7 +102,7 @@ class TrajectoryRecorder:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         try:
-            self._fh = self.path.open("a", encoding="utf-8")
+            self._fh = open_private(self.path, "a")
         except OSError as exc:
             raise ConfigError(
                 f"Cannot open trajectory file {self.path}: {exc.strerror}", hint="check the --record path"
@@ -107,7 +111,7 @@ class TrajectoryRecorder:
 
     def write(self, session: Session) -> None:
         record = session.trajectory.records()[-1]
-        line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+        line = json.dumps(redact_record(record), ensure_ascii=False, default=str) + "\n"
         with self._lock:
             self._fh.write(line)
             self._fh.flush()
@@ -253,6 +257,11 @@ class ToolDispatcher:
         if observation.is_error or schemas.output is None:
             return _text_result(observation.text, is_error=observation.is_error)
         parsed = parse_structured(observation.text, schemas)
+        if not parsed.ok and output_fault(observation.metadata) is not None:
+            # a truncated/empty result was damaged on purpose: the agent gets it as a failed call,
+            # never our corrective retry (the world model is not asked again)
+            session.trajectory.turns[-1].observation.is_error = True
+            return _text_result(observation.text, is_error=True)
         if not parsed.ok:
             observation, parsed = await self._retry(session, action, observation, parsed, schemas, name)
             if observation.is_error or not parsed.ok:
@@ -320,17 +329,30 @@ class ToolDispatcher:
 # -- transports ------------------------------------------------------------------------------------
 
 
+def _jsonrpc_error(status: int, message: str, path: str) -> dict[str, Any]:
+    """An HTTP-level error as the MCP SDK writes one: a JSON-RPC error without an id."""
+    return {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32600 if status < 500 else -32603, "message": message},
+    }
+
+
 class BearerAuth:
     """ASGI middleware: HTTP requests must carry ``Authorization: Bearer <token>`` (else 401)."""
 
     def __init__(self, app: Any, token: str) -> None:
         self.app = app
-        self._expected = f"Bearer {token}".encode()
+        self._expected = token.encode()
 
     def _authorized(self, scope: dict[str, Any]) -> bool:
         for key, value in scope.get("headers") or []:
             if key == b"authorization":
-                return hmac.compare_digest(value, self._expected)
+                # the auth scheme is case-insensitive (RFC 9110 11.1): "bearer x" is "Bearer x"
+                scheme, _, credentials = value.partition(b" ")
+                return scheme.lower() == b"bearer" and hmac.compare_digest(
+                    credentials.strip(), self._expected
+                )
         return False
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -479,20 +501,44 @@ class FakeMcpServer:
         finally:
             self.close()
 
-    def http_app(self, *, token: str | None = None, host: str = "127.0.0.1", path: str = "/mcp") -> Any:
+    def http_app(
+        self,
+        *,
+        token: str | None = None,
+        host: str = "127.0.0.1",
+        path: str = "/mcp",
+        limits: HttpLimits | None = None,
+    ) -> Any:
         """The streamable-HTTP ASGI app (at ``path``), behind a bearer token when one is given.
 
-        Build it once per server: its lifespan runs the SDK's session manager, which runs once.
+        It runs behind :class:`HttpGuard` (``limits``): bodies are capped, errors are JSON-RPC
+        shaped, and an ``Mcp-Session-Id`` session idle for ``limits.session_idle`` seconds is
+        closed with its world session. Build it once per server: its lifespan runs the SDK's
+        session manager, which runs once.
         """
-        app = self.server.streamable_http_app(streamable_http_path=path, host=host)
-        return BearerAuth(app, token) if token else app
+        limits = limits or HttpLimits()
+        app = self.server.streamable_http_app(
+            streamable_http_path=path,
+            host=host,
+            max_request_body_size=limits.max_body,
+            session_idle_timeout=limits.session_idle,
+        )
+        return HttpGuard(BearerAuth(app, token) if token else app, error=_jsonrpc_error, limits=limits)
 
-    def serve_http(self, host: str = "127.0.0.1", port: int = 8765, *, token: str | None = None) -> None:
+    def serve_http(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 8765,
+        *,
+        token: str | None = None,
+        limits: HttpLimits | None = None,
+    ) -> None:
         """Serve streamable HTTP at ``http://host:port/mcp`` until interrupted."""
-        import uvicorn
+        from agentworld_plugins import http_guard
 
         try:
-            uvicorn.run(self.http_app(token=token, host=host), host=host, port=port, log_level="warning")
+            app = self.http_app(token=token, host=host, limits=limits)
+            http_guard.run(app, host=host, port=port, limits=limits, lifespan="on")
         finally:
             self.close()
 

@@ -17,3 +17,9 @@ if TYPE_CHECKING:
 current_session: contextvars.ContextVar[Session | None] = contextvars.ContextVar(
     "agentworld_current_session", default=None
 )
+
+#: the name of the conversation a request belongs to (``bench infer``: the record's domain and
+#: episode id), set by whoever sends it; a ``PerturbingBackend`` keys its random streams by it
+current_conversation: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "agentworld_current_conversation", default=None
+)

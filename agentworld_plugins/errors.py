@@ -2,8 +2,22 @@
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Iterable
 from typing import Any
+
+from .redaction import redact_text
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlong = 4, 200, 200, 60
+
+
+def short_repr(value: Any) -> str:
+    """A bounded ``repr`` (nesting, long strings and huge numbers cut) for error messages."""
+    try:
+        return _REPR.repr(value)
+    except (RecursionError, ValueError):
+        return f"<{type(value).__name__}>"
 
 
 class AgentWorldError(Exception):
@@ -13,6 +27,9 @@ class AgentWorldError(Exception):
     """
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
+        # messages are printed and served: credentials inside them (a URL's password) never are
+        message = redact_text(message)
+        hint = None if hint is None else redact_text(hint)
         self.message = message
         self.hint = hint
         super().__init__(f"{message} ({hint})" if hint else message)
@@ -56,7 +73,7 @@ class ActionValidationError(AgentWorldError, ValueError):
         self.errors = errors
         lines = [f"{len(errors)} validation error{'s' if len(errors) != 1 else ''} for {domain} action"]
         for err in errors:
-            lines.append(f"  {err['loc'] or '(action)'}: {err['msg']} (got {err['input']!r})")
+            lines.append(f"  {err['loc'] or '(action)'}: {err['msg']} (got {short_repr(err['input'])})")
         super().__init__("\n".join(lines), hint=hint)
 
 

@@ -8,7 +8,8 @@
 Answers come from a queue (``enqueue``), else from ``responder(request_body)``. Faults are queued
 like answers: ``FakeWorldModelServer.error(500)``, ``.hang(seconds)`` (answer after the client gave
 up), ``.malformed()`` (a body that is not JSON), ``.disconnect()`` (close without answering).
-Every request is recorded in ``requests``.
+Every request is recorded in ``requests``. An answer may be a dict with ``content`` and, for an
+agent under test, ``tool_calls`` (OpenAI form) or ``reasoning_content``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from .http_guard import secret_matches
 
 Answer = Any  # str | dict | Fault
 
@@ -160,7 +163,7 @@ class FakeWorldModelServer:
         if isinstance(answer, str):
             answer = {"content": answer}
         message: dict[str, Any] = {"role": "assistant", "content": answer.get("content", "")}
-        for key in ("reasoning_content", "reasoning"):  # vLLM/SGLang spellings of the parser's output
+        for key in ("reasoning_content", "reasoning", "tool_calls"):  # vLLM/SGLang spellings
             if answer.get(key) is not None:
                 message[key] = answer[key]
         prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
@@ -171,7 +174,13 @@ class FakeWorldModelServer:
             "created": int(time.time()),
             "model": body.get("model") or self.model,
             "choices": [
-                {"index": 0, "message": message, "finish_reason": answer.get("finish_reason", "stop")}
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": answer.get(
+                        "finish_reason", "tool_calls" if message.get("tool_calls") else "stop"
+                    ),
+                }
             ],
             "usage": answer.get("usage")
             or {
@@ -214,7 +223,7 @@ class FakeWorldModelServer:
             def _authorized(self) -> bool:
                 if server.api_key is None:
                     return True
-                if self.headers.get("Authorization") == f"Bearer {server.api_key}":
+                if secret_matches(self.headers.get("Authorization"), f"Bearer {server.api_key}"):
                     return True
                 self._send(401, json.dumps({"error": {"message": "invalid api key", "code": 401}}).encode())
                 return False

@@ -86,6 +86,20 @@ def register_offline_worlds(register: Callable[..., None]) -> None:
         machines several sessions share (``"shell"``: ``build({session: domain}, files=, cwd=,
         hostname=, user=, env=) -> {session: state}``), used by
         :meth:`~agentworld_plugins.backends.offline.OfflineBackend.start_machine`.
+        ``register(domain_name, update, kind="answered")`` registers how the world takes in a turn
+        answered without it (an injected fault): ``update(state, action, observation_text,
+        context)``; the terminal's pane shows the faulted screen, so the next screen continues it.
+    """
+
+
+@hookspec
+def register_rewards(register: Callable[..., None]) -> None:
+    """Register reward checks for rollouts (``rollout run``, the TRL and OpenEnv environments).
+
+    :param register: ``register(name, check)`` where ``check(episode, **params)`` returns a score
+        in [0, 1] (a float, a bool or a :class:`~agentworld_plugins.rollout.rewards.RewardResult`)
+        or an awaitable of one. ``params`` are the task's reward entry less ``type``, ``weight``
+        and ``name``. A later registration of the same name replaces an earlier one.
     """
 
 

@@ -61,6 +61,10 @@ class Registry:
     offline_worlds: dict[str, Callable[..., Any]] = field(default_factory=dict)
     #: builders of machines several offline sessions share, by kind (``"shell"``)
     offline_machines: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    #: how an offline world takes in a turn answered without it (an injected fault), by domain
+    offline_answered: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    #: reward checks of rollouts, by name (the built-ins are the rollout front's own)
+    rewards: dict[str, Callable[..., Any]] = field(default_factory=dict)
 
     def domain(self, name: str) -> Domain:
         try:
@@ -103,6 +107,7 @@ class PluginManager(pluggy.PluginManager):
             "register_perturbations",
             "register_tool_packs",
             "register_offline_worlds",
+            "register_rewards",
             "prepare_system_prompt",
             "transform_messages",
             "after_observation",
@@ -184,11 +189,17 @@ class PluginManager(pluggy.PluginManager):
                 reg.offline_machines[name] = step
             elif kind == "world":
                 reg.offline_worlds[name] = step
+            elif kind == "answered":
+                reg.offline_answered[name] = step
             else:
                 raise ConfigError(
                     f"register_offline_worlds: unknown kind {kind!r} for {name!r}",
-                    hint='pass kind="world" (a domain\'s step) or kind="machine" (a shared machine builder)',
+                    hint='pass kind="world" (a domain\'s step), kind="machine" (a shared machine builder) '
+                    'or kind="answered" (a world taking in a turn answered without it)',
                 )
+
+        def reward(name: str, check: Callable[..., Any]) -> None:
+            reg.rewards[name] = check
 
         # get_hookimpls() lists in registration order: later plugins override earlier ones.
         for fn, hook in (
@@ -197,6 +208,7 @@ class PluginManager(pluggy.PluginManager):
             (perturbation, self.hook.register_perturbations),
             (tool_pack, self.hook.register_tool_packs),
             (offline_world, self.hook.register_offline_worlds),
+            (reward, self.hook.register_rewards),
         ):
             for impl in hook.get_hookimpls():
                 impl.function(**{a: fn for a in impl.argnames})

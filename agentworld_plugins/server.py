@@ -13,7 +13,6 @@ The app is a Starlette application; :func:`create_app` builds it for tests and e
 from __future__ import annotations
 
 import json
-import secrets
 import time
 import uuid
 from typing import Any
@@ -25,7 +24,10 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from .backends.base import Backend, Completion, Sampling
+from .current import current_conversation
 from .errors import AgentWorldError, BackendError, BackendUnavailableError
+from .http_guard import BodyError, HttpGuard, HttpLimits, read_json, secret_matches
+from .redaction import redact_text
 
 _SAMPLING_FIELDS = ("temperature", "max_tokens", "top_p", "seed", "stop")
 
@@ -47,7 +49,10 @@ def _check_messages(messages: Any) -> str | None:
             return f"messages[{i}].role must be one of system, user, assistant"
         content = message.get("content")
         if isinstance(content, list):  # content parts: keep the text ones
-            message["content"] = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+            texts = [p.get("text", "") for p in content if isinstance(p, dict)]
+            if not all(isinstance(t, str) for t in texts):
+                return f"messages[{i}].content[].text must be a string"
+            message["content"] = "".join(texts)
         elif content is not None and not isinstance(content, str):
             return f"messages[{i}].content must be a string"
     return None
@@ -84,6 +89,13 @@ def _completion_body(completion: Completion, model: str) -> dict[str, Any]:
     return body
 
 
+def _conversation_name(request: Request, body: dict[str, Any]) -> str | None:
+    """What the client calls the conversation (``X-Agentworld-Conversation`` or ``conversation_id``):
+    a ``--perturb`` server keys its random streams by it."""
+    name = request.headers.get("x-agentworld-conversation") or body.get("conversation_id")
+    return str(name) if name else None
+
+
 def _stream(body: dict[str, Any]) -> StreamingResponse:
     """The same answer as server-sent events: a role chunk, the content, then [DONE]."""
     choice = body["choices"][0]
@@ -97,20 +109,37 @@ def _stream(body: dict[str, Any]) -> StreamingResponse:
             content["reasoning_content"] = choice["message"]["reasoning_content"]
         yield f"data: {json.dumps(base | {'choices': [{'index': 0, 'delta': content, 'finish_reason': None}]})}\n\n"
         end = {"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}
-        yield f"data: {json.dumps(base | {'choices': [end], 'usage': body['usage']})}\n\n"
+        last = base | {"choices": [end], "usage": body["usage"]}
+        if "perturbations" in body:  # provenance rides on the last chunk, as usage does
+            last["perturbations"] = body["perturbations"]
+        yield f"data: {json.dumps(last)}\n\n"
         yield "data: [DONE]\n\n"
 
     return StreamingResponse(events(), media_type="text/event-stream")
 
 
-def create_app(backend: Backend, *, api_key: str | None = None, model_name: str = "agentworld") -> Starlette:
-    """A Starlette app serving ``/v1/chat/completions`` and ``/v1/models`` from ``backend``."""
+def _error_body(status: int, message: str, path: str) -> dict[str, Any]:
+    kind = "not_found_error" if status == 404 else "invalid_request_error" if status < 500 else "server_error"
+    return {"error": {"message": message, "type": kind, "param": None, "code": status}}
+
+
+def create_app(
+    backend: Backend,
+    *,
+    api_key: str | None = None,
+    model_name: str = "agentworld",
+    limits: HttpLimits | None = None,
+) -> HttpGuard:
+    """An ASGI app serving ``/v1/chat/completions`` and ``/v1/models`` from ``backend``.
+
+    It runs behind :class:`~agentworld_plugins.http_guard.HttpGuard` (``limits``): errors are
+    OpenAI-shaped JSON, bodies are size-, time- and depth-limited. ``.app`` is the Starlette app.
+    """
 
     def authorized(request: Request) -> bool:
         if not api_key:
             return True
-        given = request.headers.get("authorization", "")
-        return secrets.compare_digest(given.encode(), f"Bearer {api_key}".encode())
+        return secret_matches(request.headers.get("authorization"), f"Bearer {api_key}")
 
     async def models(request: Request) -> Response:
         if not authorized(request):
@@ -131,9 +160,9 @@ def create_app(backend: Backend, *, api_key: str | None = None, model_name: str 
                 401, "Invalid API key: send 'Authorization: Bearer <key>'", kind="authentication_error"
             )
         try:
-            body = await request.json()
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            return _error(400, "The request body is not valid JSON")
+            body = await read_json(request)
+        except BodyError as exc:
+            return _error(exc.status, exc.message)
         if not isinstance(body, dict):
             return _error(400, "The request body must be a JSON object")
         problem = _check_messages(body.get("messages"))
@@ -145,6 +174,7 @@ def create_app(backend: Backend, *, api_key: str | None = None, model_name: str 
             err = exc.errors(include_url=False)[0]
             field = ".".join(str(p) for p in err["loc"])
             return _error(400, f"{field}: {err['msg']}", param=field)
+        named = current_conversation.set(_conversation_name(request, body))
         try:
             completion = await backend.acomplete(body["messages"], sampling)
         except BackendUnavailableError as exc:
@@ -153,16 +183,19 @@ def create_app(backend: Backend, *, api_key: str | None = None, model_name: str 
             return _error(502 if "HTTP" in exc.message else 400, str(exc), kind="world_model_error")
         except AgentWorldError as exc:
             return _error(400, str(exc))
+        finally:
+            current_conversation.reset(named)
         payload = _completion_body(completion, str(body.get("model") or model_name))
         return _stream(payload) if body.get("stream") else JSONResponse(payload)
 
     async def health(request: Request) -> Response:
-        return JSONResponse({"status": "ok", "backend": backend.describe()})
+        return JSONResponse({"status": "ok", "backend": redact_text(backend.describe())})
 
-    return Starlette(
+    app = Starlette(
         routes=[
             Route("/v1/chat/completions", chat, methods=["POST"]),
             Route("/v1/models", models, methods=["GET"]),
             Route("/health", health, methods=["GET"]),
         ]
     )
+    return HttpGuard(app, error=_error_body, limits=limits)

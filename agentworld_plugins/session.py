@@ -23,8 +23,10 @@ from .config import Settings, load_settings
 from .current import current_session
 from .domains.base import Domain
 from .errors import AgentWorldError, ConfigError, ContextBudgetError
+from .files import open_private
 from .observation import Observation
 from .plugins import PluginManager, get_plugin_manager
+from .redaction import redact_record
 from .turns import build_messages, extract_action, system_of, turn_number
 
 __all__ = ["Observation", "Session", "Trajectory", "Turn", "World"]
@@ -77,9 +79,18 @@ class Trajectory:
         return messages[:-1]
 
     def to_jsonl(
-        self, path: str | Path, *, form: Literal["records", "chat"] = "records", append: bool = False
+        self,
+        path: str | Path,
+        *,
+        form: Literal["records", "chat"] = "records",
+        append: bool = False,
+        redact: bool | None = None,
     ) -> Path:
-        """Write the trajectory; ``records`` gives one line per turn, ``chat`` one line in all."""
+        """Write the trajectory; ``records`` gives one line per turn, ``chat`` one line in all.
+
+        Secrets are redacted as in cassettes unless ``redact`` is False (None: the
+        ``AGENTWORLD_REDACT`` setting); a file this creates is readable by its owner only.
+        """
         path = Path(path)
         if form == "records":
             lines = self.records()
@@ -87,9 +98,9 @@ class Trajectory:
             lines = [{"id": self.session_id, "task": self.domain, "messages": self.chat_messages()}]
         else:
             raise AgentWorldError(f"Unknown trajectory form {form!r}", hint="use 'records' or 'chat'")
-        with path.open("a" if append else "w", encoding="utf-8") as fh:
+        with open_private(path, "a" if append else "w") as fh:
             for line in lines:
-                fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+                fh.write(json.dumps(redact_record(line, redact), ensure_ascii=False) + "\n")
         return path
 
     @classmethod

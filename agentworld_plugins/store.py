@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from agentworld_plugins.errors import AgentWorldError
+from agentworld_plugins.files import create_private
 
 __all__ = [
     "DB_NAME",
@@ -157,6 +158,7 @@ class SessionStore:
             return conn
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            create_private(self.path)  # commands, outputs and typed secrets: the owner's only
             conn = sqlite3.connect(
                 self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False
             )

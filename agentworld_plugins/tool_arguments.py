@@ -251,7 +251,11 @@ def _matches(pattern: str, name: str) -> bool:
         return True
 
 
-def _line_errors(error: jsonschema.ValidationError) -> list[dict[str, Any]]:
+#: pydantic's strict-mode error for a value of the wrong JSON type (no conversion is tried)
+_STRICT_TYPE = {"integer": "int_type", "number": "float_type", "boolean": "bool_type"}
+
+
+def _line_errors(error: jsonschema.ValidationError, strict: bool = False) -> list[dict[str, Any]]:
     """pydantic line errors (``type``, ``loc``, ``input``, ``ctx``) for one jsonschema error."""
     loc = tuple(error.absolute_path)
     value, rule, expected = error.instance, error.validator, error.validator_value
@@ -260,7 +264,9 @@ def _line_errors(error: jsonschema.ValidationError) -> list[dict[str, Any]]:
         return [{"type": "missing", "loc": (*loc, name), "input": value} for name in missing]
     if rule == "type":
         kinds = _kinds(expected)
-        code = _type_error(kinds[0] if kinds else "string", value)
+        kind = kinds[0] if kinds else "string"
+        code = _STRICT_TYPE.get(kind) if strict else None
+        code = code or _type_error(kind, value)
         title = error.schema.get("title") if isinstance(error.schema, dict) else None
         if code == "dict_type" and isinstance(title, str) and "properties" in error.schema:
             # a nested pydantic model (its schema is titled with the class name)
@@ -290,7 +296,7 @@ def _line_errors(error: jsonschema.ValidationError) -> list[dict[str, Any]]:
     if rule in ("anyOf", "oneOf") and error.context:  # a real union: its likeliest member
         best = jsonschema.exceptions.best_match(error.context)
         if best is not None:
-            return _line_errors(best)
+            return _line_errors(best, strict)
     return [{"type": "value_error", "loc": loc, "input": value, "ctx": {"error": error.message}}]
 
 
@@ -309,6 +315,19 @@ def _render(title: str, errors: list[dict[str, Any]]) -> str:
 
 
 # -- the checker ------------------------------------------------------------------------------------
+
+
+def _show_sent(error: jsonschema.ValidationError, sent: Any) -> None:
+    """Point ``error`` (found in the converted arguments) at the value as it was sent."""
+    node = sent
+    for key in error.absolute_path:
+        try:
+            node = node[key]
+        except (KeyError, IndexError, TypeError):
+            return
+    error.instance = node
+    for inner in error.context or ():
+        _show_sent(inner, sent)
 
 
 class ArgumentChecker:
@@ -350,13 +369,24 @@ class ArgumentChecker:
         except Exception:  # an unresolvable $ref and the like: leave the arguments be
             return arguments
 
-    def check(self, tool_name: str, arguments: Any) -> str | None:
-        """FastMCP's error text for arguments that break the schema; None when they fit."""
+    def check(self, tool_name: str, arguments: Any, *, strict: bool = False) -> str | None:
+        """FastMCP's error text for arguments that break the schema; None when they fit.
+
+        ``strict`` checks with jsonschema alone ("yes" is not a boolean, "3" not an integer), for
+        tools whose arguments reach the function unconverted. Errors show the input as sent.
+        """
         errors: list[dict[str, Any]] = []
         seen: set[tuple[str, tuple[Any, ...]]] = set()
         try:
-            found = self._lax(arguments)[1]
-            for line in (line for error in found for e in _unwrapped(error) for line in _line_errors(e)):
+            if strict:
+                validator = self._validator
+                found = [] if validator is None else list(validator.iter_errors(arguments))
+            else:
+                found = self._lax(arguments)[1]
+            for error in found:
+                _show_sent(error, arguments)
+            lines = (line for error in found for e in _unwrapped(error) for line in _line_errors(e, strict))
+            for line in lines:
                 key = (line["type"], tuple(line["loc"]))
                 if key not in seen:
                     seen.add(key)
@@ -392,9 +422,10 @@ def argument_checker(input_schema: Any) -> ArgumentChecker:
     return checker
 
 
-def check_arguments(tool_name: str, arguments: Any, input_schema: Any) -> str | None:
-    """FastMCP's error text for ``arguments`` that break ``input_schema``; None when they fit."""
-    return argument_checker(input_schema).check(tool_name, arguments)
+def check_arguments(tool_name: str, arguments: Any, input_schema: Any, *, strict: bool = False) -> str | None:
+    """FastMCP's error text for ``arguments`` that break ``input_schema``; None when they fit
+    (``strict``: no lax conversions, see :meth:`ArgumentChecker.check`)."""
+    return argument_checker(input_schema).check(tool_name, arguments, strict=strict)
 
 
 def coerce_arguments(arguments: Any, input_schema: Any) -> Any:

@@ -65,8 +65,20 @@ def messages_for_record(record: Mapping[str, Any]) -> list[dict[str, str]]:
             f"AgentWorldBench record {record.get('id', '?')!r} lacks {', '.join(missing)}",
             hint="each record needs system_str, prompt, response, current_prompt and turn_idx",
         )
-    turn_idx = int(record["turn_idx"])
-    prompts, responses = list(record["prompt"]), list(record["response"])
+    turn_idx, prompts, responses = record["turn_idx"], record["prompt"], record["response"]
+    if isinstance(turn_idx, str) and turn_idx.strip().isdigit() and len(turn_idx) < 10:
+        turn_idx = int(turn_idx)
+    if not isinstance(turn_idx, int) or isinstance(turn_idx, bool):
+        raise AgentWorldError(
+            f"AgentWorldBench record {record.get('id', '?')!r}: turn_idx must be an integer, "
+            f"got {type(turn_idx).__name__}",
+            hint="turn_idx is the 1-based number of the current turn",
+        )
+    if not isinstance(prompts, (list, tuple)) or not isinstance(responses, (list, tuple)):
+        raise AgentWorldError(
+            f"AgentWorldBench record {record.get('id', '?')!r}: prompt and response must be lists",
+            hint="prompt and response hold the earlier turns' prompts and answers",
+        )
     if turn_idx < 1 or turn_idx - 1 > min(len(prompts), len(responses)):
         raise AgentWorldError(
             f"AgentWorldBench record {record.get('id', '?')!r}: turn_idx {turn_idx} is out of range",
@@ -209,6 +221,23 @@ def extract_action(turn_prompt: str) -> tuple[str | None, str] | None:
     if fenced:
         return fenced.group(1) or "", fenced.group(2)
     return None, body
+
+
+_STATE = "**Current State:**\n"
+
+
+def state_of_turn(turn_prompt: str) -> str | None:
+    """The ``**Current State:**`` text of a rendered turn prompt (the first turn's), or None.
+
+    >>> state_of_turn(render_turn(1, "[]", state="root@box:/srv# "))
+    'root@box:/srv# '
+    """
+    start = turn_prompt.find(_STATE)
+    actions = list(_ACTION.finditer(turn_prompt))
+    if start < 0 or not actions or actions[-1].start() < start:
+        return None
+    state = turn_prompt[start + len(_STATE) : actions[-1].start()]
+    return state[:-2] if state.endswith("\n\n") else state.rstrip("\n")
 
 
 def turn_number(prompt: str) -> int | None:

@@ -188,3 +188,25 @@ def test_a_python_union_is_written_as_an_any_of() -> None:
 
 def test_doctests() -> None:
     assert doctest.testmod(tool_arguments).failed == 0
+
+
+def test_errors_show_the_arguments_as_sent_and_strict_mode_converts_nothing() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "n": {"type": "integer", "minimum": 5},
+            "flag": {"type": "boolean"},
+            "to": {"type": "string"},
+        },
+        "required": ["n", "to"],
+    }
+    lax = check_arguments("t", {"n": "3", "flag": "yes"}, schema)
+    assert lax is not None
+    assert "input_value={'n': '3', 'flag': 'yes'}" in lax  # not the converted {'n': 3, 'flag': True}
+    assert "greater than or equal to 5 [type=greater_than_equal, input_value='3'" in lax
+    assert check_arguments("t", {"n": "7", "flag": "yes", "to": "x"}, schema) is None
+    strict = check_arguments("t", {"n": "7", "flag": "yes", "to": "x"}, schema, strict=True)
+    assert strict is not None and strict.startswith("Error calling tool 't': 2 validation errors")
+    assert "Input should be a valid integer [type=int_type, input_value='7'" in strict
+    assert "Input should be a valid boolean [type=bool_type, input_value='yes'" in strict
+    assert check_arguments("t", {"n": 7, "flag": True, "to": "x"}, schema, strict=True) is None

@@ -116,6 +116,29 @@ class JSONAction:
         if self.keycode is not None and not self.keycode.startswith("KEYCODE_"):
             raise ValueError(f"Invalid keycode: {self.keycode}")
 
+    def __eq__(self, other: object) -> bool:
+        """AndroidWorld's comparison: ``text`` and ``app_name`` ignore case, ``clear_text`` is not
+        compared, and only another JSONAction can be equal."""
+        if not isinstance(other, JSONAction):
+            return False
+
+        def same(a: str | None, b: str | None) -> bool:
+            return a.lower() == b.lower() if a is not None and b is not None else a == b
+
+        keys = ("action_type", "index", "x", "y", "keycode", "direction", "goal_status")
+        return (
+            same(self.app_name, other.app_name)
+            and same(self.text, other.text)
+            and all(getattr(self, k) == getattr(other, k) for k in keys)
+        )
+
+    def __repr__(self) -> str:
+        shown = [
+            f"{key}={f'{value:.3f}' if isinstance(value, float) else value!r}"
+            for key, value in self.as_dict().items()
+        ]
+        return f"JSONAction({', '.join(shown)})"
+
     def as_dict(self, skip_none: bool = True) -> dict[str, Any]:
         return {k: v for k, v in dataclasses.asdict(self).items() if v is not None or not skip_none}
 
@@ -174,6 +197,7 @@ class UIElement:
     resource_name: str | None = None
     tooltip: str | None = None
     resource_id: str | None = None
+    metadata: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -463,6 +487,11 @@ def _action_dict(action: Any) -> dict[str, Any]:
     return fields
 
 
+def _error_text(message: str) -> str:
+    """Every refused action reads alike: ``ValueError: ...``, as AndroidWorld's JSONAction raises."""
+    return message if message.startswith("ValueError: ") else f"ValueError: {message}"
+
+
 class AgentWorldAndroidEnv:
     """AndroidWorld's ``AsyncEnv`` on a simulated phone (see the module docs).
 
@@ -554,7 +583,7 @@ class AgentWorldAndroidEnv:
             if data.get("action_type") == UNKNOWN:
                 raise ValueError("the action type 'unknown' does nothing")
         except (ValueError, TypeError) as exc:
-            self._refused(f"{type(exc).__name__}: {exc}")
+            self._refused(str(exc))
             return
         self._run(data)
 
@@ -601,6 +630,7 @@ class AgentWorldAndroidEnv:
     # -- helpers -------------------------------------------------------------------------------
 
     def _refused(self, message: str) -> None:
+        message = _error_text(message)
         self._outcome = self.episode.refuse(message)
         self.last_action_error = message
         self.history.append({"action": None, "error": message})
@@ -609,7 +639,7 @@ class AgentWorldAndroidEnv:
         outcome = self.episode.act(data)
         self._outcome = outcome
         if outcome.action_error is not None:
-            self.last_action_error = outcome.action_error
+            self.last_action_error = _error_text(outcome.action_error)
         elif outcome.observation is not None and outcome.observation_error is None:
             lead = []
             for line in outcome.observation.text.splitlines():

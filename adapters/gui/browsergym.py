@@ -32,8 +32,9 @@ from agentworld_plugins.errors import ConfigError
 
 from .episode import Episode
 from .render import Box, layout_web_page, render_web_page, to_rgb_array
-from .spaces import ACTION_MAX_LENGTH, AnyBox, AnyDict, Float, Unicode
+from .spaces import AnyBox, AnyDict, Float, Unicode
 from .task import Task, load_task
+from .web_actions import prepare_web_action
 
 __all__ = [
     "AgentWorldBrowserEnv",
@@ -485,6 +486,7 @@ _BROWSERGYM_KWARGS = (
     "pw_context_kwargs",
     "action_mapping",
     "use_raw_page_output",
+    "pre_observation_delay",
 )
 
 
@@ -543,6 +545,7 @@ class AgentWorldBrowserEnv(gym.Env):
         pw_context_kwargs: dict[str, Any] | None = None,
         action_mapping: Callable[[str], str] | str | None = "default",
         use_raw_page_output: bool = False,
+        pre_observation_delay: float = 0.5,
         **unknown: Any,
     ) -> None:
         super().__init__()
@@ -569,7 +572,7 @@ class AgentWorldBrowserEnv(gym.Env):
         self.pw_chromium_kwargs = dict(pw_chromium_kwargs or {})
         self.pw_context_kwargs = dict(pw_context_kwargs or {})
         self.action_mapping = action_mapping
-        self.use_raw_page_output = use_raw_page_output
+        self.use_raw_page_output, self.pre_observation_delay = use_raw_page_output, pre_observation_delay
         self.max_steps = max_steps
         self._task_source = task
         self.episode = Episode("web", world=world, backend=backend, session_options=session_options)
@@ -604,7 +607,7 @@ class AgentWorldBrowserEnv(gym.Env):
                 "elapsed_time": gym.spaces.Box(low=0.0, high=1e12, shape=(1,), dtype=np.float64),
             }
         )
-        self.action_space = Unicode(max_length=ACTION_MAX_LENGTH)
+        self.action_space = Unicode()  # BrowserGym's: any text
 
     # -- the task ------------------------------------------------------------------------------
 
@@ -661,6 +664,7 @@ class AgentWorldBrowserEnv(gym.Env):
         info: dict[str, Any] = {"action_exec_start": time.time(), "action_exec_timeout": 0}
         self.last_action = action if isinstance(action, str) else repr(action)
         refused = self._mapping_error(action)
+        action = prepare_web_action(action)  # as BrowserGym's default action set reads it
         if refused is not None:
             outcome = self.episode.refuse(refused)
             error = refused
@@ -730,8 +734,8 @@ class AgentWorldBrowserEnv(gym.Env):
         if str(self._page.get("url") or "") != str(parse_web_page(after).get("url") or ""):
             self.scroll_y = 0.0  # a new page opens at its top
         for name, args in parse_web_action(action):
-            if name == "scroll":
-                self.scroll_y = max(0.0, self.scroll_y + float(args["delta_y"]))
+            if name in ("scroll", "scroll_at"):
+                self.scroll_y = max(0.0, self.scroll_y + float(args.get("delta_y", args.get("dy", 0))))
 
     def _set_page(self, text: str) -> None:
         self._page = parse_web_page(text)

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from agentworld_plugins.domains.formats.android import DEFAULT_ANDROID_SCREEN, parse_android_screen
 from agentworld_plugins.domains.formats.os import parse_os_table
 from agentworld_plugins.domains.formats.web import parse_web_page
-from agentworld_plugins.errors import ActionValidationError, ConfigError
+from agentworld_plugins.errors import ActionValidationError, ConfigError, ContextBudgetError
 
 from .task import DOMAINS, InitialState, Task, initial_state, load_task
 
@@ -233,7 +233,12 @@ class Episode:
                 local=True,
                 success=self._success(),
             )
-        observation = self.session.step(validated)
+        try:
+            observation = self.session.step(validated)
+        except ContextBudgetError as exc:
+            # an action too long for the world model's context is the agent's error, not a crash
+            message = f"the action is too long for the world model's context ({exc.message})"
+            return StepOutcome(text=self.text, action_error=message, success=self._success())
         outcome = StepOutcome(
             text=observation.text,
             observation=observation,

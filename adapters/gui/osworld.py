@@ -26,6 +26,8 @@ import warnings
 import xml.etree.ElementTree as ET
 from typing import Any
 
+import gymnasium as gym
+
 from agentworld_plugins.domains.formats.os import (
     OS_COLUMNS,
     OS_HEADER,
@@ -35,7 +37,7 @@ from agentworld_plugins.domains.formats.os import (
 )
 
 from .episode import Episode, StepOutcome
-from .render import png_bytes, render_os_table, to_rgb_array
+from .render import png_bytes, render_os_table
 from .task import Task, load_task
 
 __all__ = [
@@ -412,11 +414,15 @@ def linearize_accessibility_tree(xml: str, platform: str = "ubuntu") -> str:
 
 
 def computer13_to_code(action: dict[str, Any]) -> str:
-    """pyautogui code for an OSWorld ``computer_13`` action (``{"action_type", "parameters"}``);
+    """pyautogui code for an OSWorld ``computer_13`` action (``{"action_type", "parameters"}``, or
+    the parameters as keys beside ``action_type``, which desktop-env's controller also reads);
     ``WAIT``, ``FAIL`` and ``DONE`` come back as they are. Raises ``ValueError`` when the action
     does not fit."""
     kind = str(action.get("action_type", "")).upper()
-    params = action.get("parameters") or {}
+    if "parameters" in action:
+        params = action["parameters"] or {}
+    else:
+        params = {key: value for key, value in action.items() if key != "action_type"}
     if not isinstance(params, dict):
         raise ValueError("computer_13 parameters must be a mapping")
     if kind in ("WAIT", "FAIL", "DONE"):
@@ -530,8 +536,9 @@ _OSWORLD_KWARGS = (
 )
 
 
-class DesktopEnv:
-    """OSWorld's ``DesktopEnv`` on a simulated desktop (see the module docs).
+class DesktopEnv(gym.Env):
+    """OSWorld's ``DesktopEnv`` (a ``gymnasium.Env``, ``action_space`` the name of the action
+    space as in OSWorld) on a simulated desktop (see the module docs).
 
     Own arguments: ``task`` (the default task: an id, file, mapping or :class:`Task`;
     ``reset(task_config=...)`` overrides it), ``world`` / ``backend``, ``seed`` (each session's),
@@ -673,9 +680,10 @@ class DesktopEnv:
             return 0.0
         return 1.0 if self.task.criteria.met(self.episode.text, self.episode.answer) else 0.0
 
-    def render(self, mode: str = "rgb_array") -> Any:
+    def render(self, mode: str = "rgb_array") -> Any:  # type: ignore[override]
+        """The screenshot as PNG bytes, as OSWorld's ``render`` returns it (whatever the mode's name)."""
         if mode == "rgb_array":
-            return to_rgb_array(render_os_table(parse_os_table(self.table_text), *self.screen_size))
+            return self.screenshot_png()
         raise ValueError(f"Unsupported render mode: {mode}")
 
     def close(self) -> None:

@@ -34,7 +34,7 @@ __all__ = [
     "to_rgb_array",
 ]
 
-_INSTALL_HINT = "install the GUI extra: pip install 'agentworld-plugins[gui]'"
+_INSTALL_HINT = 'install the GUI extra from the checkout: pip install -e ".[gui]"'
 
 
 def _pil() -> Any:

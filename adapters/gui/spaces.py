@@ -27,9 +27,9 @@ __all__ = [
     "printable_charset",
 ]
 
-#: the longest observation text the spaces admit (characters)
+#: how long a sample of an unbounded ``Unicode()`` space may be (characters; any text is a member)
 OBSERVATION_MAX_LENGTH = 1 << 20
-#: the longest action text (the action space samples up to this length)
+#: the longest action text of the text environments (they refuse a longer one)
 ACTION_MAX_LENGTH = 8192
 
 _LAST_ASSIGNED = 0x323B0  # past CJK extension H (Unicode 15); later planes hold no characters but tags
@@ -53,12 +53,28 @@ def _prototype() -> gym.spaces.Text:
     return gym.spaces.Text(max_length=OBSERVATION_MAX_LENGTH, min_length=0, charset=printable_charset())
 
 
-def Unicode(max_length: int = OBSERVATION_MAX_LENGTH) -> gym.spaces.Text:
-    """A text space admitting any printable Unicode text up to ``max_length`` characters."""
-    space = copy.copy(_prototype())  # shares the (read-only) charset tables
-    space.max_length = int(max_length)
-    space._np_random = None  # type: ignore[assignment]  # its own generator, seeded lazily
-    return space
+class Unicode(gym.spaces.Text):
+    """Any text (BrowserGym's ``Unicode()``), or any text up to ``max_length`` characters."""
+
+    def __init__(self, max_length: int | None = None, *, seed: int | None = None) -> None:
+        # the prototype's state, charset tables shared (read-only), instead of rebuilding them
+        self.__dict__.update(copy.copy(_prototype()).__dict__)
+        self.limit = None if max_length is None else int(max_length)
+        self.max_length = OBSERVATION_MAX_LENGTH if max_length is None else int(max_length)
+        self.min_length = 0
+        self._np_random = None  # its own generator, seeded lazily
+        if seed is not None:
+            self.seed(seed)
+
+    def contains(self, x: Any) -> bool:
+        # as BrowserGym's Unicode, the characters are not checked
+        return isinstance(x, str) and (self.limit is None or len(x) <= self.limit)
+
+    def __repr__(self) -> str:
+        return "Unicode()" if self.limit is None else f"Unicode(max_length={self.limit})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Unicode) and other.limit == self.limit
 
 
 class AnyDict(gym.spaces.Space[dict]):

@@ -11,7 +11,8 @@ id, a file, a mapping); on the offline backend an episode is deterministic for a
 >>> obs, info = env.reset(seed=0)                                                    # doctest: +SKIP
 >>> obs, reward, terminated, truncated, info = env.step('[{"keystrokes": "ls\\n"}]')  # doctest: +SKIP
 
-An invalid action leaves the observation as it was and sets ``info["action_error"]``; an answer
+An invalid action (one longer than the action space's ``max_length``, 8192 characters, included)
+leaves the observation as it was and sets ``info["action_error"]``; an answer
 of the world model that is not a screen of the domain keeps the previous one and sets
 ``info["observation_error"]``. ``reward`` is 1.0 when the task's success criteria hold (the
 episode then terminates); an episode also terminates when the agent ends it (``DONE``/``FAIL``,
@@ -97,7 +98,15 @@ class AgentWorldTextEnv(gym.Env):
         return self.episode.text, info
 
     def step(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        outcome = self.episode.act(action)
+        if isinstance(action, bytes):
+            action = action.decode("utf-8", errors="replace")
+        if isinstance(action, str) and not self.action_space.contains(action):
+            outcome = self.episode.refuse(
+                f"the action is {len(action)} characters long; this environment's action space, "
+                f"{self.action_space!r}, allows at most {self.action_space.max_length}"
+            )
+        else:
+            outcome = self.episode.act(action)
         terminated = bool(outcome.success or self.episode.ended)
         limit = self.max_steps or self.task.max_steps or DEFAULT_MAX_STEPS
         truncated = bool(self.episode.steps >= limit and not terminated)

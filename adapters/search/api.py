@@ -27,8 +27,6 @@ extracted by the next reads consistently. Bad input gets the API's own error sha
 
 from __future__ import annotations
 
-import json
-import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
@@ -41,6 +39,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from agentworld_plugins.errors import AgentWorldError, BackendUnavailableError
+from agentworld_plugins.http_guard import BodyError, HttpGuard, HttpLimits, read_json, secret_matches
+from agentworld_plugins.redaction import redact_text
 
 from .._world import SessionGroup
 from .flows import SearchAPIError, arun_flow
@@ -98,9 +98,12 @@ def _serper_error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"message": message, "statusCode": status}, status)
 
 
+def _brave_body(status: int, message: str, code: str = "VALIDATION") -> dict[str, Any]:
+    return {"type": "ErrorResponse", "error": {"status": status, "code": code, "detail": message}}
+
+
 def _brave_error(status: int, message: str, code: str = "VALIDATION") -> JSONResponse:
-    body = {"type": "ErrorResponse", "error": {"status": status, "code": code, "detail": message}}
-    return JSONResponse(body, status)
+    return JSONResponse(_brave_body(status, message, code), status)
 
 
 def _bearer(request: Request) -> str | None:
@@ -110,15 +113,21 @@ def _bearer(request: Request) -> str | None:
     return None
 
 
-def _same(given: str | None, wanted: str) -> bool:
-    return given is not None and secrets.compare_digest(given.encode(), wanted.encode())
+#: largest body read before its sender is authenticated (Tavily may carry its key in the body)
+PREAUTH_BODY_LIMIT = 64 * 1024
 
 
-async def _json_body(request: Request) -> Any:
-    raw = await request.body()
-    if not raw.strip():
-        return {}
-    return json.loads(raw)
+def _guard_error(status: int, message: str, path: str) -> dict[str, Any]:
+    """The guard's errors in the shape of the API that owns ``path``."""
+    if path.startswith("/res/"):
+        return _brave_body(status, message, "VALIDATION" if status < 500 else "INTERNAL")
+    if path.startswith(("/serper", "/news")):
+        return {"message": message, "statusCode": status}
+    return {"detail": {"error": message}}
+
+
+async def _json_body(request: Request, authenticated: bool) -> Any:
+    return await read_json(request, None if authenticated else PREAUTH_BODY_LIMIT, empty={})
 
 
 def create_search_app(
@@ -130,13 +139,15 @@ def create_search_app(
     seed: int | None = None,
     perturbations: Iterable[Any] = (),
     max_sessions: int = 1024,
+    limits: HttpLimits | None = None,
     **context: Any,
-) -> Starlette:
+) -> HttpGuard:
     """A Starlette app impersonating the Tavily, Serper and Brave search APIs over ``world``.
 
     ``world`` defaults to ``World()``; ``api_key`` makes every API demand that key;
     ``world_bible`` (text or file) and ``corpus`` shape the simulated web; ``context`` reaches
-    every session. The app's ``state.sessions`` is the :class:`SearchSessions` store.
+    every session. The app runs behind :class:`HttpGuard` (``limits``); its ``.app.state.sessions``
+    is the :class:`SearchSessions` store.
     """
     if world is None:
         from agentworld_plugins.session import World
@@ -163,13 +174,19 @@ def create_search_app(
 
     # -- Tavily ----------------------------------------------------------------------------------
 
-    async def tavily(request: Request, kind: str) -> Response:
-        try:
-            body = await _json_body(request)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            return _tavily_error(400, "Invalid JSON body.")
-        key = _bearer(request) or (body.get("api_key") if isinstance(body, dict) else None)
-        if api_key and not _same(key, api_key):
+    async def tavily(request: Request, kind: str, body: Any = ...) -> Response:
+        bearer = _bearer(request)
+        if api_key and bearer is not None and not secret_matches(bearer, api_key):
+            return _tavily_error(401, "Unauthorized: missing or invalid API key.")
+        if body is ...:  # not read yet (JSON null is a body too)
+            try:
+                body = await _json_body(request, authenticated=not api_key or bearer is not None)
+            except BodyError as exc:
+                return _tavily_error(exc.status, exc.message)
+        key = bearer or (body.get("api_key") if isinstance(body, dict) else None)
+        if not isinstance(key, str):
+            key = None
+        if api_key and not secret_matches(key, api_key):
             return _tavily_error(401, "Unauthorized: missing or invalid API key.")
         try:
             if kind == "search":
@@ -194,14 +211,14 @@ def create_search_app(
     # -- Serper ----------------------------------------------------------------------------------
 
     async def serper(request: Request, search_type: str, body: Any = None) -> Response:
+        key = request.headers.get("x-api-key")
+        if api_key and not secret_matches(key, api_key):
+            return _serper_error(403, "Unauthorized.")
         if body is None:
             try:
-                body = await _json_body(request)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                return _serper_error(400, "Invalid JSON body")
-        key = request.headers.get("x-api-key")
-        if api_key and not _same(key, api_key):
-            return _serper_error(403, "Unauthorized.")
+                body = await _json_body(request, authenticated=True)
+            except BodyError as exc:
+                return _serper_error(exc.status, exc.message)
         query = dict(request.query_params)
         batch = isinstance(body, list)
         items = body if batch else [body]
@@ -234,20 +251,20 @@ def create_search_app(
         if _bearer(request) or "x-tavily-access-mode" in headers or "x-client-source" in headers:
             return await tavily(request, "search")
         try:
-            body = await _json_body(request)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            return _tavily_error(400, "Invalid JSON body.")
+            body = await _json_body(request, authenticated=not api_key)
+        except BodyError as exc:
+            return _tavily_error(exc.status, exc.message)
         if isinstance(body, list):
             return await serper(request, "search", body)
         if isinstance(body, dict) and "query" not in body and ("q" in body or "q" in request.query_params):
             return await serper(request, "search", body)
-        return await tavily(request, "search")
+        return await tavily(request, "search", body)
 
     # -- Brave -----------------------------------------------------------------------------------
 
     async def brave(request: Request) -> Response:
         key = request.headers.get("x-subscription-token")
-        if api_key and not _same(key, api_key):
+        if api_key and not secret_matches(key, api_key):
             return _brave_error(
                 401, "The provided subscription token is invalid.", "SUBSCRIPTION_TOKEN_INVALID"
             )
@@ -256,7 +273,7 @@ def create_search_app(
         if not q.strip():
             return _brave_error(422, "Unable to validate request parameter(s): q is required.")
         count = params.get("count", "20")
-        if not count.isdigit() or not 1 <= int(count) <= 20:
+        if not (count.isascii() and count.isdigit() and len(count) < 4) or not 1 <= int(count) <= 20:
             return _brave_error(
                 422, "Unable to validate request parameter(s): count must be between 1 and 20."
             )
@@ -278,8 +295,18 @@ def create_search_app(
             }
         )
 
+    async def tavily_unsupported(request: Request) -> Response:
+        # Tavily's crawl and map walk a real site; the simulated web has none to walk
+        endpoint = request.url.path.rstrip("/").rsplit("/", 1)[-1]
+        return _tavily_error(
+            400,
+            f"Tavily's {endpoint} is not simulated by agentworld search serve; "
+            "use search and extract (POST /search, /extract)",
+        )
+
     async def health(request: Request) -> Response:
-        return JSONResponse({"status": "ok", "backend": chosen.backend.describe(), "sessions": len(sessions)})
+        described = redact_text(chosen.backend.describe())
+        return JSONResponse({"status": "ok", "backend": described, "sessions": len(sessions)})
 
     app = Starlette(
         routes=[
@@ -287,6 +314,10 @@ def create_search_app(
             Route("/extract", tavily_extract, methods=["POST"]),
             Route("/tavily/search", tavily_search, methods=["POST"]),
             Route("/tavily/extract", tavily_extract, methods=["POST"]),
+            *(
+                Route(path, tavily_unsupported, methods=["POST"])
+                for path in ("/crawl", "/map", "/tavily/crawl", "/tavily/map")
+            ),
             Route("/serper/search", serper_search, methods=["POST"]),
             Route("/serper/news", serper_news, methods=["POST"]),
             Route("/news", serper_news, methods=["POST"]),
@@ -296,4 +327,4 @@ def create_search_app(
     )
     app.state.sessions = sessions
     app.state.world = chosen
-    return app
+    return HttpGuard(app, error=_guard_error, limits=limits)

@@ -23,7 +23,7 @@ import threading
 import time
 from typing import Any
 
-from .shim import _recv, _send, build_token, socket_path
+from .shim import _recv, _send, build_token, make_private_dir, peer_uid, socket_path, socket_problem
 
 __all__ = ["ShellDaemon", "main", "request", "stop"]
 
@@ -72,9 +72,13 @@ class ShellDaemon:
         """Serve until idle or stopped; 0 when it served, 3 when another daemon holds the home."""
         if not self._take_lock():
             return 3
+        try:
+            make_private_dir(os.path.dirname(self.path))
+        except PermissionError as exc:
+            print(f"agentworld shell daemon: refusing to serve: {exc}", file=sys.stderr, flush=True)
+            return 4
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.path)
-        os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         old_umask = os.umask(0o177)
         try:
@@ -114,6 +118,9 @@ class ShellDaemon:
             self._busy += 1
         try:
             with conn:
+                uid = peer_uid(conn)
+                if uid is not None and uid != os.getuid():
+                    return  # another user reached the socket (its folder should not allow it)
                 conn.settimeout(None)
                 request = _recv(conn)
                 answer = self.answer(request)
@@ -146,10 +153,14 @@ class ShellDaemon:
 def request(home: str, message: dict[str, Any], timeout: float = 5.0) -> dict[str, Any] | None:
     """Send one request to the daemon of ``home``; None when none is running."""
     path = socket_path(os.path.abspath(os.path.expanduser(home)))
+    if socket_problem(path):
+        return None  # never talk to a socket someone else may own
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout)
     try:
         sock.connect(path)
+        if socket_problem(path, sock):
+            return None
         _send(sock, message)
         return _recv(sock)
     except OSError:

@@ -20,6 +20,7 @@ files to the host path the harness names (that is their job). Agent commands nev
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import shlex
 from pathlib import Path
@@ -43,12 +44,20 @@ class Submitted(Exception):
     """The agent printed the submit marker (mini-swe-agent's own exception is used when installed)."""
 
 
+@functools.lru_cache(maxsize=1)
 def _submitted_class() -> type[Exception]:
+    """mini-swe-agent's ``Submitted`` when it is installed (its agent loop catches that), made a
+    subclass of ours too, so that code catching either one sees the submission."""
     try:
         from minisweagent.exceptions import Submitted as Upstream  # type: ignore[import-not-found]
     except Exception:
         return Submitted
-    return Upstream  # type: ignore[no-any-return]
+
+    def __init__(self: Exception, *messages: dict[str, Any]) -> None:
+        Exception.__init__(self, *messages)  # args, as ours has them
+        self.messages = messages  # type: ignore[attr-defined]  # as mini-swe-agent reads them
+
+    return type("Submitted", (Upstream, Submitted), {"__init__": __init__, "__module__": Upstream.__module__})
 
 
 class MiniSweConfig:
@@ -100,11 +109,8 @@ def _terminal_for(
         return terminal
     if machine is None:
         overrides: dict[str, Any] = {"cwd": cwd or None, "hostname": hostname}
-        machine = (
-            MachineSpec.load(state, **overrides)
-            if state
-            else MachineSpec(**{k: v for k, v in overrides.items() if v})
-        )
+        given = {k: v for k, v in overrides.items() if v}
+        machine = MachineSpec.load(state, **overrides) if state else (MachineSpec(**given) if given else None)
     if store is None and session:
         store = True
     return VirtualTerminal(world, session_id=session, machine=machine, store=store)

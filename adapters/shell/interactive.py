@@ -49,7 +49,8 @@ def line_reader(
         except ImportError:
             if editor == "prompt_toolkit":
                 raise AgentWorldError(
-                    "prompt_toolkit is not installed", hint="pip install prompt_toolkit"
+                    "prompt_toolkit is not installed",
+                    hint='install the shell extra from the checkout: pip install -e ".[shell]"',
                 ) from None
         else:
             store: Any = InMemoryHistory()

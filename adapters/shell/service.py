@@ -74,8 +74,9 @@ def world_from_env(env: dict[str, str]) -> Any:
     return World(backend=backend, settings=settings, plugin_manager=pm, perturbations=perturbations)
 
 
-def machine_from_env(env: dict[str, str]) -> MachineSpec:
-    """The machine a new session starts as, from ``AGENTWORLD_SHELL_*``."""
+def machine_from_env(env: dict[str, str]) -> MachineSpec | None:
+    """The machine a new session starts as, from ``AGENTWORLD_SHELL_*`` (None: none given, so a
+    stored session is used as it is, without a warning that a machine was ignored)."""
     overrides: dict[str, Any] = {
         "hostname": env.get("AGENTWORLD_SHELL_HOSTNAME") or None,
         "user": env.get("AGENTWORLD_SHELL_USER") or None,
@@ -84,7 +85,8 @@ def machine_from_env(env: dict[str, str]) -> MachineSpec:
     state = env.get("AGENTWORLD_SHELL_STATE")
     if state:
         return MachineSpec.load(state, **overrides)
-    return MachineSpec(**{k: v for k, v in overrides.items() if v is not None})
+    given = {k: v for k, v in overrides.items() if v is not None}
+    return MachineSpec(**given) if given else None
 
 
 class ShellService:

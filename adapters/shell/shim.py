@@ -340,14 +340,85 @@ def home_dir(env: dict[str, str] | None = None) -> str:
     return os.path.abspath(os.path.expanduser(home))
 
 
-def socket_path(home: str) -> str:
-    """The helper's socket for ``home`` (in ``home/run``, or in /tmp when that path is too long)."""
-    path = os.path.join(home, "run", "shelld.sock")
-    if len(path.encode()) < 100:
-        return path
+def socket_dir(home: str) -> str:
+    """The private folder (0700, ours) of the helper's socket: ``home/run``, or when a socket path
+    there would be too long for ``AF_UNIX``, a folder under ``$XDG_RUNTIME_DIR`` or ``/tmp``."""
+    run = os.path.join(home, "run")
+    if len(os.path.join(run, "shelld.sock").encode()) < 100:
+        return run
     import zlib
 
-    return f"/tmp/agentworld-{os.getuid()}-{zlib.crc32(home.encode()):08x}.sock"
+    tag = f"agentworld-{os.getuid()}-{zlib.crc32(home.encode()):08x}"
+    runtime = os.environ.get("XDG_RUNTIME_DIR") or ""
+    if runtime and os.path.isabs(runtime) and len(os.path.join(runtime, tag, "shelld.sock").encode()) < 100:
+        return os.path.join(runtime, tag)
+    return os.path.join("/tmp", tag)
+
+
+def socket_path(home: str) -> str:
+    """The helper's socket for ``home``, inside :func:`socket_dir`."""
+    return os.path.join(socket_dir(home), "shelld.sock")
+
+
+def private_dir_problem(path: str) -> str | None:
+    """Why ``path`` is not a folder only this user can enter (None when it is, or is absent)."""
+    import stat
+
+    try:
+        info = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):  # nobody can have a socket there
+        return None
+    except OSError as exc:
+        return str(exc)
+    if not stat.S_ISDIR(info.st_mode):
+        return f"{path} is not a directory"
+    if info.st_uid != os.getuid():
+        return f"{path} belongs to uid {info.st_uid}, not to this user (uid {os.getuid()})"
+    if info.st_mode & 0o077:
+        return f"{path} is open to other users (mode {stat.S_IMODE(info.st_mode):o}, expected 700)"
+    return None
+
+
+def make_private_dir(path: str) -> None:
+    """Create ``path`` (mode 0700) if needed; raise ``PermissionError`` unless it is private to us."""
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+    except OSError:
+        pass  # reported below, with the reason that matters
+    problem = private_dir_problem(path) or (None if os.path.isdir(path) else f"cannot create {path}")
+    if problem:
+        raise PermissionError(problem)
+
+
+def peer_uid(sock: object) -> int | None:
+    """The user id of the process at the other end of a Unix socket, where the platform tells it."""
+    import _socket
+
+    option = getattr(_socket, "SO_PEERCRED", None)
+    if option is None:
+        return None
+    try:
+        creds = sock.getsockopt(_socket.SOL_SOCKET, option, 12)  # type: ignore[attr-defined]
+    except OSError:
+        return None
+    return int.from_bytes(creds[4:8], sys.byteorder)  # struct ucred: pid, uid, gid (32-bit each)
+
+
+def socket_problem(path: str, sock: object | None = None) -> str | None:
+    """Why the helper socket at ``path`` (connected as ``sock``) may belong to someone else."""
+    problem = private_dir_problem(os.path.dirname(path))
+    if problem:
+        return problem
+    try:
+        owner = os.lstat(path).st_uid
+    except OSError:
+        owner = os.getuid()
+    if owner != os.getuid():
+        return f"{path} belongs to uid {owner}, not to this user (uid {os.getuid()})"
+    uid = None if sock is None else peer_uid(sock)
+    if uid is not None and uid != os.getuid():
+        return f"the process serving {path} runs as uid {uid}, not as this user (uid {os.getuid()})"
+    return None
 
 
 def _send(sock: object, message: dict[str, object]) -> None:
@@ -382,6 +453,10 @@ class _Unavailable(Exception):
     """No helper answers and none could be started."""
 
 
+class _Refused(Exception):
+    """The helper's socket may be someone else's: nothing was sent to it."""
+
+
 class _Client:
     """Requests to the helper, starting it on first use."""
 
@@ -394,12 +469,19 @@ class _Client:
     def _connect(self) -> object | None:
         import _socket
 
+        problem = socket_problem(self.path)
+        if problem:
+            raise _Refused(problem)
         sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         try:
             sock.connect(self.path)
         except OSError:
             sock.close()
             return None
+        problem = socket_problem(self.path, sock)
+        if problem:
+            sock.close()
+            raise _Refused(problem)
         return sock
 
     def _start(self) -> object:
@@ -408,7 +490,10 @@ class _Client:
         run_dir = os.path.join(self.home, "run")
         try:
             os.makedirs(run_dir, mode=0o700, exist_ok=True)
-            log = open(os.path.join(run_dir, "shelld.log"), "ab")  # noqa: SIM115
+            log = os.fdopen(
+                os.open(os.path.join(run_dir, "shelld.log"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600),
+                "ab",
+            )
         except OSError as exc:
             raise _Unavailable(str(exc)) from None
         with log:
@@ -452,7 +537,10 @@ class _Client:
         message = {**message, "env": self.env, "build": self.token}
         for _attempt in range(3):
             if sock is None:
-                sock = self.connect()
+                try:
+                    sock = self.connect()
+                except _Refused as exc:
+                    return {"error": f"refusing to send commands to the shell helper socket: {exc}"}
             try:
                 _send(sock, message)
                 answer = _recv(sock)
@@ -618,6 +706,10 @@ def main(argv: list[str] | None = None) -> None:
         client = _Client(env)
         try:
             sock = client.connect()
+        except _Refused as exc:
+            _fail(
+                f"refusing to send commands to the shell helper socket: {exc}; remove it or set AGENTWORLD_HOME"
+            )
         except _Unavailable:
             _serve_locally(argv, name)
             client = _Local(env)
@@ -673,12 +765,20 @@ exec {python} -IS {shim} "$@"
 """
 
 
+def is_plain_name(name: str) -> bool:
+    """Whether ``name`` names a file inside a folder (no separator, not ``.`` or ``..``)."""
+    return bool(name) and name not in (".", "..") and not any(c in name for c in "/\\\0")
+
+
 def install(directory: str, names: tuple[str, ...] = NAMES, python: str | None = None) -> list[str]:
     """Write the shim executables (``bash``, ``sh``) into ``directory``; return their paths.
 
     They run ``python`` (default: this interpreter) without site packages, which is what keeps
     them fast; the interpreter path is written into them, so reinstall after moving it.
     """
+    bad = [name for name in names if not is_plain_name(name)]
+    if bad:
+        raise ValueError(f"not a plain file name: {bad[0]!r} (the shims are written inside {directory})")
     python = os.path.abspath(python or sys.executable)
     shim = os.path.abspath(__file__)
     os.makedirs(directory, exist_ok=True)

@@ -16,13 +16,16 @@ it, status 511 with ``{"swerexception": {message, class_path, traceback, extra_i
 client raises the same exception class; a malformed body gets FastAPI's 422 ``{"detail": [...]}``.
 
 ``run_in_session`` uses the persistent shell of the terminal's command front (``cd`` and
-``export`` last); every named session shares it. ``execute`` runs like ``bash -c``.
+``export`` last); every named session shares it. ``execute`` runs like ``bash -c``. The simulation
+has no clock: a command it judges to run forever ends with exit status 124, which comes back as
+SWE-ReX's ``CommandTimeoutError`` (what SWE-agent catches before it interrupts the session); a
+``BashInterruptAction`` (``action_type: bash_interrupt``) answers at once, as every simulated
+command has already finished.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hmac
 import io
 import shlex
 import zipfile
@@ -34,10 +37,14 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from agentworld_plugins.errors import AgentWorldError
+from agentworld_plugins.http_guard import BodyError, HttpGuard, HttpLimits, read_json, secret_matches
 
 from .terminal import VirtualTerminal
 
 __all__ = ["swerex_app"]
+
+#: the exit status the simulation gives a command that would not finish (as coreutils' ``timeout``)
+TIMEOUT_STATUS = 124
 
 
 def _exception(class_path: str, message: str, **extra: Any) -> JSONResponse:
@@ -54,6 +61,10 @@ def _exception(class_path: str, message: str, **extra: Any) -> JSONResponse:
     )
 
 
+def _no_session(name: str) -> JSONResponse:
+    return _exception("swerex.exceptions.SessionDoesNotExistError", f"session {name!r} does not exist")
+
+
 def _invalid(field: str, message: str, value: Any = None) -> JSONResponse:
     return JSONResponse(
         {"detail": [{"type": "value_error", "loc": ["body", field], "msg": message, "input": value}]},
@@ -63,8 +74,10 @@ def _invalid(field: str, message: str, value: Any = None) -> JSONResponse:
 
 async def _body(request: Request) -> dict[str, Any] | JSONResponse:
     try:
-        data = await request.json()
-    except Exception:
+        data = await read_json(request)
+    except BodyError as exc:
+        if exc.status != 400:
+            return JSONResponse({"detail": exc.message}, status_code=exc.status)
         return JSONResponse(
             {"detail": [{"type": "json_invalid", "loc": ["body"], "msg": "JSON decode error", "input": {}}]},
             status_code=422,
@@ -74,14 +87,18 @@ async def _body(request: Request) -> dict[str, Any] | JSONResponse:
     return data
 
 
-def swerex_app(terminal: VirtualTerminal, *, token: str | None = None) -> Starlette:
-    """The SWE-ReX runtime server for ``terminal`` (a Starlette app; serve it with uvicorn)."""
+def _guard_error(status: int, message: str, path: str) -> dict[str, Any]:
+    return {"detail": message}  # FastAPI's HTTPException shape, as SWE-ReX's server answers
+
+
+def swerex_app(
+    terminal: VirtualTerminal, *, token: str | None = None, limits: HttpLimits | None = None
+) -> HttpGuard:
+    """The SWE-ReX runtime server for ``terminal`` (an ASGI app behind :class:`HttpGuard`; serve it with uvicorn)."""
     sessions: set[str] = set()
 
     def authorized(request: Request) -> bool:
-        if not token:
-            return True
-        return hmac.compare_digest(request.headers.get("X-API-Key", ""), token)
+        return not token or secret_matches(request.headers.get("X-API-Key"), token)
 
     def guarded(handler: Any) -> Any:
         async def endpoint(request: Request) -> Response:
@@ -104,12 +121,15 @@ def swerex_app(terminal: VirtualTerminal, *, token: str | None = None) -> Starle
         body = await _body(request)
         if isinstance(body, JSONResponse):
             return body
+        sources = body.get("startup_source") or []
+        if not isinstance(sources, list) or not all(isinstance(x, str) for x in sources):
+            return _invalid("startup_source", "Input should be a valid list of strings", sources)
         name = str(body.get("session", "default"))
         if name in sessions:
             return _exception("swerex.exceptions.SessionExistsError", f"session {name} already exists")
         sessions.add(name)
         output = ""
-        for source in body.get("startup_source") or []:
+        for source in sources:
             result = await asyncio.to_thread(terminal.execute_bash, f"source {shlex.quote(str(source))}")
             output += result.stdout
         return JSONResponse({"output": output, "session_type": "bash", "success": True, "failure_reason": ""})
@@ -118,6 +138,8 @@ def swerex_app(terminal: VirtualTerminal, *, token: str | None = None) -> Starle
         body = await _body(request)
         if isinstance(body, JSONResponse):
             return body
+        if body.get("action_type") == "bash_interrupt":
+            return await interrupt(body)
         command = body.get("command")
         if not isinstance(command, str):
             return _invalid(
@@ -125,11 +147,14 @@ def swerex_app(terminal: VirtualTerminal, *, token: str | None = None) -> Starle
             )
         name = str(body.get("session", "default"))
         if name not in sessions:
-            return _exception(
-                "swerex.exceptions.SessionDoesNotExistError", f"session {name!r} does not exist"
-            )
+            return _no_session(name)
         result = await asyncio.to_thread(terminal.execute_bash, command)
         output = result.stdout[:-1] if result.stdout.endswith("\n") else result.stdout
+        if result.exit_code == TIMEOUT_STATUS:
+            return _exception(
+                "swerex.exceptions.CommandTimeoutError",
+                f"timeout after {body.get('timeout')} seconds while running command {command!r}",
+            )
         check = body.get("check", "raise")
         if check == "raise" and result.exit_code != 0 and not body.get("is_interactive_command"):
             message = body.get("error_msg") or (
@@ -147,15 +172,29 @@ def swerex_app(terminal: VirtualTerminal, *, token: str | None = None) -> Starle
             }
         )
 
+    async def interrupt(body: dict[str, Any]) -> Response:
+        name = str(body.get("session", "default"))
+        if name not in sessions:
+            return _no_session(name)
+        # every simulated command has finished by the time it answers: nothing is left to stop
+        return JSONResponse(
+            {
+                "output": "",
+                "exit_code": 0,
+                "failure_reason": "",
+                "expect_string": "",
+                "session_type": "bash",
+                "success": True,
+            }
+        )
+
     async def close_session(request: Request) -> Response:
         body = await _body(request)
         if isinstance(body, JSONResponse):
             return body
         name = str(body.get("session", "default"))
         if name not in sessions:
-            return _exception(
-                "swerex.exceptions.SessionDoesNotExistError", f"session {name!r} does not exist"
-            )
+            return _no_session(name)
         sessions.discard(name)
         return JSONResponse({"session_type": "bash", "success": True, "failure_reason": ""})
 
@@ -170,6 +209,11 @@ def swerex_app(terminal: VirtualTerminal, *, token: str | None = None) -> Starle
             return _invalid("command", "Input should be a valid string or list of strings", command)
         env = body.get("env") if isinstance(body.get("env"), dict) else None
         result = await terminal.arun(command, cwd=body.get("cwd") or None, env=env)
+        if result.exit_code == TIMEOUT_STATUS and body.get("timeout") is not None:
+            return _exception(
+                "swerex.exceptions.CommandTimeoutError",
+                f"Timeout ({body.get('timeout')}s) exceeded while running command",
+            )
         if body.get("check") and result.exit_code != 0:
             message = body.get("error_msg") or (
                 f"Command {command!r} failed with exit code {result.exit_code}. "
@@ -255,4 +299,4 @@ def swerex_app(terminal: VirtualTerminal, *, token: str | None = None) -> Starle
         Route("/upload", guarded(upload), methods=["POST"]),
         Route("/close", guarded(close), methods=["POST"]),
     ]
-    return Starlette(routes=routes)
+    return HttpGuard(Starlette(routes=routes), error=_guard_error, limits=limits)

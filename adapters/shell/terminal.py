@@ -160,6 +160,8 @@ class VirtualTerminal:
         self.store: SessionStore | None = store or None
         self._lock = threading.RLock()
         self._closed = False
+        #: why the ``machine`` given was not used (the stored session has its own), or None
+        self.machine_warning: str | None = None
         self._offline_checked = False
         self._offline_api: Any = None
         self._reset_memory()
@@ -243,6 +245,13 @@ class VirtualTerminal:
             return
         self._reset_memory()
         self.machine = MachineSpec.from_dict(record.config.get("machine") or {})
+        given = self._given_machine
+        if given is not None and given.to_dict() != self.machine.to_dict():
+            self.machine_warning = (
+                f"session {self.id!r} already exists, so the machine given for it (--state, --hostname, "
+                f"--user, --cwd) is ignored: it keeps {self.machine.user}@{self.machine.hostname}; "
+                "start it afresh with --new (or VirtualTerminal(..., store=...) after store.delete)"
+            )
         self.seed = record.config.get("seed")
         meta = record.meta
         self._extra = {f: dict((meta.get("state") or {}).get(f) or {}) for f in FRONTS}
@@ -361,7 +370,17 @@ class VirtualTerminal:
         return session
 
     def _step(self, front: str, action: Any) -> Observation:
-        return self._operate(lambda: self.session(front).step(action))
+        observation = self._operate(lambda: self.session(front).step(action))
+        if self.machine_warning:
+            observation.metadata.setdefault("warnings", []).append(self.machine_warning)
+        return observation
+
+    def open(self) -> VirtualTerminal:
+        """Load (or create) the stored session now, so ``machine`` (and ``machine_warning``) say
+        what the session runs on before the first command."""
+        if self.store is not None:
+            self._operate(lambda: None)
+        return self
 
     @property
     def turns(self) -> dict[str, list[Turn]]:

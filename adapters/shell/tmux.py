@@ -20,6 +20,7 @@ from __future__ import annotations
 import shlex
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from .terminal import COLS, ROWS, VirtualTerminal
@@ -59,19 +60,34 @@ class TmuxSession:
         self.terminal = terminal or VirtualTerminal(
             world, session_id=session_id or session_name, machine=machine, store=store
         )
+        self.disable_recording = disable_recording
         self._previous_buffer: str | None = None
         self._started = False
         self._stopped = False
+        self._started_at = time.monotonic()
+
+    @classmethod
+    def from_container_name(cls, session_name: str, container_name: str) -> TmuxSession:
+        """Terminal-Bench's constructor by container name: the name picks the simulated machine."""
+        return cls(session_name=session_name, container=container_name, session_id=container_name)
 
     # -- lifecycle -------------------------------------------------------------------------------
 
     @property
-    def logging_path(self) -> str:
-        return f"/logs/{self.session_name}.log"
+    def logging_path(self) -> Path:
+        return Path("/logs") / f"{self.session_name}.log"
 
     def start(self) -> None:
         self._started = True
         self._stopped = False
+        self._started_at = time.monotonic()
+
+    def get_asciinema_timestamp(self) -> float:
+        """Seconds into the session's recording (Terminus marks its episodes with it); 0.0 when
+        recording is disabled, as in Terminal-Bench. Nothing is recorded: the clock is the pane's."""
+        if self.disable_recording:
+            return 0.0
+        return round(time.monotonic() - self._started_at, 3)
 
     def stop(self) -> None:
         self._stopped = True
@@ -144,8 +160,27 @@ class TmuxSession:
         self.terminal.clear_history()
         self._previous_buffer = None
 
-    def copy_to_container(self, *args: Any, **kwargs: Any) -> None:
-        """Terminal-Bench copies helper scripts into the container; there is none to copy to."""
+    def copy_to_container(
+        self,
+        paths: Any,
+        container_dir: str | None = None,
+        container_filename: str | None = None,
+    ) -> None:
+        """Copy host files (a folder: the files in it) into the simulated machine
+        (``container_dir``, default ``/``), as Terminal-Bench copies test and helper scripts into
+        its container."""
+        folder = (container_dir or "").rstrip("/")
+        for item in [paths] if isinstance(paths, (str, Path)) else list(paths):
+            source = Path(item)
+            if source.is_dir():
+                found = [(f, f"{source.name}/{f.relative_to(source).as_posix()}") for f in source.rglob("*")]
+            else:
+                found = [(source, container_filename or source.name)]
+            for path, name in found:
+                if path.is_file():
+                    self.terminal.write_file(
+                        f"{folder}/{name}", path.read_text(encoding="utf-8", errors="replace")
+                    )
 
 
 class TmuxCommands:

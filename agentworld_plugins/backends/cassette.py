@@ -45,13 +45,14 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from ..errors import BackendError, ConfigError
+from ..files import create_private
+from ..redaction import REDACTED, redact  # noqa: F401 (REDACTED: part of this module's API)
 from .base import Backend, Completion, Sampling
 
 MODES = ("none", "once", "new_episodes", "all")
 MODE_ENV = "AGENTWORLD_CASSETTE_MODE"
 DEFAULT_MODE = "once"
 BUSY_TIMEOUT_MS = 30_000
-REDACTED = "***REDACTED***"
 
 _TABLE = "cassette"
 _COLUMNS = ("key", "seq", "model", "request", "response", "created", "meta")
@@ -68,16 +69,6 @@ CREATE TABLE IF NOT EXISTS {_TABLE} (
 )
 """
 _SQLITE_HEADER = b"SQLite format 3\x00"
-
-_SECRET_TEXT = re.compile(
-    r"\b(?:sk-[A-Za-z0-9_\-]{16,}|hf_[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
-    r"|xox[abprs]-[A-Za-z0-9\-]{10,}|AKIA[0-9A-Z]{16})"
-)
-_BEARER = re.compile(r"\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=\-]{8,}", re.IGNORECASE)
-_SECRET_KEY = re.compile(
-    r"^(api[_-]?key|authorization|x-api-key|access[_-]?token|secret|password|token)$", re.IGNORECASE
-)
-
 
 # -- keys and redaction ------------------------------------------------------------------------
 
@@ -108,29 +99,6 @@ def request_key(
     """The cassette key of a request: sha256 of its canonical JSON, in hex."""
     text = canonical_json(request_payload(model, messages, sampling))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def redact(value: Any) -> tuple[Any, int]:
-    """A copy of ``value`` with secret-looking strings replaced; returns (copy, replacements)."""
-    count = 0
-
-    def walk(item: Any, key: str | None = None) -> Any:
-        nonlocal count
-        if key is not None and _SECRET_KEY.match(key) and item not in (None, ""):
-            count += 1
-            return REDACTED
-        if isinstance(item, str):
-            new, n1 = _SECRET_TEXT.subn(REDACTED, item)
-            new, n2 = _BEARER.subn(lambda m: f"{m.group(1)} {REDACTED}", new)
-            count += n1 + n2
-            return new
-        if isinstance(item, dict):
-            return {k: walk(v, str(k)) for k, v in item.items()}
-        if isinstance(item, (list, tuple)):
-            return [walk(v) for v in item]
-        return item
-
-    return walk(value), count
 
 
 def turn_label(messages: list[dict[str, Any]]) -> str:
@@ -192,10 +160,11 @@ def _not_a_cassette(path: Path, why: str) -> BackendError:
 def _connect(path: Path) -> sqlite3.Connection:
     """A connection in autocommit mode (transactions are explicit) with WAL and a busy timeout."""
     try:
+        create_private(path)  # prompts and answers: readable by the owner only
         conn = sqlite3.connect(
             str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
         )
-    except sqlite3.Error as exc:
+    except (OSError, sqlite3.Error) as exc:
         raise BackendError(
             f"Cannot open cassette {path}: {exc}", hint="check the path and permissions"
         ) from None

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import re
 import threading
 import weakref
 from collections import OrderedDict
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..current import current_session
 from ..errors import ActionValidationError, BackendError
-from ..turns import context_from_system, extract_action, system_of
+from ..turns import context_from_system, extract_action, state_of_turn, system_of
 from .base import Backend, Completion, Sampling
 
 if TYPE_CHECKING:
@@ -48,6 +49,11 @@ def parse_action(domain: Domain, prompt: str) -> Any:
             hint="send turns in the trained format (### Turn N / **Action:** ...)",
         )
     return domain.validate_action(found[1])
+
+
+#: the first line of a world-model system prompt: every bundled template and plugin template
+#: (docs/writing-plugins.md) starts with "# <Environment> World Model"
+_WORLD_MODEL_HEADING = re.compile(r"#[ \t]+([^\n]*World Model)[ \t]*(?:\n|$)")
 
 
 class DomainDetector:
@@ -79,12 +85,39 @@ class DomainDetector:
             self._markers = markers
         return self._markers
 
+    def unknown_heading(self, system: str) -> str | None:
+        """The ``# ... World Model`` heading a system prompt starts with when it is no registered
+        domain's template (a plugin installed after this process started), else None."""
+        heading = _WORLD_MODEL_HEADING.match(system.lstrip())
+        if heading is None or any(marker in system for marker in self.markers()):
+            return None
+        return heading.group(1).strip()
+
+    def unknown_domain_error(self, heading: str) -> BackendError:
+        return BackendError(
+            f"The system prompt is for {heading!r}, which is no domain of this server (it has "
+            f"{', '.join(sorted(self.registry.domains))})",
+            hint="install the plugin that adds the domain and restart the server (plugins load when "
+            "it starts); `agentworld domains` lists what is loaded",
+        )
+
     def detect(self, messages: list[dict[str, Any]]) -> Domain:
         """The domain of a conversation; a :class:`BackendError` when it cannot be told."""
+        from ..domain_detect import forced_domain, guess_domain  # the turns' own shape, any prompt
+
         system = system_of(messages)
+        for marker, name in self.markers().items():  # a registered template, as rendered: certain
+            if system.lstrip().startswith(marker) and not forced_domain.get():
+                return self.registry.domain(name)
+        guessed = guess_domain(messages, list(self.registry.domains))
+        if guessed is not None:
+            return self.registry.domain(guessed)
         for marker, name in self.markers().items():
             if marker in system:
                 return self.registry.domain(name)
+        unknown = self.unknown_heading(system)
+        if unknown:  # a domain's template, but not one registered here: guessing by shape answers wrongly
+            raise self.unknown_domain_error(unknown)
         prompt = str(messages[-1].get("content") or "") if messages else ""
         order = [*self.ORDER, *(n for n in self.registry.domains if n not in self.ORDER)]
         for name in order:
@@ -145,8 +178,9 @@ class OfflineBackend(Backend):
         try:
             return self._detector.detect(messages)
         except BackendError as exc:
+            detail = "" if exc.message.startswith("Cannot tell") else f": {exc.message}"
             raise BackendError(
-                "The offline world cannot tell which domain this conversation is", hint=exc.hint
+                f"The offline world cannot tell which domain this conversation is{detail}", hint=exc.hint
             ) from None
 
     # -- state -----------------------------------------------------------------------------------
@@ -167,9 +201,16 @@ class OfflineBackend(Backend):
         for turn in session.trajectory.turns[store["applied"] : done]:
             # answered by another backend of a chain: bring the world up to date (a turn a plugin
             # answered in before_step, such as an injected fault, never reached the world)
-            if turn.action is not None and not turn.observation.metadata.get("short_circuit"):
+            if turn.action is None:
+                continue
+            if not turn.observation.metadata.get("short_circuit"):
                 action = session.domain.validate_action(turn.action)
                 self.world_for(session.domain, session.pm.registry)(store["state"], action, session.context)
+                continue
+            answered = session.pm.registry.offline_answered.get(session.domain.name)
+            if answered is not None:  # the world shows what the agent saw (a terminal's screen)
+                action = session.domain.validate_action(turn.action)
+                answered(store["state"], action, turn.observation.text, session.context)
         store["applied"] = done
         return store
 
@@ -246,8 +287,20 @@ class OfflineBackend(Backend):
         domain = self.detect_domain(messages)
         system = system_of(messages)
         users = [str(m.get("content") or "") for m in messages if m.get("role") == "user"]
-        action = self._parse_action(domain, users[-1])
+        try:
+            action = self._parse_action(domain, users[-1])
+        except ActionValidationError:
+            unknown = self._detector.unknown_heading(system)
+            if unknown:  # the action only looked like another domain's: say which domain it was for
+                error = self._detector.unknown_domain_error(unknown)
+                raise BackendError(
+                    f"The offline world cannot answer this conversation: {error.message}", hint=error.hint
+                ) from None
+            raise
         context = self._context_from_system(system)
+        initial = state_of_turn(users[0]) if domain.has_state else None
+        if initial is not None:  # the session's initial_state travels in the first turn's prompt
+            context["initial_state"] = initial
         with self._lock:  # taken out of the table: no other request steps the same state object
             state = self._cache.pop(self._key(domain.name, users[:-1], system), None)
         if state is None:  # rebuilt outside the table's lock: other conversations go on meanwhile

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BackendError, ConfigError
+from ..files import yaml_problem
 from .base import Backend, Completion, Sampling
 from .chain import NoAnswer
 
@@ -175,10 +176,7 @@ def _load(path_or_data: str | Path | dict[str, Any] | list[Any]) -> tuple[str, A
     try:
         return source, yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise _problem(source, f"not valid YAML{where}: {problem}", "fix the YAML") from None
+        raise _problem(source, yaml_problem(exc), "fix the YAML") from None
 
 
 def _step(source: str, index: int, raw: Any) -> Step:

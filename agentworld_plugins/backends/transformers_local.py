@@ -21,7 +21,7 @@ from typing import Any
 from ..errors import ConfigError
 from .base import Backend, Completion, Sampling
 
-_INSTALL_HINT = 'pip install "agentworld-plugins[transformers]"'
+_INSTALL_HINT = 'install the transformers extra from the checkout: pip install -e ".[transformers]"'
 _MODEL_HINT = "pass --backend transformers:/path/to/model or set AGENTWORLD_MODEL to a folder or model id"
 # extra_body fields that map onto ``generate`` arguments of the same name
 _GENERATE_EXTRAS = ("top_k", "min_p", "repetition_penalty")

@@ -10,7 +10,7 @@
 >>> asyncio.run(bench.judge_lines(lines, judge, "judgements.jsonl"))                 # doctest: +SKIP
 >>> bench.print_scoreboard(bench.score_file("judgements.jsonl"))                     # doctest: +SKIP
 
-The command line is ``agentworld bench infer|judge|score|run|compare|convert|sample``.
+The command line is ``agentworld bench infer|judge|score|run|compare|convert|sample|import-prompts``.
 """
 
 from __future__ import annotations
@@ -29,6 +29,12 @@ _EXPORTS: dict[str, str] = {
     "load_results": "data",
     "record_key": "data",
     "judge_backend": "endpoints",
+    "import_prompts": "import_prompts",
+    "JudgeTemplate": "judge_template",
+    "OutputLock": "lock",
+    "extract_prediction": "official",
+    "inference_messages": "official",
+    "parse_official_judgement": "official",
     "world_backend": "endpoints",
     "DEFAULT_MAX_TOKENS": "infer",
     "DEFAULT_TEMPERATURE": "infer",
@@ -65,8 +71,12 @@ if TYPE_CHECKING:
     from .convert import convert_trajectories
     from .data import DOMAINS, Dataset, domain_of, ground_truth, load_dataset, load_results, record_key
     from .endpoints import judge_backend, world_backend
+    from .import_prompts import import_prompts
     from .infer import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, default_sampling, infer_record, infer_records
     from .judge import Judgement, JudgePrompts, judge_lines, judge_messages, judge_record, parse_judgement
+    from .judge_template import JudgeTemplate
+    from .lock import OutputLock
+    from .official import extract_prediction, inference_messages, parse_official_judgement
     from .plot import PUBLISHED_OVERALL, write_plot
     from .report import markdown_report, print_comparison, print_scoreboard
     from .runner import JobResult, RunOptions, RunSummary, run_jobs
@@ -97,16 +107,21 @@ __all__ = [
     "Figures",
     "JobResult",
     "JudgePrompts",
+    "JudgeTemplate",
     "Judgement",
+    "OutputLock",
     "RunOptions",
     "RunSummary",
     "Scoreboard",
     "convert_trajectories",
     "default_sampling",
     "domain_of",
+    "extract_prediction",
     "ground_truth",
+    "import_prompts",
     "infer_record",
     "infer_records",
+    "inference_messages",
     "judge_backend",
     "judge_lines",
     "judge_messages",
@@ -117,6 +132,7 @@ __all__ = [
     "markdown_report",
     "normalise",
     "parse_judgement",
+    "parse_official_judgement",
     "print_comparison",
     "print_scoreboard",
     "record_key",

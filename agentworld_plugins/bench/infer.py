@@ -1,13 +1,17 @@
 """``bench infer``: ask the world model for the observation of every benchmark record.
 
-Each record's messages are exactly :func:`~agentworld_plugins.turns.messages_for_record`: the
-record's ``system_str``, the prompt/observation pairs before ``turn_idx``, then ``current_prompt``.
-The answer is parsed like a session's (reasoning removed, the last ``<predicted_observation>``).
+Each record's messages are the official script's (:func:`.official.inference_messages`): the
+record's ``system_str`` when it is not empty, the prompt/observation pairs before ``turn_idx``,
+then the turn prompt under test. The answer is parsed like a session's (reasoning removed, the
+last ``<predicted_observation>``) for ``prediction``, a convenience; judging extracts again from
+``gen``, the generation as the server returned it (the official field name, so the official
+``judge`` reads our files).
 
-A result line is the record with two fields added::
+A result line is the record with three fields added::
 
-    {..., "prediction": "total 0\\n...",
-     "infer": {"status": "ok", "model": "...", "raw": "...", "reasoning": null,
+    {..., "gen": "<predicted_observation>total 0\\n...</predicted_observation>",
+     "prediction": "total 0\\n...",
+     "infer": {"status": "ok", "model": "...", "reasoning": null,
                "finish_reason": "stop", "usage": {...}, "warnings": []}}
 
 With ``--perturb`` the ``infer`` object also lists the injected ``perturbations``.
@@ -18,14 +22,16 @@ A record whose inference fails (after retries) is written with ``"status": "fail
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..backends import Backend, Completion, Sampling
-from ..turns import messages_for_record, parse_output
+from ..current import current_conversation
+from ..turns import parse_output
 from .data import record_domain
 from .defaults import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
+from .official import inference_messages
 from .runner import JobResult, RunOptions, RunSummary, release_connections, retrying, run_jobs
 
 
@@ -57,7 +63,6 @@ def prediction_line(record: dict[str, Any], completion: Completion) -> dict[str,
     infer: dict[str, Any] = {
         "status": "ok",
         "model": completion.model,
-        "raw": completion.text,
         "reasoning": parsed.reasoning,
         "finish_reason": completion.finish_reason,
         "usage": completion.usage,
@@ -65,11 +70,21 @@ def prediction_line(record: dict[str, Any], completion: Completion) -> dict[str,
     }
     if "perturbations" in completion.metadata:  # bench infer --perturb: what was injected
         infer["perturbations"] = completion.metadata["perturbations"]
-    return {**record, "prediction": parsed.text, "infer": infer}
+    return {**record, "gen": completion.text or "", "prediction": parsed.text, "infer": infer}
 
 
 def failed_line(record: dict[str, Any], error: str) -> dict[str, Any]:
-    return {**record, "prediction": None, "infer": {"status": "failed", "error": error}}
+    """A record whose inference failed: ``gen`` is empty, as the official script writes it."""
+    return {**record, "gen": "", "prediction": None, "infer": {"status": "failed", "error": error}}
+
+
+async def _in_episode(record: dict[str, Any], call: Awaitable[Completion]) -> Completion:
+    """``call`` named as the record's episode, so a PerturbingBackend keys its random streams by it."""
+    named = current_conversation.set(f"{record_domain(record)}/{record.get('id')}")
+    try:
+        return await call
+    finally:
+        current_conversation.reset(named)
 
 
 async def infer_record(
@@ -77,11 +92,11 @@ async def infer_record(
 ) -> JobResult:
     """Infer one record with retries; failures come back as a failed line, never raised."""
     try:
-        messages = messages_for_record(record)
+        messages = inference_messages(record)
     except Exception as exc:  # the loader checks records; this guards records given directly
         return JobResult(failed_line(record, f"cannot build the messages: {exc}"), ok=False)
     outcome = await retrying(
-        lambda: backend.acomplete(messages, sampling),
+        lambda: _in_episode(record, backend.acomplete(messages, sampling)),
         max_retries=options.max_retries,
         backoff=options.retry_backoff,
         timeout=options.request_timeout,

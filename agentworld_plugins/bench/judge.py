@@ -1,14 +1,21 @@
 """``bench judge``: an LLM judge scores each prediction against the ground truth.
 
-The judge gets its domain's system prompt (``prompts/<domain>/judge_system_prompt.txt``, or the
-official ones through ``--prompts-dir``) and one user message holding the interaction history,
-the current turn, the PREDICTED and the GROUND-TRUTH observation. It reasons, then answers inside
+Official semantics by default (see :mod:`.official`): the prediction is extracted from the
+generation by the official rules; an empty generation is failed and never judged; the judge gets
+its domain's system prompt (``prompts/<domain>/judge_system_prompt.txt``, or the official ones
+through ``--prompts-dir``) and the user message of :mod:`.judge_template` (history, current turn,
+prediction, reference, rubric, answer shape); its answer is read by the official parser, and one
+without usable scores is asked again, three attempts in all. The judge answers inside
 ``<final_evaluation>`` with ``{"strengths", "weaknesses", "scores": {format, factuality,
 consistency, realism, quality}}``.
 
-:func:`parse_judgement` reads that answer robustly (tagged block, fenced JSON, a bare object,
-common repairs) and never raises. An answer with no scores is retried; after the retries the
-record is written as failed and left out of the means.
+``parser="lenient"`` (``--judge-parser lenient``) adds our recoveries (:func:`parse_judgement`:
+repairs, nested objects, capitalised keys, ``name: N`` text) for answers the official parser
+cannot use; every judged line says which parser scored it (``judge.parser``).
+
+A judged line keeps our ``judge`` section and carries the official script's fields
+(``total_score``, the five dimensions, ``failed``, ``extracted_output``, ``error_message``), so the
+official ``score`` reads our files.
 """
 
 from __future__ import annotations
@@ -17,14 +24,16 @@ import ast
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ..backends import Backend, Completion, Sampling
 from ..errors import ConfigError
-from ..turns import OBSERVATION_MARKER, split_reasoning
-from .data import ground_truth, record_domain
+from ..turns import split_reasoning
+from .data import record_domain
+from .judge_template import JudgeTemplate
+from .official import extract_prediction, parse_official_judgement
 from .runner import JobResult, RunOptions, RunSummary, release_connections, retrying, run_jobs
 from .score import DIMENSIONS, record_total
 
@@ -37,46 +46,31 @@ _MAX_CANDIDATES = 64  # "{" positions tried per text, from the end
 # -- messages ---------------------------------------------------------------------------------------
 
 
-def render_history(record: Mapping[str, Any]) -> str:
-    """The turns before ``turn_idx``: each turn prompt, then its observation."""
-    turn = int(record["turn_idx"])
-    prompts, responses = list(record["prompt"]), list(record["response"])
-    parts = []
-    for prompt, observation in zip(prompts[: turn - 1], responses[: turn - 1]):
-        parts.append(f"{str(prompt).rstrip(chr(10))}\n\n{OBSERVATION_MARKER}\n{observation}")
-    return "\n\n".join(parts)
+def judge_user_message(
+    record: Mapping[str, Any], prediction: str, template: JudgeTemplate | None = None
+) -> str:
+    """The judge's user message for an extracted ``prediction`` (see :mod:`.judge_template`)."""
+    chosen = template or JudgeTemplate.load()
+    return chosen.user_message(record, prediction, record_domain(record))
 
 
-def judge_user_message(record: Mapping[str, Any], prediction: str) -> str:
-    """The judge's user message: history, current turn, predicted and real observation."""
-    history = render_history(record) or "(none: this is the first turn)"
-    return (
-        "# Interaction history\n\n"
-        f"{history}\n\n"
-        "# Current turn\n\n"
-        f"{str(record['current_prompt']).rstrip(chr(10))}\n\n"
-        "# PREDICTED observation (from the world model under test)\n\n"
-        f"<predicted>\n{prediction}\n</predicted>\n\n"
-        "# GROUND-TRUTH observation (what the real environment returned)\n\n"
-        f"<ground_truth>\n{ground_truth(record)}\n</ground_truth>\n\n"
-        "Score the PREDICTED observation against the GROUND-TRUTH one as your instructions say, "
-        f"reasoning first and ending with the {_OPEN} block."
-    )
-
-
-def judge_messages(record: Mapping[str, Any], prediction: str, system_prompt: str) -> list[dict[str, str]]:
+def judge_messages(
+    record: Mapping[str, Any], prediction: str, system_prompt: str, template: JudgeTemplate | None = None
+) -> list[dict[str, str]]:
     return [
         {"role": "system", "content": system_prompt},
-        {"role": "user", "content": judge_user_message(record, prediction)},
+        {"role": "user", "content": judge_user_message(record, prediction, template)},
     ]
 
 
 class JudgePrompts:
-    """The judge system prompt of each domain: bundled, or from ``prompts_dir/<domain>/``."""
+    """The judge system prompt of each domain (bundled, or from ``prompts_dir/<domain>/``) and the
+    judge user template (``prompts_dir/judge_user_template.json``, else the bundled one)."""
 
     def __init__(self, prompts_dir: str | Path | None = None) -> None:
         self.prompts_dir = Path(prompts_dir).expanduser() if prompts_dir else None
         self._cache: dict[str, str] = {}
+        self.template = JudgeTemplate.load(self.prompts_dir)
 
     def get(self, domain: str) -> str:
         if domain not in self._cache:
@@ -86,13 +80,13 @@ class JudgePrompts:
     def _load(self, domain: str) -> str:
         from ..plugins import get_plugin_manager
 
-        registered = get_plugin_manager().registry.domains.get(domain)
-        if registered is not None:
-            return registered.template(self.prompts_dir, JUDGE_PROMPT_FILE)
         if self.prompts_dir is not None:
             path = self.prompts_dir / domain / JUDGE_PROMPT_FILE
             if path.is_file():
                 return path.read_text(encoding="utf-8")
+        registered = get_plugin_manager().registry.domains.get(domain)
+        if registered is not None:
+            return registered.template(self.prompts_dir, JUDGE_PROMPT_FILE)
         raise ConfigError(
             f"No judge prompt for domain {domain!r}",
             hint=f"add {domain}/{JUDGE_PROMPT_FILE} to a folder passed as --prompts-dir",
@@ -396,24 +390,94 @@ def parse_judgement(content: str | None, reasoning: str | None = None) -> Judgem
 # -- judging ----------------------------------------------------------------------------------------
 
 _PREDICTION_FIELDS = ("prediction", "predict", "pred", "model_prediction", "output")
+#: the judge-answer parsers: the official rules, or those plus our recoveries
+PARSERS = ("official", "lenient")
+#: what the official script writes on a judged line (fields of ours are kept apart under "judge")
+OFFICIAL_JUDGE_FIELDS = (
+    "total_score",
+    *DIMENSIONS,
+    "failed",
+    "strengths",
+    "weaknesses",
+    "extracted_output",
+    "judge_raw_output",
+    "error_message",
+)
+NO_GENERATION = "No model generation"
+#: judge calls per record in the official script (transport errors and unusable answers together)
+OFFICIAL_ATTEMPTS = 3
 
 
-def prediction_of(line: Mapping[str, Any]) -> tuple[str | None, str | None]:
-    """(prediction, why there is none) of a predictions line."""
+def generation_of(line: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """(the world model's generation, why there is none) of a predictions line.
+
+    Read from ``gen`` (the official field, also written by ``bench infer``), else ``infer.raw``
+    (older files of ours), else a prediction field of other tools. An inference marked failed has
+    none; an empty generation is an empty string (official: failed, never judged).
+    """
     infer = line.get("infer")
     if isinstance(infer, Mapping) and infer.get("status") not in (None, "ok"):
         return None, f"inference failed: {infer.get('error') or 'unknown error'}"
+    if "gen" in line:
+        value = line["gen"]
+        return (
+            (value, None)
+            if isinstance(value, str)
+            else ("", None)
+            if value is None
+            else (None, "gen is not a string")
+        )
+    if isinstance(infer, Mapping) and isinstance(infer.get("raw"), str):
+        return infer["raw"], None
     for name in _PREDICTION_FIELDS:
         value = line.get(name)
         if isinstance(value, str):
             return value, None
-    return None, f"no prediction field ({', '.join(_PREDICTION_FIELDS)})"
+    return (
+        None,
+        f"no generation: the line has none of the fields gen, infer.raw, {', '.join(_PREDICTION_FIELDS)}",
+    )
+
+
+def prediction_of(line: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """Kept for callers of the earlier API: the generation of a predictions line."""
+    return generation_of(line)
+
+
+def _official_fields(judgement: Judgement | None, extracted: str | None, error: str | None) -> dict[str, Any]:
+    """The official script's fields for a judged line, so its ``score`` reads our files."""
+    if error is not None or judgement is None or not judgement.ok:
+        fields: dict[str, Any] = {
+            "total_score": 0,
+            "failed": 1.0,
+            "error_message": error or "Judge scoring failed",
+        }
+        if extracted is not None:
+            fields["extracted_output"] = extracted
+        return fields
+    scores = judgement.scores
+    return {
+        "total_score": judgement.total or 0,
+        **{dim: scores.get(dim, 0) for dim in DIMENSIONS},
+        "failed": 0.0,
+        "extracted_output": extracted,
+    }
 
 
 def judged_line(
-    line: Mapping[str, Any], completion: Completion | None, judgement: Judgement | None, error: str | None
+    line: Mapping[str, Any],
+    completion: Completion | None,
+    judgement: Judgement | None,
+    error: str | None,
+    *,
+    extracted: str | None = None,
+    parser: str | None = None,
+    attempts: int | None = None,
 ) -> dict[str, Any]:
-    """The result line: the predictions line with a ``judge`` section."""
+    """The result line: the predictions line (without earlier judge fields) with a ``judge`` section
+    and the official script's fields."""
+    base = {k: v for k, v in line.items() if k not in OFFICIAL_JUDGE_FIELDS and k != "judge"}
+    official = _official_fields(judgement, extracted, error)
     if error is not None or judgement is None or not judgement.ok:
         section: dict[str, Any] = {
             "status": "failed",
@@ -424,39 +488,77 @@ def judged_line(
             section["raw"] = completion.text
         if judgement is not None and judgement.warnings:
             section["warnings"] = judgement.warnings
-        return {**line, "judge": section}
+        if attempts is not None:
+            section["attempts"] = attempts
+        return {**base, "judge": section, **official}
     assert completion is not None
-    return {
-        **line,
-        "judge": {
-            "status": "ok",
-            "model": completion.model,
-            "scores": judgement.scores,
-            "total": judgement.total,
-            "strengths": judgement.strengths,
-            "weaknesses": judgement.weaknesses,
-            "warnings": judgement.warnings,
-            "raw": completion.text,
-        },
+    section = {
+        "status": "ok",
+        "model": completion.model,
+        "parser": parser or "official",
+        "scores": judgement.scores,
+        "total": judgement.total,
+        "strengths": judgement.strengths,
+        "weaknesses": judgement.weaknesses,
+        "warnings": judgement.warnings,
+        "raw": completion.text,
     }
+    if attempts is not None and attempts > 1:
+        section["attempts"] = attempts
+    return {**base, "judge": section, **official}
+
+
+def read_judgement(text: str | None, parser: str = "official") -> tuple[Judgement, str]:
+    """A judge answer read by the official rules; with ``parser="lenient"``, an answer they cannot
+    use (no scores, or none positive) is read again with our recoveries. Returns (judgement, the
+    parser that produced it)."""
+    official = parse_official_judgement(text)
+    if official.success:
+        judgement = Judgement(
+            scores=dict(official.scores),
+            strengths="\n".join(official.strengths) or None,
+            weaknesses="\n".join(official.weaknesses) or None,
+        )
+    else:
+        judgement = Judgement(error=official.error)
+    if parser == "lenient" and (not official.success or not official.total):
+        recovered = parse_judgement(text)
+        if recovered.ok:
+            return recovered, "lenient"
+    return judgement, "official"
 
 
 async def judge_record(
-    line: dict[str, Any], backend: Backend, prompts: JudgePrompts, sampling: Sampling, options: RunOptions
+    line: dict[str, Any],
+    backend: Backend,
+    prompts: JudgePrompts,
+    sampling: Sampling,
+    options: RunOptions,
+    parser: str = "official",
 ) -> JobResult:
-    """Judge one predictions line with retries (transport errors and answers without scores)."""
-    prediction, missing = prediction_of(line)
-    if prediction is None:
+    """Judge one predictions line, as the official script does: an empty generation is failed and
+    never judged; the prediction is extracted from the generation by the official rules; an answer
+    without usable scores is asked again, ``1 + options.max_retries`` attempts in all."""
+    generation, missing = generation_of(line)
+    if generation is None:
         return JobResult(judged_line(line, None, None, missing), ok=False)
+    if not generation:
+        return JobResult(judged_line(line, None, None, NO_GENERATION), ok=False)
+    extracted = extract_prediction(generation)
     try:
-        messages = judge_messages(line, prediction, prompts.get(record_domain(line)))
+        messages = judge_messages(line, extracted, prompts.get(record_domain(line)), prompts.template)
+    except ConfigError:
+        raise
     except Exception as exc:
-        return JobResult(judged_line(line, None, None, f"cannot build the judge messages: {exc}"), ok=False)
-    parsed: list[Judgement] = []  # one per answer; the last belongs to outcome.value
+        return JobResult(
+            judged_line(line, None, None, f"cannot build the judge messages: {exc}", extracted=extracted),
+            ok=False,
+        )
+    parsed: list[tuple[Judgement, str]] = []  # one per answer; the last belongs to outcome.value
 
     def check(completion: Completion) -> str | None:
-        parsed.append(parse_judgement(completion.text, completion.reasoning))
-        return parsed[-1].error
+        parsed.append(read_judgement(completion.text, parser))
+        return parsed[-1][0].error
 
     outcome = await retrying(
         lambda: backend.acomplete(messages, sampling),
@@ -466,13 +568,20 @@ async def judge_record(
         check=check,
     )
     completion = outcome.value
-    judgement = parsed[-1] if completion is not None and parsed else None
+    judgement, used = parsed[-1] if completion is not None and parsed else (None, parser)
     if outcome.error is not None:
         error = outcome.error + (f" (after {outcome.attempts} attempts)" if outcome.attempts > 1 else "")
         return JobResult(
-            judged_line(line, completion, judgement, error), ok=False, unavailable=outcome.unavailable
+            judged_line(line, completion, judgement, error, extracted=extracted, attempts=outcome.attempts),
+            ok=False,
+            unavailable=outcome.unavailable,
         )
-    return JobResult(judged_line(line, completion, judgement, None), ok=True)
+    return JobResult(
+        judged_line(
+            line, completion, judgement, None, extracted=extracted, parser=used, attempts=outcome.attempts
+        ),
+        ok=True,
+    )
 
 
 async def judge_lines(
@@ -484,19 +593,25 @@ async def judge_lines(
     sampling: Sampling | None = None,
     options: RunOptions | None = None,
     on_result: Any = None,
+    parser: str = "official",
 ) -> RunSummary:
     """Judge every predictions line not already judged in ``output`` (resume)."""
     from .infer import default_sampling
 
+    if parser not in PARSERS:
+        raise ConfigError(f"Unknown judge parser {parser!r}", hint=f"choose {' or '.join(PARSERS)}")
     chosen_prompts = prompts or JudgePrompts()
     for domain in sorted({record_domain(line) for line in lines}):
         chosen_prompts.get(domain)  # a missing prompt stops the run before any request
     chosen = sampling or default_sampling()
-    opts = options or RunOptions()
+    # three attempts in all by default, as the official script makes
+    opts = options or RunOptions(max_retries=OFFICIAL_ATTEMPTS - 1)
+    if opts.judge_max_retries is not None:
+        opts = replace(opts, max_retries=opts.judge_max_retries)
     try:
         return await run_jobs(
             lines,
-            lambda line: judge_record(line, backend, chosen_prompts, chosen, opts),
+            lambda line: judge_record(line, backend, chosen_prompts, chosen, opts, parser),
             output,
             opts,
             label="judge",

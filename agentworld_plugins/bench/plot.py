@@ -22,7 +22,7 @@ from ..errors import ConfigError
 if TYPE_CHECKING:
     from .score import Scoreboard
 
-#: overall figures published for AgentWorldBench (FORMATS.md), normalised 0-100
+#: overall figures published for AgentWorldBench (listed in docs/bench.md), normalised 0-100
 PUBLISHED_OVERALL: dict[str, float] = {
     "Qwen-AgentWorld-397B-A17B": 58.71,
     "GPT-5.4": 58.25,
@@ -335,6 +335,12 @@ def write_plot(
     boards: Sequence[Scoreboard], path: str | Path, *, reference: bool = False, title: str | None = None
 ) -> Path:
     """Draw the boards' per-domain totals side by side into ``path`` (``.png`` or ``.svg``)."""
+    image_path(path)
+    return save_image(path, *layout(boards, reference=reference, title=title))
+
+
+def image_path(path: str | Path) -> Path:
+    """``path`` checked to name a ``.png`` or ``.svg`` file."""
     path = Path(path).expanduser()
     suffix = path.suffix.lower()
     if suffix not in (".png", ".svg"):
@@ -342,9 +348,14 @@ def write_plot(
             f"Cannot draw {path.name}: unknown image type {suffix or '(none)'}",
             hint="name the plot file .png or .svg",
         )
-    width, height, shapes = layout(boards, reference=reference, title=title)
+    return path
+
+
+def save_image(path: str | Path, width: int, height: int, shapes: Sequence[Rect | Text]) -> Path:
+    """Render ``shapes`` into ``path`` as SVG or PNG, by its suffix."""
+    path = image_path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    if suffix == ".svg":
+    if path.suffix.lower() == ".svg":
         path.write_text(render_svg(width, height, shapes), encoding="utf-8")
     else:
         path.write_bytes(render_png(width, height, shapes))

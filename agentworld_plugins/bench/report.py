@@ -119,8 +119,16 @@ def print_comparison(boards: Sequence[Scoreboard], console: Any = None) -> None:
     console.print(comparison_table(boards))
 
 
+def _parsers(board: Scoreboard) -> str | None:
+    if not board.parsers:
+        return None
+    return "judge answers read by: " + ", ".join(f"{name} parser {n}" for name, n in board.parsers.items())
+
+
 def _notes(board: Scoreboard) -> list[str]:
     notes = []
+    if (parsers := _parsers(board)) is not None:
+        notes.append(parsers)
     if board.failures:
         listing = ", ".join(f"{n} {why}" for why, n in board.failures.items())
         notes.append(f"left out of the means: {listing}")
@@ -178,6 +186,8 @@ def markdown_report(boards: Sequence[Scoreboard], *, plot: str | None = None, re
         lines.append(
             f"- records: {board.overall.count}, valid: {board.overall.valid}, failed: {board.overall.failed}"
         )
+        if (parsers := _parsers(board)) is not None:
+            lines.append(f"- {parsers}")
         lines.append("")
         header = ["domain", "valid/total", *DIMENSIONS, "total"]
         rows = [[name, *_row(fig)] for name, fig in board.domains.items()]
@@ -206,7 +216,7 @@ def markdown_report(boards: Sequence[Scoreboard], *, plot: str | None = None, re
             lines.append("")
     if reference:
         lines += ["## Among the published figures", ""]
-        lines.append("Published overall figures (FORMATS.md), with this run's; scores from another judge or")
+        lines.append("Published overall figures (listed in docs/bench.md), with this run's; scores from another judge or")
         lines.append("other prompts are not strictly comparable.")
         lines.append("")
         entries = [(value, name, False) for name, value in PUBLISHED_OVERALL.items()]

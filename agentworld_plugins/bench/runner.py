@@ -3,7 +3,8 @@
 Items are worked on by ``concurrency`` asyncio workers. Each result is appended to the output JSONL
 and flushed the moment it is ready, so a crash, a Ctrl-C or a SIGKILL loses only what was in
 flight. Rerunning the same command resumes: the records already done (by domain, id and turn) are
-skipped, failed ones are tried again, and a line torn by a kill is dropped. When every item is
+skipped, failed ones are tried again, and a line torn by a kill is dropped. A second run on the
+same output file is refused while the first holds it (:mod:`.lock`). When every item is
 done the file is rewritten in input order, so an interrupted-and-resumed run ends with the same
 file as an uninterrupted one.
 
@@ -29,6 +30,7 @@ from typing import Any, Generic, TypeVar
 
 from ..errors import AgentWorldError, BackendError, BackendUnavailableError
 from .data import Key, dump_line, key_text, record_key
+from .lock import OutputLock
 
 T = TypeVar("T")
 
@@ -43,12 +45,15 @@ class RunOptions:
     max_retries: int = 3
     retry_backoff: float = 0.5
     request_timeout: float = 600.0
-    progress: bool = True
+    #: draw a progress bar on stderr; None (the default): only when stderr is a terminal
+    progress: bool | None = None
     redo_failed: bool = True
     #: this many records in a row ending with the server unreachable stop the run
     unavailable_limit: int = 5
     #: for OpenAI-compatible servers: "lean" (bench's asyncio client) or "openai" (the SDK)
     http_client: str = "lean"
+    #: the judge's retries when they differ from ``max_retries`` (the CLI: 2, three attempts in all)
+    judge_max_retries: int | None = None
 
     def __post_init__(self) -> None:
         if self.concurrency < 1:
@@ -400,6 +405,22 @@ async def run_jobs(
         return status == "ok" or (status == "failed" and not options.redo_failed)
 
     results = ResultsFile(output, is_done)
+    lock = OutputLock(results.path, f"bench {label}")
+    lock.acquire()  # a second writer on the same file is refused before it reads anything
+    try:
+        return await _run_locked(items, work, results, options, label, on_result)
+    finally:
+        lock.release()
+
+
+async def _run_locked(
+    items: Sequence[dict[str, Any]],
+    work: Callable[[dict[str, Any]], Awaitable[JobResult]],
+    results: ResultsFile,
+    options: RunOptions,
+    label: str,
+    on_result: Callable[[JobResult], None] | None,
+) -> RunSummary:
     resumed = results.prepare()
     unique: dict[Key, dict[str, Any]] = {}
     for item in items:  # a key given twice is worked on once
@@ -411,7 +432,8 @@ async def run_jobs(
     summary.dropped_torn = resumed.torn
     if resumed.torn:
         print(f"{label}: dropped {resumed.torn} torn line(s) from {results.path}", file=sys.stderr)
-    bar = _Progress(label, len(items), summary.skipped, options.progress and bool(todo))
+    wanted = sys.stderr.isatty() if options.progress is None else options.progress
+    bar = _Progress(label, len(items), summary.skipped, wanted and bool(todo))
     pending = iter(todo)
     streak = 0
     started = time.perf_counter()

@@ -2,8 +2,10 @@
 
 - a record's total is the mean of its positive dimension scores (a dimension the judge left out,
   or scored 0, does not count);
-- a record without a usable judgement (inference failed, the judge never gave scores) is counted
-  as failed and left out of every mean: it is not a zero;
+- a record without a usable judgement (inference failed, an empty generation, the judge never
+  gave scores) is counted as failed and left out of every mean: it is not a zero;
+- as in the official script, a dimension's mean takes every value that is not 0 (a -1 the
+  official parser let through counts), and the total's mean every total that is not 0;
 - a figure is normalised ``(raw - 1) / 4 * 100``, so 1 -> 0 and 5 -> 100;
 - per domain, the mean over that domain's valid records; overall, the mean over ALL valid records
   (not the mean of the domain figures).
@@ -46,19 +48,37 @@ def normalise(raw: float | None) -> float | None:
     return None if raw is None else (raw - 1.0) / 4.0 * 100.0
 
 
-def judged_scores(line: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The scores of a judged line when its judgement is usable, else None.
+def judged_result(line: Mapping[str, Any]) -> tuple[dict[str, Any], float] | None:
+    """(dimension scores, total) of a judged line whose judgement is usable, else None.
 
-    Reads ``judge.scores`` (our files) or a top-level ``scores`` (other tools' files).
+    Reads our ``judge`` section; else the official script's fields (``failed`` 0 marks a usable
+    judgement, then the five dimensions and ``total_score`` at the top level); else a top-level
+    ``scores`` object (other tools' files).
     """
     judge = line.get("judge")
     if isinstance(judge, Mapping):
-        if judge.get("status") != "ok":
+        if judge.get("status") != "ok" or not isinstance(judge.get("scores"), Mapping):
             return None
-        scores = judge.get("scores")
-    else:
-        scores = line.get("scores")
-    return dict(scores) if isinstance(scores, Mapping) and record_total(scores) is not None else None
+        total = _number(judge.get("total"))
+        if total is None:
+            total = record_total(judge["scores"])
+        return dict(judge["scores"]), total if total is not None else 0.0
+    if "failed" in line:
+        if line.get("failed") != 0:
+            return None
+        total = _number(line.get("total_score"))
+        return {d: line.get(d, 0) for d in DIMENSIONS}, total if total is not None else 0.0
+    scores = line.get("scores")
+    if isinstance(scores, Mapping):
+        total = record_total(scores)
+        return dict(scores), total if total is not None else 0.0
+    return None
+
+
+def judged_scores(line: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The dimension scores of a judged line with a usable judgement, else None."""
+    found = judged_result(line)
+    return found[0] if found is not None and found[1] else None
 
 
 @dataclass
@@ -67,7 +87,8 @@ class Figures:
 
     name: str
     count: int = 0  # records in the file
-    valid: int = 0  # records with a usable judgement
+    valid: int = 0  # records counted in the means (a usable judgement with a non-zero total)
+    judged: int = 0  # records whose judgement the official script counts as not failed
     raw: dict[str, float | None] = field(default_factory=dict)  # per dimension
     raw_total: float | None = None
     _sums: dict[str, list[float]] = field(default_factory=dict, repr=False)
@@ -86,17 +107,23 @@ class Figures:
         """The normalised figure of one dimension."""
         return normalise(self.raw.get(name))
 
-    def add(self, scores: Mapping[str, Any] | None) -> None:
+    def add(self, scores: Mapping[str, Any] | None, total: float | None = None) -> None:
+        """Count one record, with the official arithmetic: a failed record (``scores`` None) is
+        in no mean; of the others, a dimension counts when it is not 0 (so a -1 does) and the
+        total when it is not 0."""
         self.count += 1
-        total = record_total(scores)
-        if scores is None or total is None:
+        if scores is None:
             return
-        self.valid += 1
-        self._totals.append(total)
+        self.judged += 1
+        if total is None:
+            total = record_total(scores) or 0.0
         for dim in DIMENSIONS:
-            value = _number(scores.get(dim))
-            if value is not None and value > 0:
+            value = _number(scores.get(dim, 0))
+            if value is not None and value != 0:
                 self._sums.setdefault(dim, []).append(value)
+        if total != 0:
+            self.valid += 1
+            self._totals.append(total)
 
     def close(self) -> Figures:
         self.raw = {d: (sum(v) / len(v) if (v := self._sums.get(d)) else None) for d in DIMENSIONS}
@@ -108,6 +135,7 @@ class Figures:
             "name": self.name,
             "count": self.count,
             "valid": self.valid,
+            "judged": self.judged,
             "failed": self.failed,
             "total": self.total,
             "raw_total": self.raw_total,
@@ -125,6 +153,7 @@ class Scoreboard:
     overall: Figures
     models: dict[str, list[str]] = field(default_factory=dict)  # "infer"/"judge" -> model names
     failures: dict[str, int] = field(default_factory=dict)  # reason -> count
+    parsers: dict[str, int] = field(default_factory=dict)  # judge-answer parser -> usable judgements
     problems: list[str] = field(default_factory=list)  # unreadable lines
     worst: list[dict[str, Any]] = field(default_factory=list)  # lowest totals, for reports
 
@@ -135,6 +164,7 @@ class Scoreboard:
             "domains": {name: fig.as_dict() for name, fig in self.domains.items()},
             "models": self.models,
             "failures": self.failures,
+            "parsers": self.parsers,
             "problems": self.problems,
         }
 
@@ -144,6 +174,8 @@ def _failure_reason(line: Mapping[str, Any]) -> str:
     if isinstance(infer, Mapping) and infer.get("status") not in (None, "ok"):
         return "inference failed"
     if not isinstance(judge, Mapping):
+        if "failed" in line:
+            return str(line.get("error_message") or "judge failed")
         return "not judged" if "scores" not in line else "no usable scores"
     if judge.get("status") != "ok":
         return "judge failed"
@@ -156,23 +188,28 @@ def score_records(lines: Iterable[Mapping[str, Any]], label: str = "results", wo
     overall = Figures("overall")
     models: dict[str, set[str]] = {"infer": set(), "judge": set()}
     failures: dict[str, int] = {}
+    parsers: dict[str, int] = {}
     ranked: list[tuple[float, dict[str, Any]]] = []
     for line in lines:
         domain = record_domain(line) or "?"
         figures = groups.setdefault(domain, Figures(domain))
-        scores = judged_scores(line)
-        figures.add(scores)
-        overall.add(scores)
+        found = judged_result(line)
+        scores, total = found if found is not None else (None, None)
+        figures.add(scores, total)
+        overall.add(scores, total)
+        if scores is not None:
+            judge = line.get("judge")
+            used = judge.get("parser") if isinstance(judge, Mapping) else None
+            name = str(used or ("official" if "failed" in line else "unknown"))
+            parsers[name] = parsers.get(name, 0) + 1
         for step in ("infer", "judge"):
             part = line.get(step)
             if isinstance(part, Mapping) and isinstance(part.get("model"), str):
                 models[step].add(part["model"])
-        if scores is None:
-            reason = _failure_reason(line)
+        if scores is None or not total:
+            reason = _failure_reason(line) if scores is None else "no positive score"
             failures[reason] = failures.get(reason, 0) + 1
         else:
-            total = record_total(scores)
-            assert total is not None
             judge = line.get("judge") if isinstance(line.get("judge"), Mapping) else {}
             ranked.append(
                 (
@@ -195,6 +232,7 @@ def score_records(lines: Iterable[Mapping[str, Any]], label: str = "results", wo
         overall=overall.close(),
         models={k: sorted(v) for k, v in models.items() if v},
         failures=dict(sorted(failures.items())),
+        parsers=dict(sorted(parsers.items())),
         worst=[row for _, row in ranked[:worst]],
     )
 

@@ -14,7 +14,10 @@ import click
 from ..errors import AgentWorldError
 from . import cassette, core, demo, serve
 from .bench import bench as _bench
+from .envgen import envgen
 from .mcp import mcp as mcp_group
+from .openenv import openenv as openenv_group
+from .rollout import rollout as rollout_group
 from .search import search as search_group
 from .shell import shell as shell_group
 from .shell import shim as shim_group
@@ -49,6 +52,9 @@ cli.add_command(cassette.cassette)
 cli.add_command(mcp_group)
 cli.add_command(search_group)
 cli.add_command(_bench)
+cli.add_command(rollout_group)
+cli.add_command(envgen)
+cli.add_command(openenv_group)
 cli.add_command(shell_group)
 cli.add_command(shim_group)
 

@@ -20,7 +20,7 @@ from typing import Any
 import click
 
 from ..bench.defaults import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
-from .options import perturb_options
+from .options import BACKEND_HELP, perturb_options, ray_option
 
 F = Callable[..., Any]
 
@@ -45,9 +45,9 @@ def _run_options(fn: F) -> F:
             click.option(
                 "--max-retries",
                 type=click.IntRange(min=0),
-                default=3,
-                show_default=True,
-                help="Retries per record for transport errors and unparseable judgements.",
+                default=None,
+                help="Retries per record for transport errors and unparseable judgements "
+                "[default: 3 for inference; 2 for the judge, i.e. 3 attempts in all as the official script].",
             ),
             click.option(
                 "--retry-backoff",
@@ -160,7 +160,7 @@ def _world_options(fn: F) -> F:
             click.option(
                 "--backend",
                 envvar="AGENTWORLD_BACKEND",
-                help="World-model backend: openai, offline, cassette:FILE, ...",
+                help=BACKEND_HELP,
             ),
             perturb_options("the world model's answers (predictions)"),
         ],
@@ -196,13 +196,22 @@ def _judge_options(prefix: str) -> Callable[[F], F]:
                     f"{dash}backend",
                     "judge_backend",
                     envvar="AGENTWORLD_JUDGE_BACKEND",
-                    help="Judge backend other than openai, e.g. scenario:judge.yaml for offline runs.",
+                    help="The judge's backend when not openai, e.g. scenario:judge.yaml for offline runs. "
+                    + BACKEND_HELP,
                 ),
                 click.option(
                     "--prompts-dir",
                     envvar="AGENTWORLD_PROMPTS_DIR",
                     type=click.Path(file_okay=False, path_type=Path),
-                    help="Folder of <domain>/judge_system_prompt.txt (e.g. the official ones).",
+                    help="Folder of <domain>/judge_system_prompt.txt and judge_user_template.json "
+                    "(e.g. from `bench import-prompts`).",
+                ),
+                click.option(
+                    "--judge-parser",
+                    type=click.Choice(["official", "lenient"]),
+                    default="official",
+                    show_default=True,
+                    help="Read judge answers by the official rules, or add our recoveries (labelled per line).",
                 ),
             ],
         )
@@ -260,9 +269,13 @@ def _sampling(temperature: float, max_tokens: int, extra_body: str | None) -> An
     return default_sampling(temperature=temperature, max_tokens=max_tokens, extra_body=extra)
 
 
+#: the judge's retries when --max-retries is not given: three attempts in all, as officially
+JUDGE_RETRIES = 2
+
+
 def _options(
     concurrency: int,
-    max_retries: int,
+    max_retries: int | None,
     retry_backoff: float,
     request_timeout: float,
     progress: bool | None,
@@ -275,7 +288,8 @@ def _options(
         progress = sys.stderr.isatty()
     return RunOptions(
         concurrency=concurrency,
-        max_retries=max_retries,
+        max_retries=3 if max_retries is None else max_retries,
+        judge_max_retries=JUDGE_RETRIES if max_retries is None else max_retries,
         retry_backoff=retry_backoff,
         request_timeout=request_timeout,
         progress=progress,
@@ -315,10 +329,19 @@ def _load(data_dir: Path, domains: tuple[str, ...], limit: int | None) -> list[d
 
 def _report_summary(summary: Any) -> None:
     from ..bench.runner import error_tally
+    from ..errors import AgentWorldError
 
     _say(summary.line())
-    for line in error_tally(summary):
+    tally = error_tally(summary)
+    for line in tally:
         _say(f"  {line}")
+    if summary.total and not summary.ok and not summary.skipped and summary.stopped is None:
+        raise AgentWorldError(
+            f"{summary.label}: no record could be used ({summary.failed} failed"
+            + (f"; commonest: {tally[0]}" if tally else "")
+            + ")",
+            hint="see the errors above; rerun the same command once they are fixed",
+        )
 
 
 def _perturbations(perturb: tuple[str, ...], perturb_file: Path | None) -> list[Any]:
@@ -337,17 +360,22 @@ def _infer(
     sampling: Any,
     options: Any,
     perturbations: list[Any] | None = None,
+    ray: str | bool | None = None,
 ) -> Any:
+    from functools import partial
+
     from ..bench.endpoints import world_backend
     from ..bench.infer import infer_records
     from ..bench.runner import check_stopped, run_sync
 
-    backend = world_backend(
+    make = partial(
+        world_backend,
         **world_args,
         timeout=options.request_timeout,
         concurrency=options.concurrency,
         http_client=options.http_client,
     )
+    backend = _on_ray(make(), make, ray, options)
     if perturbations:
         from ..perturbations.proxy import PerturbingBackend
         from ..session import World
@@ -363,6 +391,17 @@ def _infer(
     return summary
 
 
+def _on_ray(backend: Any, make: Callable[[], Any], ray: str | bool | None, options: Any) -> Any:
+    """``backend``, or with ``--ray`` the same backend in Ray actors (built there by ``make``)."""
+    if not ray:
+        return backend
+    from ..rollout.ray import RayBackend
+
+    label = backend.describe()
+    backend.close()
+    return RayBackend(make, ray, options.concurrency, label)
+
+
 def _judge(
     lines: list[dict[str, Any]],
     output: Path,
@@ -370,12 +409,27 @@ def _judge(
     prompts_dir: Path | None,
     sampling: Any,
     options: Any,
+    parser: str = "official",
+    ray: str | bool | None = None,
 ) -> Any:
+    from dataclasses import replace
+    from functools import partial
+
     from ..bench.endpoints import judge_backend
     from ..bench.judge import JudgePrompts, judge_lines
     from ..bench.runner import check_stopped, run_sync
+    from ..errors import ConfigError
 
-    backend = judge_backend(
+    if not lines:
+        raise ConfigError(
+            "No predictions to judge", hint="give the file `bench infer` (or the official infer) wrote"
+        )
+    if options.judge_max_retries is not None:  # judge_lines applies it too; shown below
+        options = replace(options, max_retries=options.judge_max_retries)
+    prompts = JudgePrompts(prompts_dir)
+
+    make = partial(
+        judge_backend,
         judge_args["judge_base_url"],
         judge_args["judge_model"],
         judge_args["judge_api_key"],
@@ -384,11 +438,16 @@ def _judge(
         concurrency=options.concurrency,
         http_client=options.http_client,
     )
-    _say(f"judge: {backend.describe()}" + (f", prompts from {prompts_dir}" if prompts_dir else ""))
+    backend = _on_ray(make(), make, ray, options)
+    _say(
+        f"judge: {backend.describe()}"
+        + (f", prompts from {prompts_dir}" if prompts_dir else "")
+        + f", user template: {prompts.template.source}, parser: {parser}, {options.max_retries + 1} attempts"
+    )
     try:
         summary = run_sync(
             judge_lines(
-                lines, backend, output, prompts=JudgePrompts(prompts_dir), sampling=sampling, options=options
+                lines, backend, output, prompts=prompts, sampling=sampling, options=options, parser=parser
             )
         )
     finally:
@@ -419,6 +478,16 @@ def _show(
         )
     names = list(labels) or _labels(paths)
     boards = [score_file(p, name) for p, name in zip(paths, names)]
+    for path, board in zip(paths, boards):
+        if board.overall.valid == 0:
+            raise ConfigError(
+                f"{path}: no usable judgement in {board.overall.count} line(s)"
+                + (
+                    f" ({', '.join(f'{n} {r}' for r, n in board.failures.items())})" if board.failures else ""
+                ),
+                hint='a judged line needs judge.status "ok" with judge.scores (ours), or failed: 0 with '
+                "total_score and format/factuality/consistency/realism/quality (the official script's)",
+            )
     if as_json:
         data = [b.as_dict() for b in boards]
         click.echo(json.dumps(data[0] if len(data) == 1 else data, indent=2))
@@ -516,12 +585,14 @@ def judge(
     judge_api_key: str | None,
     judge_backend: str | None,
     prompts_dir: Path | None,
+    judge_parser: str,
     temperature: float,
     max_tokens: int,
     extra_body: str | None,
     **run: Any,
 ) -> None:
-    """Score every prediction against the ground truth with an LLM judge."""
+    """Score every prediction against the ground truth with an LLM judge (reads ours and the
+    official script's predictions)."""
     from ..bench.data import domain_of, load_results
 
     lines, problems = load_results(predictions)
@@ -544,6 +615,7 @@ def judge(
         prompts_dir,
         _sampling(temperature, max_tokens, extra_body),
         _options(**run),
+        judge_parser,
     )
 
 
@@ -562,7 +634,7 @@ def score(
     labels: tuple[str, ...],
     as_json: bool,
 ) -> None:
-    """Figures per domain and overall from judgements file(s) (several: side by side)."""
+    """Figures per domain and overall from judgements FILES (several: side by side)."""
     _show(list(files), report, plot, reference, as_json, labels)
 
 
@@ -579,7 +651,7 @@ def compare(
     labels: tuple[str, ...],
     as_json: bool,
 ) -> None:
-    """Compare judgements files per domain, with deltas against the first."""
+    """Compare judgements FILES per domain, with deltas against the first."""
     from ..errors import ConfigError
 
     if len(files) < 2:
@@ -603,6 +675,7 @@ def compare(
 @_sampling_options("judge", " for the judge")
 @_run_options
 @_report_options
+@ray_option("Infer and judge")
 def run(
     data_dir: Path,
     domains: tuple[str, ...],
@@ -620,6 +693,7 @@ def run(
     judge_api_key: str | None,
     judge_backend: str | None,
     prompts_dir: Path | None,
+    judge_parser: str,
     judge_temperature: float,
     judge_max_tokens: int,
     judge_extra_body: str | None,
@@ -628,6 +702,7 @@ def run(
     reference: bool,
     perturb: tuple[str, ...],
     perturb_file: Path | None,
+    ray: str | bool | None,
     **run: Any,
 ) -> None:
     """Infer, judge and score in one go (rerun to resume)."""
@@ -652,7 +727,13 @@ def run(
     judgements = output_dir / "judgements.jsonl"
     world = {"base_url": base_url, "model": model, "api_key": api_key, "backend": backend}
     _infer(
-        records, predictions, world, _sampling(temperature, max_tokens, extra_body), options, perturbations
+        records,
+        predictions,
+        world,
+        _sampling(temperature, max_tokens, extra_body),
+        options,
+        perturbations,
+        ray,
     )
     wanted = {record_key(r) for r in records}
     lines = [line for line in load_results(predictions)[0] if record_key(line) in wanted]
@@ -663,6 +744,8 @@ def run(
         prompts_dir,
         _sampling(judge_temperature, judge_max_tokens, judge_extra_body),
         options,
+        judge_parser,
+        ray,
     )
     _show([judgements], report, plot, reference, False, (output_dir.name or "results",))
 
@@ -678,7 +761,7 @@ def run(
 @click.option("--domain", help="The domain of trajectories that do not name one.")
 @click.option("--append", is_flag=True, help="Add to existing files instead of replacing them.")
 def convert(trajectories: tuple[Path, ...], output_dir: Path, domain: str | None, append: bool) -> None:
-    """Turn recorded sessions (Trajectory JSONL) into AgentWorldBench records."""
+    """Turn recorded sessions (TRAJECTORIES: Trajectory JSONL files) into AgentWorldBench records."""
     from ..bench.convert import convert_trajectories
     from ..errors import ConfigError
 
@@ -697,8 +780,13 @@ def convert(trajectories: tuple[Path, ...], output_dir: Path, domain: str | None
     "--episodes", type=click.IntRange(min=1), default=1, show_default=True, help="Episodes per domain."
 )
 def sample(folder: Path, episodes: int) -> None:
-    """Write a tiny synthetic AgentWorldBench (all seven domains) for trying the commands."""
+    """Write a tiny synthetic AgentWorldBench (all seven domains) into FOLDER, for trying the commands."""
     from ..bench.sample import make_sample_dataset
 
     for path in make_sample_dataset(folder, episodes).values():
         click.echo(str(path))
+
+
+from .bench_prompts import import_prompts_command  # noqa: E402  (registers on the group above)
+
+bench.add_command(import_prompts_command)

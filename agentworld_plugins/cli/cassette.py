@@ -85,7 +85,10 @@ def ls(path: Path | None) -> None:
         return
     if not folder.is_dir():
         if path is not None:
-            raise click.ClickException(f"No cassette or folder at {path}")
+            raise click.ClickException(
+                f"No cassette or folder at {path}\nHint: `agentworld cassette ls` lists "
+                f"{_default_dir()} ($AGENTWORLD_HOME/cassettes); give a .db file or a folder"
+            )
         click.echo(f"No cassettes yet in {folder}")
         return
     found = sorted(p for p in folder.iterdir() if p.is_file() and _is_sqlite(p))

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from ..errors import AgentWorldError
 from .options import make_world, world_options
 
 
@@ -67,6 +68,23 @@ def _read_action(action: str) -> Any:
         return action  # web/os actions are plain strings; the domain validates
 
 
+#: ``agentworld step``'s exit status when the observation is an error (in text and ``--json`` mode)
+STEP_ERROR_EXIT = 2
+
+
+def _read_state(name: str) -> str:
+    """The text of ``--state @FILE``; an unreadable file is one line naming it and the fix."""
+    try:
+        return Path(name).expanduser().read_text(encoding="utf-8")
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+    except UnicodeDecodeError:
+        reason = "not a UTF-8 text file"
+    raise AgentWorldError(
+        f"Cannot read --state @{name}: {reason} (give @FILE of a readable text file, or the state itself)"
+    )
+
+
 @click.command()
 @click.argument("domain")
 @click.argument("action")
@@ -97,7 +115,7 @@ def step(
     from ..tooldefs import load_tools
 
     if state and state.startswith("@"):
-        state = Path(state[1:]).read_text(encoding="utf-8")
+        state = _read_state(state[1:])
     sampling = {
         k: v for k, v in {"temperature": temperature, "max_tokens": max_tokens}.items() if v is not None
     }
@@ -110,14 +128,16 @@ def step(
             sampling=sampling or None,
         )
         observation = session.step(_read_action(action))
+    for warning in observation.metadata.get("warnings", []):
+        click.echo(f"agentworld: warning: {warning}", err=True)
     if as_json:
         click.echo(observation.model_dump_json())
-        return
-    click.echo(observation.text)
-    for warning in observation.metadata.get("parse_warnings", []):
-        click.echo(f"warning: {warning}", err=True)
-    if observation.is_error:
-        sys.exit(2)
+    else:
+        click.echo(observation.text)
+        for warning in observation.metadata.get("parse_warnings", []):
+            click.echo(f"warning: {warning}", err=True)
+    if observation.is_error:  # one rule for text and --json: an error observation exits 2
+        sys.exit(STEP_ERROR_EXIT)
 
 
 @click.command()
@@ -130,7 +150,10 @@ def step(
 )
 @click.option("--judge", is_flag=True, help="Print the judge prompt instead.")
 @click.option(
-    "--prompts-dir", envvar="AGENTWORLD_PROMPTS_DIR", type=click.Path(file_okay=False, path_type=Path)
+    "--prompts-dir",
+    envvar="AGENTWORLD_PROMPTS_DIR",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder of <domain>/system_prompt.txt templates (e.g. the official ones).",
 )
 def prompt(domain: str, tools_file: Path | None, judge: bool, prompts_dir: Path | None) -> None:
     """Print DOMAIN's rendered system prompt."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import sys
@@ -12,7 +13,9 @@ from typing import Any
 import click
 
 from ..errors import ConfigError
-from .options import make_world, world_options
+from ..http_guard import HttpLimits, check_exposure
+from ..redaction import redact_text
+from .options import ensure_port_free, make_world, server_options, world_options
 
 DEFAULT_PORT = 8765
 
@@ -56,6 +59,14 @@ def mcp() -> None:
 @click.option("--token", envvar="AGENTWORLD_MCP_TOKEN", help="Require this bearer token (with --http).")
 @click.option("--list", "list_only", is_flag=True, help="Print the tools and exit instead of serving.")
 @world_options
+@server_options
+@click.option(
+    "--session-idle",
+    type=click.FloatRange(min=0.001),
+    default=900.0,
+    show_default=True,
+    help="Seconds after which an idle HTTP session (Mcp-Session-Id) is closed (with --http).",
+)
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def serve(
     tools_files: tuple[Path, ...],
@@ -73,9 +84,14 @@ def serve(
     token: str | None,
     list_only: bool,
     command: tuple[str, ...],
+    allow_remote: bool,
+    max_body: int,
+    session_idle: float,
     **world_args: Any,
 ) -> None:
     """Serve tools over MCP (stdio by default); every call is answered by the world model.
+
+    COMMAND (after --, with --mirror) starts the real server whose tools are mirrored.
 
     \b
       agentworld mcp serve --pack github-issues
@@ -97,6 +113,8 @@ def serve(
         )
     if token and not use_http:
         raise click.UsageError("--token protects the HTTP transport: add --http")
+    if use_http:
+        check_exposure(host, token=token, allow_remote=allow_remote, what="MCP server")
 
     world = make_world(**world_args)
     catalogs = [load_catalog(path) for path in (*tools_files, *snapshots)]
@@ -118,25 +136,77 @@ def serve(
         catalog.save_snapshot(save_snapshot)
         click.echo(f"agentworld: saved {len(catalog.tools)} tools to {save_snapshot}", err=True)
     if list_only:
+        # with the offline world, the family that will answer each tool (docs/mcp.md)
+        families = _offline_families(catalog) if "offline" in world.backend.describe() else {}
         for tool in catalog.tools:
             summary = (tool.description or "").strip().splitlines()
-            click.echo(f"{tool.name}\t{summary[0] if summary else ''}")
+            family = f"{families[tool.name]}\t" if tool.name in families else ""
+            click.echo(f"{tool.name}\t{family}{summary[0] if summary else ''}")
         return
 
+    if use_http:
+        ensure_port_free(host, port)
     fake = FakeMcpServer(world, catalog, name=name, record=record)
     where = f"http://{host}:{port}/mcp" if use_http else "stdio"
     click.echo(
         f"agentworld: fake MCP server {fake.name!r} with {len(catalog.tools)} tools on {where} "
-        f"(world: {world.backend.describe()})",
+        f"(world: {redact_text(world.backend.describe())})",
         err=True,
     )
     if use_http:
-        fake.serve_http(host, port, token=token)
+        limits = HttpLimits(max_body=max_body, session_idle=session_idle)
+        fake.serve_http(host, port, token=token, limits=limits)
     else:
         anyio.run(fake.run_stdio)
 
 
+@mcp.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="JSONL the real server's answers are appended to (an mcp trajectory).",
+)
+@click.option("--session-id", help="The trajectory's id (default: a fresh one per run).")
+@click.option(
+    "--prompts-dir",
+    envvar="AGENTWORLD_PROMPTS_DIR",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Prompts folder for the recorded system prompt (default: the bundled one).",
+)
+@click.option(
+    "--timeout", type=float, default=60.0, show_default=True, help="Seconds to wait for it to start."
+)
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def record(
+    output: Path, session_id: str | None, prompts_dir: Path | None, timeout: float, command: tuple[str, ...]
+) -> None:
+    """A transparent proxy to a REAL MCP server (COMMAND, after --) that records its answers as a trajectory.
+
+    \b
+      agentworld mcp record --output calls.jsonl -- npx -y @modelcontextprotocol/server-github
+      agentworld bench convert calls.jsonl --output-dir my-bench/
+      agentworld bench run --data-dir my-bench/ --output-dir results/ --base-url ... --judge-base-url ...
+    """
+    import anyio
+
+    from ..adapters.mcp_record import RecordingProxy
+
+    proxy = RecordingProxy(command, output, session_id=session_id, prompts_dir=prompts_dir, timeout=timeout)
+    click.echo(
+        f"agentworld: recording `{shlex.join(command)}` to {output} (trajectory {proxy.session_id})", err=True
+    )
+    anyio.run(proxy.run_stdio)
+
+
 # -- config ----------------------------------------------------------------------------------------
+
+
+def _offline_families(catalog: Any) -> dict[str, str]:
+    """``{tool name: "family/operation"}`` as the embedded offline MCP world classifies them."""
+    from ..offline.mcp import family_of
+
+    return {t["name"]: "/".join(family_of(t)) for t in catalog.tool_definitions()}
 
 
 def _option_value(args: list[str], name: str, default: str | None = None) -> str | None:
@@ -149,6 +219,54 @@ def _option_value(args: list[str], name: str, default: str | None = None) -> str
         elif arg.startswith(name + "="):
             value = arg.split("=", 1)[1]
     return value
+
+
+#: serve options naming files the server reads (they must exist) and ones it writes
+_READ_PATHS = ("--tools", "--snapshot", "--perturb-file", "--prompts-dir")
+_WRITE_PATHS = ("--record", "--save-snapshot")
+
+
+def _absolute_path(option: str, value: str) -> str:
+    path = Path(value).expanduser().resolve()
+    if option in _READ_PATHS and not path.exists():
+        raise ConfigError(
+            f"{option} {value}: no such file ({path})",
+            hint="give a path that exists; the client starts the server from another directory",
+        )
+    return str(path)
+
+
+def _absolute_backend(value: str) -> str:
+    head, sep, rest = value.partition(":")
+    if head != "cassette" or not sep:
+        return value
+    path, comma, inner = rest.partition(",")
+    return f"cassette:{Path(path).expanduser().resolve()}{comma}{inner}"
+
+
+def absolute_serve_args(args: list[str]) -> list[str]:
+    """``serve`` arguments with every file path made absolute (and read files checked to exist):
+    Claude Desktop, Cursor and VS Code start the server from a directory of their own."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            return out + args[i:]
+        name, eq, inline = arg.partition("=")
+        if name in _READ_PATHS + _WRITE_PATHS or name == "--backend":
+            fix = _absolute_backend if name == "--backend" else lambda v, n=name: _absolute_path(n, v)
+            if eq:
+                out.append(f"{name}={fix(inline)}")
+            elif i + 1 < len(args):
+                out += [arg, fix(args[i + 1])]
+                i += 1
+            else:
+                out.append(arg)
+        else:
+            out.append(arg)
+        i += 1
+    return out
 
 
 def _launcher(command: str | None) -> list[str]:
@@ -215,7 +333,8 @@ _WHERE = {
 def config(
     client: str, name: str, launcher: str | None, env_pairs: tuple[str, ...], serve_args: tuple[str, ...]
 ) -> None:
-    """Print the config snippet that makes a client use the fake server.
+    """Print the config snippet that makes a client use the fake server (SERVE_ARGS, after --,
+    are the arguments of `agentworld mcp serve`).
 
     \b
       agentworld mcp config --client claude --name github -- --mirror -- npx -y @modelcontextprotocol/server-github
@@ -231,6 +350,13 @@ def config(
         if not sep or not key:
             raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--env")
         env[key] = value
-    snippet = client_config(client, name, args, command=launcher, env=env)
+    snippet = client_config(client, name, absolute_serve_args(args), command=launcher, env=env)
     click.echo(json.dumps(snippet, indent=2))
     click.echo(f"agentworld: paste into {_WHERE[client]}", err=True)
+    left_out = sorted(k for k in os.environ if k.startswith("AGENTWORLD_") and k not in env)
+    if left_out and "--http" not in args:  # clients start stdio servers with their own environment
+        click.echo(
+            f"agentworld: warning: {', '.join(left_out)} set here will not reach the server the client "
+            "starts; add --env KEY=VALUE for each setting it should use",
+            err=True,
+        )

@@ -10,6 +10,15 @@ import click
 
 F = Callable[..., Any]
 
+#: the help of every --backend option: each built-in backend, the chain and the cassette mode syntax
+BACKEND_HELP = (
+    "Backend or chain: openai (an OpenAI-compatible server, --base-url), offline (the embedded "
+    "deterministic world), transformers:PATH (local weights), cassette:FILE.db[?mode=none|once|"
+    "new_episodes|all] (record/replay), scenario:FILE.yaml (scripted answers); a chain is "
+    "comma-separated, first that answers wins (scenario:s.yaml,cassette:run.db,openai). Plugins "
+    "add more: agentworld plugins --hook register_backends."
+)
+
 
 def world_options(fn: F) -> F:
     """``--base-url``, ``--model``, ``--api-key``, ``--backend``, ``--prompts-dir``, ``--timeout``,
@@ -22,9 +31,7 @@ def world_options(fn: F) -> F:
             "--model", envvar="AGENTWORLD_MODEL", help="World-model name (default: asked from the server)."
         ),
         click.option("--api-key", envvar="AGENTWORLD_API_KEY", help="API key for the world-model server."),
-        click.option(
-            "--backend", envvar="AGENTWORLD_BACKEND", help="Backend name, e.g. openai, transformers:PATH."
-        ),
+        click.option("--backend", envvar="AGENTWORLD_BACKEND", help=BACKEND_HELP),
         click.option(
             "--prompts-dir",
             envvar="AGENTWORLD_PROMPTS_DIR",
@@ -86,3 +93,65 @@ def make_world(
         prompts_dir=prompts_dir,
         timeout=timeout,
     )
+
+
+def ensure_port_free(host: str, port: int) -> None:
+    """Fail with one clean line before a server announces itself on a port it cannot have.
+
+    Binds the way uvicorn does (``SO_REUSEADDR``, so a port in TIME_WAIT is not taken for busy)
+    and lets go at once.
+    """
+    import errno
+    import socket
+
+    from ..errors import ConfigError
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise ConfigError(
+                    f"Port {port} on {host} is in use",
+                    hint="pass another --port, or stop what is listening there",
+                ) from None
+            raise ConfigError(
+                f"Cannot listen on {host}:{port}: {exc.strerror or exc}",
+                hint="check --host (an address of this machine) and --port (1-65535)",
+            ) from None
+
+
+def _ray_address(ctx: click.Context, param: click.Parameter, value: str | None) -> str | bool | None:
+    return True if value == "local" else value
+
+
+def ray_option(what: str) -> Callable[[F], F]:
+    """``--ray [ADDRESS]``: run ``what`` on a Ray cluster (``--ray`` alone: a local instance);
+    the parameter is ``ray``: an address, True, or None."""
+    return click.option(
+        "--ray",
+        "ray",
+        default=None,
+        is_flag=False,
+        flag_value="local",
+        callback=_ray_address,
+        help=f"{what} on a Ray cluster (ADDRESS, or 'local' / no value for a local instance).",
+    )
+
+
+def server_options(fn: F) -> F:
+    """``--allow-remote`` and ``--max-body``, taken by every command that serves HTTP."""
+    fn = click.option(
+        "--max-body",
+        type=click.IntRange(min=1),
+        default=8 * 1024 * 1024,
+        show_default=True,
+        help="Largest request body accepted, in bytes (larger ones get HTTP 413).",
+    )(fn)
+    return click.option(
+        "--allow-remote",
+        is_flag=True,
+        help="Allow binding a non-loopback --host without a token (anyone who reaches it can use it).",
+    )(fn)

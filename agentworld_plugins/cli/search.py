@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from .options import make_world, world_options
+from .options import ensure_port_free, make_world, server_options, world_options
 
 _WORLD_HELP = "A world bible: a text/Markdown file of facts every result must agree with (a fictional web)."
 _CORPUS_HELP = "A folder of .md/.txt pages for the offline world's index (default: the bundled corpus)."
@@ -38,7 +38,7 @@ def search() -> None:
 
 @search.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
-@click.option("--port", default=8765, show_default=True, type=int)
+@click.option("--port", default=8765, show_default=True, type=int, help="Port to listen on.")
 @click.option("--world", "world_file", type=click.Path(dir_okay=False, path_type=Path), help=_WORLD_HELP)
 @click.option("--corpus", type=click.Path(file_okay=False, path_type=Path), help=_CORPUS_HELP)
 @click.option(
@@ -48,6 +48,7 @@ def search() -> None:
 )
 @click.option("--seed", type=int, default=None, help="Seed passed to the world model.")
 @world_options
+@server_options
 def serve(
     host: str,
     port: int,
@@ -55,13 +56,17 @@ def serve(
     corpus: Path | None,
     require_key: str | None,
     seed: int | None,
+    allow_remote: bool,
+    max_body: int,
     **world_args: Any,
 ) -> None:
     """Serve the Tavily (/search, /extract), Serper (/search, /news) and Brave APIs."""
-    import uvicorn
-
+    from .. import http_guard
     from ..adapters.search.api import create_search_app
+    from ..redaction import redact_text
 
+    http_guard.check_exposure(host, token=require_key, allow_remote=allow_remote, what="search API server")
+    ensure_port_free(host, port)
     bible = _bible(world_file)
     world = make_world(**world_args)
     app = create_search_app(
@@ -70,12 +75,13 @@ def serve(
         world_bible=bible,
         corpus=str(corpus) if corpus else None,
         seed=seed,
+        limits=http_guard.HttpLimits(max_body=max_body),
     )
     base = f"http://{host}:{port}"
-    click.echo(f"agentworld: search APIs over {world.backend.describe()} at {base}", err=True)
+    click.echo(f"agentworld: search APIs over {redact_text(world.backend.describe())} at {base}", err=True)
     click.echo(f"  Tavily: TavilyClient(api_key='any', api_base_url='{base}')", err=True)
     click.echo(f"  Serper: SERPER_URL={base}/search   Brave: base_url='{base}/res/v1/web/search'", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    http_guard.run(app, host=host, port=port, limits=app.limits)
 
 
 @search.command()
@@ -93,7 +99,7 @@ def serve(
 def query(
     query_text: str, tool_name: str, world_file: Path | None, corpus: Path | None, **world_args: Any
 ) -> None:
-    """Run one query through a simulated LangChain search tool and print what it returns."""
+    """Run one QUERY through a simulated LangChain search tool and print what it returns."""
     from ..adapters.search.tools import search_tools
 
     tool = search_tools(

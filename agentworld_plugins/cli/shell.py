@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from .options import make_world, world_options
+from .options import ensure_port_free, make_world, server_options, world_options
 
 _SHELL_SETTINGS = {"help_option_names": ["-h", "--help"]}
 
@@ -54,7 +54,8 @@ def _machine(state: Path | None, hostname: str | None, user: str | None, cwd: st
     overrides = {"hostname": hostname, "user": user, "cwd": cwd}
     if state is not None:
         return MachineSpec.load(state, **overrides)
-    return MachineSpec(**{k: v for k, v in overrides.items() if v})
+    given = {k: v for k, v in overrides.items() if v}
+    return MachineSpec(**given) if given else None  # None: a stored session keeps its machine silently
 
 
 def _terminal(params: dict[str, Any], *, new: bool = False, memory: bool = False) -> Any:
@@ -117,7 +118,9 @@ def shell(
     ctx.obj = {"params": params}
     if ctx.invoked_subcommand is not None:
         return
-    terminal = _terminal(params, new=new, memory=memory)
+    terminal = _terminal(params, new=new, memory=memory).open()
+    if terminal.machine_warning:
+        click.echo(f"agentworld: warning: {terminal.machine_warning}", err=True)
     if command is not None:
         result = terminal.run(command)
         sys.stdout.write(result.stdout)
@@ -156,7 +159,7 @@ def sessions(as_json: bool) -> None:
 @shell.command("rm", context_settings=_SHELL_SETTINGS)
 @click.argument("names", nargs=-1, required=True)
 def remove(names: tuple[str, ...]) -> None:
-    """Forget stored sessions."""
+    """Forget the stored sessions NAMES."""
     from ..store import SessionStore
 
     store = SessionStore.at_home(_home())
@@ -170,9 +173,15 @@ def remove(names: tuple[str, ...]) -> None:
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="JSONL file (default: stdout)."
 )
-@click.option("--form", type=click.Choice(["records", "chat"]), default="records", show_default=True)
+@click.option(
+    "--form",
+    type=click.Choice(["records", "chat"]),
+    default="records",
+    show_default=True,
+    help="records: AgentWorldBench records; chat: chat-format training data.",
+)
 def export(name: str, output: Path | None, form: str) -> None:
-    """Write a session's trajectories (one per front) as AgentWorldBench records or chat JSONL."""
+    """Write session NAME's trajectories (one per front) as AgentWorldBench records or chat JSONL."""
     from ..adapters.shell.export import trajectories
 
     found = trajectories(_home(), name)
@@ -193,19 +202,24 @@ def export(name: str, output: Path | None, form: str) -> None:
 
 
 @shell.command("swerex", context_settings=_SHELL_SETTINGS)
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
+@click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
 @click.option("--token", envvar="AGENTWORLD_SWEREX_TOKEN", help="Require this X-API-Key.")
+@server_options
 @click.pass_context
-def swerex(ctx: click.Context, host: str, port: int, token: str | None) -> None:
+def swerex(
+    ctx: click.Context, host: str, port: int, token: str | None, allow_remote: bool, max_body: int
+) -> None:
     """Serve a SWE-ReX-compatible runtime (HTTP) on the session's machine."""
-    import uvicorn
-
+    from .. import http_guard
     from ..adapters.shell.swerex import swerex_app
 
+    http_guard.check_exposure(host, token=token, allow_remote=allow_remote, what="SWE-ReX runtime")
+    ensure_port_free(host, port)
     terminal = _terminal(ctx.obj["params"])
     click.echo(f"agentworld: SWE-ReX runtime for session {terminal.id!r} on http://{host}:{port}", err=True)
-    uvicorn.run(swerex_app(terminal, token=token), host=host, port=port, log_level="warning")
+    limits = http_guard.HttpLimits(max_body=max_body)
+    http_guard.run(swerex_app(terminal, token=token, limits=limits), host=host, port=port, limits=limits)
 
 
 @shell.command("mcp", context_settings=_SHELL_SETTINGS)
@@ -237,8 +251,16 @@ def shim() -> None:
 def install(directory: Path, names: str, python: str | None) -> None:
     """Write the shims into DIRECTORY; put it first on PATH to simulate `bash -c`, `sh -c`, ..."""
     from ..adapters.shell.shim import install as write
+    from ..adapters.shell.shim import is_plain_name
+    from ..errors import ConfigError
 
     chosen = tuple(n.strip() for n in names.split(",") if n.strip())
+    bad = [n for n in chosen if not is_plain_name(n)]
+    if bad:
+        raise ConfigError(
+            f"--names: {', '.join(map(repr, bad))} is not a plain file name",
+            hint="give executable names without '/', '\\', '.' or '..', e.g. --names bash,sh",
+        )
     for path in write(str(directory), chosen, python):
         click.echo(path)
     click.echo(f'agentworld: now run: export PATH={shlex.quote(str(directory.resolve()))}:"$PATH"', err=True)

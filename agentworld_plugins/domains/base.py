@@ -11,6 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..backends.base import Sampling
 from ..errors import ActionValidationError, ConfigError
+from ..limits import LimitError, check_depth, check_json_text, loads_limited
 from ..observation import OfflineResult as OfflineResult  # re-exported: its home before observation.py
 from ..turns import ParsedOutput, parse_output, render_turn
 
@@ -56,29 +57,41 @@ class Domain:
     # -- actions ---------------------------------------------------------------------------------
 
     def validate_action(self, action: Any) -> BaseModel:
-        """Validate what the agent sent; raise :class:`ActionValidationError` naming each field."""
+        """Validate what the agent sent; raise :class:`ActionValidationError` naming each field.
+
+        Size and depth limits (:mod:`..limits`) are checked before anything is parsed, and nothing
+        but :class:`ActionValidationError` leaves this method for any input.
+        """
         if isinstance(action, self.Action):
             return action
+        try:
+            if isinstance(action, str) and self._json_action():
+                check_json_text(action)
+            else:
+                check_depth(action)
+        except LimitError as exc:
+            raise self._invalid(action, f"too large: {exc}", "a smaller action") from None
         if isinstance(action, str) and self._json_action():
             try:
-                action = json.loads(action)
+                action = loads_limited(action)
             except json.JSONDecodeError as exc:
-                raise ActionValidationError(
-                    self.name,
-                    [
-                        {
-                            "loc": "",
-                            "msg": f"not valid JSON ({exc.msg} at char {exc.pos})",
-                            "input": action,
-                            "expected": "JSON",
-                        }
-                    ],
-                    hint=self.action_hint(),
-                ) from None
+                raise self._invalid(action, f"not valid JSON ({exc.msg} at char {exc.pos})", "JSON") from None
+            except LimitError as exc:
+                raise self._invalid(action, f"too large: {exc}", "a smaller action") from None
         try:
             return self.Action.model_validate(action)
         except ValidationError as exc:
             raise ActionValidationError(self.name, validation_errors(exc), hint=self.action_hint()) from None
+        except ActionValidationError:
+            raise
+        except (ValueError, TypeError, RecursionError, OverflowError) as exc:  # a parser inside a validator
+            raise self._invalid(
+                action, f"cannot be read ({type(exc).__name__}: {exc})", "an action"
+            ) from None
+
+    def _invalid(self, action: Any, message: str, expected: str) -> ActionValidationError:
+        errors = [{"loc": "", "msg": message, "input": action, "expected": expected}]
+        return ActionValidationError(self.name, errors, hint=self.action_hint())
 
     def _json_action(self) -> bool:
         return self.action_fence == "json"

@@ -68,7 +68,11 @@ class SearchCall(BaseModel):
             queries = args.get("queries", args.get("query"))
             if isinstance(queries, str):
                 queries = [queries]
-            if not queries or not all(isinstance(q, str) and q.strip() for q in queries):
+            if (
+                not isinstance(queries, list)
+                or not queries
+                or not all(isinstance(q, str) and q.strip() for q in queries)
+            ):
                 raise ValueError("web_search needs arguments.queries (a list of strings) or arguments.query")
         elif self.name == "web_extractor":
             url = args.get("url")

@@ -70,6 +70,7 @@ _SIGNATURES: dict[str, tuple[_Param, ...]] = {
     "report_infeasible": (_p("reason", "str"),),
     # element actions (by bid)
     "scroll": (_p("delta_x", "number"), _p("delta_y", "number")),
+    "scroll_at": (_X, _Y, _p("dx", "number"), _p("dy", "number")),
     "fill": (_BID, _p("value", "str"), _p("enable_autocomplete_menu", "bool", False)),
     "select_option": (_BID, _p("options", "strs")),
     "click": (_BID, _BUTTON, _p("modifiers", "modifiers", [])),
@@ -155,7 +156,11 @@ def _bind_call(call: ast.Call) -> tuple[str, dict[str, Any], list[str]]:
         return (
             shown,
             {},
-            [f"{shown}() is not a BrowserGym action; call one of the functions by its bare name"],
+            [
+                f"{shown}() is not a BrowserGym action; call one of the functions by its bare name "
+                "(free Python/Playwright code, BrowserGym's 'python' action set, is not supported: "
+                "nothing runs a real browser)"
+            ],
         )
     name = func.id
     params = _SIGNATURES.get(name)

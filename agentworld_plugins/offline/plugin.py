@@ -35,17 +35,7 @@ def terminal_step(state: dict[str, Any], action: BaseModel, context: dict[str, A
     ``env``), ``state["screen"]`` the transcript lines (the last one holds the cursor) and
     ``state["typed"]`` what sits on the prompt line without Enter. ``duration`` is not waited.
     """
-    from ..domains.terminal import SCREEN_LINES
-    from .shell import TerminalScreen, machine_from_context
-
-    terminal = state.get("terminal")
-    if terminal is None:
-        vm = state.get("vm") or machine_from_context(context, interactive=True)
-        _apply_limits(vm)
-        initial = context.get("initial_state")
-        terminal = TerminalScreen(vm, None if initial is None else str(initial), rows=SCREEN_LINES)
-        state["vm"] = vm
-        state["terminal"] = terminal
+    terminal = _terminal(state, context)
     commands: list[str] = []
     exit_codes: list[int] = []
     unknown: list[str] = []
@@ -66,6 +56,31 @@ def terminal_step(state: dict[str, Any], action: BaseModel, context: dict[str, A
     return OfflineResult(
         terminal.view(), is_error=bool(exit_codes) and exit_codes[-1] != 0, metadata=metadata
     )
+
+
+def _terminal(state: dict[str, Any], context: dict[str, Any]) -> Any:
+    """The session's terminal pane, made on first use from the context."""
+    from ..domains.terminal import SCREEN_LINES
+    from .shell import TerminalScreen, machine_from_context
+
+    terminal = state.get("terminal")
+    if terminal is None:
+        vm = state.get("vm") or machine_from_context(context, interactive=True)
+        _apply_limits(vm)
+        initial = context.get("initial_state")
+        terminal = TerminalScreen(vm, None if initial is None else str(initial), rows=SCREEN_LINES)
+        state["vm"] = vm
+        state["terminal"] = terminal
+    return terminal
+
+
+def terminal_answered(state: dict[str, Any], action: BaseModel, screen: str, context: dict[str, Any]) -> None:
+    """A terminal turn answered without the world (an injected fault): the pane shows its screen
+    (the command echoed, its error), so the next turn's screen continues from it."""
+    terminal = _terminal(state, context)
+    terminal.show(screen)
+    state["screen"] = terminal.lines
+    state["typed"] = terminal.typed
 
 
 def swe_step(state: dict[str, Any], action: BaseModel, context: dict[str, Any]) -> OfflineResult:
@@ -162,6 +177,7 @@ WORLDS: dict[str, Callable[[dict[str, Any], BaseModel, dict[str, Any]], OfflineR
 def register_offline_worlds(register: Callable[..., None]) -> None:
     for name, step in WORLDS.items():
         register(name, step)
+    register("terminal", terminal_answered, kind="answered")
     register("shell", _shared_machine_states, kind="machine")
 
 

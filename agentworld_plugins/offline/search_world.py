@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..domains.base import OfflineResult
+from ..files import text_or_file
 
 __all__ = ["STATE_KEY", "Corpus", "Page", "load_corpus", "search_step"]
 
@@ -491,17 +492,7 @@ def _listed(entries: list[Any]) -> Corpus:
 
 
 def _read_bible(value: Any) -> str:
-    if isinstance(value, Path):
-        return value.read_text(encoding="utf-8")
-    text = str(value)
-    if "\n" not in text and len(text) < 1024:
-        try:
-            path = Path(text).expanduser()
-            if path.is_file():
-                return path.read_text(encoding="utf-8")
-        except OSError:
-            pass
-    return text
+    return text_or_file(value if isinstance(value, Path) else str(value), "world bible")
 
 
 def load_corpus(context: dict[str, Any]) -> tuple[Corpus, list[str]]:

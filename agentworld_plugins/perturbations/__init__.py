@@ -32,7 +32,7 @@ from .adversarial import Adversarial
 from .base import METADATA_KEY, Perturbation, TargetedPerturbation, TargetOptions
 from .config import parse_spec, perturbations_from_options, resolve
 from .control import Control
-from .faults import ERROR_KINDS, KINDS, OUTPUT_KINDS, Faults
+from .faults import ERROR_KINDS, KINDS, OUTPUT_KINDS, Faults, output_fault
 from .fictional_world import FictionalWorld
 from .latency import Latency
 from .prompt_injection import PromptInjection
@@ -64,6 +64,7 @@ __all__ = [
     "TargetOptions",
     "TargetedPerturbation",
     "describe_action",
+    "output_fault",
     "parse_spec",
     "perturbations_from_options",
     "resolve",
@@ -136,8 +137,8 @@ def register_commands(cli: click.Group) -> None:
         help="Repeats that make a loop.",
     )
     def report_command(trajectories: tuple[Path, ...], as_json: bool, loop_threshold: int) -> None:
-        """Print the perturbation scorecard of trajectory JSONL files: faults injected by kind and
-        tool, what the agent did next, steps to recovery, and loops."""
+        """Print the perturbation scorecard of TRAJECTORIES (trajectory JSONL files): faults
+        injected by kind and tool, what the agent did next, steps to recovery, and loops."""
         from .report import read_jsonl
 
         sessions = [s for path in trajectories for s in read_jsonl(path)]

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import AgentWorldError, ConfigError, UnknownNameError
+from ..files import yaml_problem
 
 if TYPE_CHECKING:
     from ..plugins import Registry
@@ -140,9 +141,13 @@ def load_file(path: str | Path) -> list[tuple[str, dict[str, Any]]]:
         raise ConfigError(
             f"Cannot read perturbation file {path}: {exc.strerror or exc}", hint="check the path"
         ) from None
+    except UnicodeDecodeError:
+        raise ConfigError(
+            f"Perturbation file {path} is not a UTF-8 text file", hint="give a YAML or JSON file"
+        ) from None
     except yaml.YAMLError as exc:
         raise ConfigError(
-            f"Perturbation file {path} is not valid YAML: {exc}", hint="fix the YAML syntax"
+            f"Perturbation file {path} is {yaml_problem(exc)}", hint="fix the YAML syntax"
         ) from None
     if isinstance(data, Mapping) and "perturbations" in data:
         data = data["perturbations"]

@@ -137,7 +137,18 @@ class PromptPerturbation(TargetedPerturbation):
         state.pop("fire", None)
         if not applied:
             return None
+        if observation.metadata.get("offline") and not self.works_offline(session):
+            warning = (
+                f"the {self.name} perturbation needs a world model: the offline world does not read "
+                "prompts, so it was not applied (set AGENTWORLD_BASE_URL or pass --base-url)"
+            )
+            warnings = [*observation.metadata.get("warnings", []), warning]
+            return observation.model_copy(update={"metadata": {**observation.metadata, "warnings": warnings}})
         return self.record(observation, self.entry(session, placement=self.options.placement))
+
+    def works_offline(self, session: Session) -> bool:
+        """Whether the offline world honours this perturbation in ``session`` (it reads no prompt)."""
+        return False
 
 
 class ControlOptions(PromptOptions):

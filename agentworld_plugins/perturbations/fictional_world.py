@@ -57,6 +57,9 @@ class FictionalWorld(PromptPerturbation):
     def body(self) -> str:
         return self._body
 
+    def works_offline(self, session: Session) -> bool:
+        return session.domain.name == "search"  # the offline search world indexes the bible
+
     def prepare(self, session: Session) -> None:
         if session.domain.name == "search" and not session.context.get("world_bible"):
             session.context["world_bible"] = self._body

@@ -8,9 +8,11 @@ call to the wrapped backend::
     world = World(backend="offline")
     served = PerturbingBackend(world.backend, world, ["faults:kinds=rate_limit,rate=0.2"])
 
-The transient session is named by the conversation: its id and seed are a hash of the system
-prompt and the first user turn, so every request of one conversation draws from the same random
-streams and a conversation sent twice is perturbed the same way. Before the current turn, the
+The transient session is named by the conversation: its id and seed are a hash of the name the
+caller gave it (:data:`~agentworld_plugins.current.current_conversation`: ``bench infer`` sets the
+record's episode; ``serve`` takes an ``X-Agentworld-Conversation`` header or a ``conversation_id``
+field), else of the system prompt and the first user turn, so every request of one conversation
+draws from the same random streams and a conversation sent twice is perturbed the same way. Before the current turn, the
 perturbations' ``before_step`` and ``after_observation`` hooks are replayed over the earlier turns
 (without the backend), which rebuilds their per-session state (``every``/``first`` counters) and
 tells which earlier turns an injected error answered (those never reached the world, so the
@@ -28,26 +30,35 @@ from typing import TYPE_CHECKING, Any
 
 from ..backends.base import Backend, Completion, Sampling
 from ..backends.offline import DomainDetector
+from ..current import current_conversation
 from ..errors import AgentWorldError, BackendError
 from ..plugins import PluginManager
 from ..session import Session, Turn
-from ..turns import context_from_system, extract_action, system_of
+from ..turns import context_from_system, extract_action, state_of_turn, system_of
 from .config import resolve
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from ..domains.base import Domain
     from ..observation import Observation
     from ..session import World
 
 METADATA_KEY = "perturbations"
 
 
-def conversation_key(messages: Sequence[dict[str, Any]], salt: str = "") -> bytes:
-    """A digest of what names a conversation: its system prompt and its first user turn."""
-    first = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
+def conversation_key(messages: Sequence[dict[str, Any]], salt: str = "", name: str | None = None) -> bytes:
+    """A digest of what names a conversation: ``name`` when the caller gave one (a benchmark
+    record's episode), else its system prompt and its first user turn."""
+    if name is None:
+        name = current_conversation.get()
+    if name:
+        parts: tuple[str, ...] = (salt, "conversation", name)
+    else:
+        first = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
+        parts = (salt, system_of(list(messages)), first)
     digest = hashlib.blake2b(digest_size=16)
-    for part in (salt, system_of(list(messages)), first):
+    for part in parts:
         digest.update(part.encode())
         digest.update(b"\x00")
     return digest.digest()
@@ -162,13 +173,25 @@ class PerturbingBackend(Backend):
             domain,
             messages,
             plugin_manager=self._pm,
-            context=context_from_system(system),
+            context=self._context(domain, messages, system),
             seed=int.from_bytes(key[:8], "big") >> 1,
             session_id=key.hex()[:12],
             sampling=sampling,
         )
         self._replay(session)
         return _Prepared(session, validated, prompt, self._request(messages, system, session.system_prompt))
+
+    @staticmethod
+    def _context(domain: Domain, messages: list[dict[str, Any]], system: str) -> dict[str, Any]:
+        """The session context a conversation implies: tools from the system prompt, and the
+        first turn's ``**Current State:**`` as the initial state (a fault on turn 1 redraws the
+        conversation's own screen, ``root@box:/srv#``, not a default one)."""
+        context = context_from_system(system)
+        first = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
+        state = state_of_turn(first) if domain.has_state else None
+        if state is not None:
+            context.setdefault("initial_state", state)
+        return context
 
     def _replay(self, session: Session) -> None:
         """Run the perturbations' hooks over the earlier turns again, without the backend."""

@@ -6,9 +6,12 @@ call, ``adjusted`` the same tool's arguments, ``changed_approach`` to another to
 observation that is not an error. Separately, loops: the same action repeated ``loop_threshold``
 or more times in a row, injected or not.
 
-It reads :class:`~agentworld_plugins.Trajectory` objects, or trajectory JSONL records that carry
-each turn's provenance in a ``perturbations`` list (as :meth:`Trajectory.to_jsonl` writes
-them)::
+It reads :class:`~agentworld_plugins.Trajectory` objects, or JSONL files: trajectory records that
+carry each turn's provenance in a ``perturbations`` list (as :meth:`Trajectory.to_jsonl`, the MCP
+server's ``--record`` and ``agentworld shell export`` write them), and ``bench infer`` / ``bench
+judge`` output, whose lines list it in ``infer.perturbations``. A bench line is one predicted turn
+that no agent saw, so its faults are counted without a reaction or loops. Anything else (chat-form
+trajectories, a file that is not UTF-8 JSONL) is refused with the reason::
 
     agentworld report run.jsonl
     agentworld report run.jsonl --json
@@ -23,12 +26,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import AgentWorldError
 from ..files import iter_jsonl
+from ..turns import extract_action
 from .base import METADATA_KEY
 from .targeting import describe_action
 
 #: reactions to a fault, in the order the scorecard shows them
 REACTIONS = ("retried", "adjusted", "changed_approach", "gave_up")
+#: the reaction of a fault on a turn no agent acted on (a bench prediction)
+UNOBSERVED = "not_observed"
 _WAITS = {"wait", "WAIT", "noop"}
 
 
@@ -42,6 +49,8 @@ class TurnInfo:
     action: Any
     is_error: bool
     perturbations: list[dict[str, Any]] = field(default_factory=list)
+    #: False for a turn no agent acted on afterwards (a ``bench infer`` prediction)
+    observed: bool = True
 
     @property
     def key(self) -> str:
@@ -88,23 +97,28 @@ class Loop:
 class Scorecard:
     sessions: int = 0
     turns: int = 0
+    #: bench infer lines read: single predicted turns, without an agent's reaction
+    predictions: int = 0
     faults: list[FaultOutcome] = field(default_factory=list)
     loops: list[Loop] = field(default_factory=list)
     other: Counter[str] = field(default_factory=Counter)
 
     def to_dict(self) -> dict[str, Any]:
         recovered = [f.steps_to_recovery for f in self.faults if f.steps_to_recovery is not None]
+        observed = [f for f in self.faults if f.reaction != UNOBSERVED]
         return {
             "sessions": self.sessions,
             "turns": self.turns,
+            "predictions": self.predictions,
             "faults_injected": len(self.faults),
             "faults_by_kind": dict(Counter(f.kind for f in self.faults).most_common()),
             "faults_by_tool": dict(Counter(f.tool for f in self.faults).most_common()),
             "reactions": {r: sum(f.reaction == r for f in self.faults) for r in REACTIONS},
+            UNOBSERVED: len(self.faults) - len(observed),
             "steps_to_recovery": {
                 "mean": round(sum(recovered) / len(recovered), 3) if recovered else None,
                 "max": max(recovered) if recovered else None,
-                "not_recovered": sum(f.steps_to_recovery is None for f in self.faults),
+                "not_recovered": sum(f.steps_to_recovery is None for f in observed),
             },
             "loops": [asdict(loop) for loop in self.loops],
             "other_perturbations": dict(self.other.most_common()),
@@ -117,15 +131,20 @@ class Scorecard:
         def listing(counts: dict[str, int]) -> str:
             return ", ".join(f"{k or '(none)'} {v}" for k, v in counts.items()) or "none"
 
+        read = f"{self.sessions} session(s), {self.turns} turn(s)"
+        if self.predictions:
+            read += f", {self.predictions} bench prediction(s)"
         lines = [
-            f"Perturbation scorecard: {self.sessions} session(s), {self.turns} turn(s)",
+            f"Perturbation scorecard: {read}",
             f"Faults injected: {len(self.faults)}",
             f"  by kind: {listing(data['faults_by_kind'])}",
             f"  by tool: {listing(data['faults_by_tool'])}",
             f"What the agent did next: {listing(data['reactions'])}",
         ]
+        if data[UNOBSERVED]:
+            lines.append(f"  not observed: {data[UNOBSERVED]} (bench predictions: no agent acted on them)")
         rec = data["steps_to_recovery"]
-        if self.faults:
+        if any(f.reaction != UNOBSERVED for f in self.faults):
             mean = "n/a" if rec["mean"] is None else rec["mean"]
             lines.append(
                 f"Steps to recovery: mean {mean}, max {rec['max'] or 'n/a'}, not recovered {rec['not_recovered']}"
@@ -174,27 +193,34 @@ def scorecard(sessions: Iterable[list[TurnInfo]], *, loop_threshold: int = 3) ->
         turns = sorted(turns, key=lambda t: t.number)
         if not turns:
             continue
-        card.sessions += 1
-        card.turns += len(turns)
+        observed = [t for t in turns if t.observed]
+        card.predictions += len(turns) - len(observed)
+        if observed:
+            card.sessions += 1
+            card.turns += len(observed)
         for i, turn in enumerate(turns):
             for entry in turn.perturbations:
                 name = str(entry.get("name", ""))
-                if name == "faults":
-                    following = turns[i + 1] if i + 1 < len(turns) else None
-                    recovery = next((j - i for j in range(i + 1, len(turns)) if not turns[j].is_error), None)
-                    card.faults.append(
-                        FaultOutcome(
-                            turn.session_id,
-                            turn.number,
-                            str(entry.get("kind", "")),
-                            str(entry.get("tool") or turn.tool),
-                            _reaction(turn, following),
-                            recovery,
-                        )
-                    )
-                else:
+                if name != "faults":
                     card.other[name] += 1
-        card.loops.extend(_loops(turns, loop_threshold))
+                    continue
+                if turn.observed:
+                    following = turns[i + 1] if i + 1 < len(turns) else None
+                    reaction = _reaction(turn, following)
+                    recovery = next((j - i for j in range(i + 1, len(turns)) if not turns[j].is_error), None)
+                else:
+                    reaction, recovery = UNOBSERVED, None
+                card.faults.append(
+                    FaultOutcome(
+                        turn.session_id,
+                        turn.number,
+                        str(entry.get("kind", "")),
+                        str(entry.get("tool") or turn.tool),
+                        reaction,
+                        recovery,
+                    )
+                )
+        card.loops.extend(_loops(observed, loop_threshold))
     return card
 
 
@@ -218,25 +244,70 @@ def write_jsonl(trajectory: Any, path: str | Path, *, append: bool = True) -> Pa
     return trajectory.to_jsonl(path, append=append)
 
 
+def _refusal(path: str | Path, lineno: int, row: Any) -> str:
+    where = f"{path}:{lineno}"
+    if isinstance(row, dict) and "messages" in row:
+        return (
+            f"{where} is a chat-form trajectory (one `messages` list), which does not keep which turns "
+            "were perturbed; report reads trajectory records (Trajectory.to_jsonl(path), "
+            "`agentworld shell export --form records`, `mcp serve --record`) and bench infer output"
+        )
+    if isinstance(row, dict) and "turn_idx" in row:
+        return (
+            f"{where} is a benchmark record without an action or predictions (no `action`, no `infer`); "
+            "report reads trajectory records and bench infer output"
+        )
+    shown = type(row).__name__ if not isinstance(row, dict) else "an object without `turn_idx`"
+    return (
+        f"{where} is {shown}, not a trajectory record or a bench infer line; report reads trajectory "
+        "records (Trajectory.to_jsonl) and bench infer / judge output"
+    )
+
+
+def _bench_turn(row: dict[str, Any], domain: str) -> TurnInfo:
+    """A ``bench infer`` line: one predicted turn, its faults under ``infer.perturbations``."""
+    infer = row["infer"]
+    listed = list(infer.get(METADATA_KEY) or [])
+    found = extract_action(str(row.get("current_prompt") or ""))
+    action: Any = None
+    if found is not None:
+        try:
+            action = json.loads(found[1])
+        except (TypeError, ValueError):
+            action = found[1]
+    replaced = any(e.get("name") == "faults" and e.get("replaced") for e in listed)
+    name = f"{row.get('id')}#{row.get('turn_idx')}"
+    return TurnInfo(name, domain, int(row["turn_idx"]), action, replaced, listed, observed=False)
+
+
 def read_jsonl(path: str | Path) -> list[list[TurnInfo]]:
-    """Sessions (lists of turns) from trajectory JSONL records; chat-form lines are skipped."""
-    sessions: dict[str, list[TurnInfo]] = {}
-    for _, row in iter_jsonl(path, hint="give a file written by Trajectory.to_jsonl"):
-        if not isinstance(row, dict) or "turn_idx" not in row:
-            continue
-        listed = row.get(METADATA_KEY)
-        if listed is None and isinstance(row.get("metadata"), dict):
-            listed = row["metadata"].get(METADATA_KEY)
-        domain = str(row.get("task", "")).rsplit("/", 1)[-1]
-        key = str(row.get("id"))
-        sessions.setdefault(key, []).append(
-            TurnInfo(
-                key,
+    """Sessions (lists of turns) from a JSONL file of trajectory records or ``bench infer`` output.
+
+    Raises :class:`~agentworld_plugins.errors.AgentWorldError` naming the line and the reason for
+    anything else (a chat-form trajectory, a line that is not a record). A turn written twice (a
+    trajectory appended again) counts once: the last line wins.
+    """
+    sessions: dict[str, dict[int, TurnInfo]] = {}
+    hint = "give a file written by Trajectory.to_jsonl or bench infer"
+    for lineno, row in iter_jsonl(path, hint=hint):
+        domain = str(row.get("task", "")).rsplit("/", 1)[-1] if isinstance(row, dict) else ""
+        if isinstance(row, dict) and "turn_idx" in row and isinstance(row.get("infer"), dict):
+            if row["infer"].get("status") != "ok":
+                continue  # a failed inference: nothing was predicted, nothing injected
+            turn = _bench_turn(row, domain)
+        elif isinstance(row, dict) and "turn_idx" in row and ("action" in row or METADATA_KEY in row):
+            listed = row.get(METADATA_KEY)
+            if listed is None and isinstance(row.get("metadata"), dict):
+                listed = row["metadata"].get(METADATA_KEY)
+            turn = TurnInfo(
+                str(row.get("id")),
                 domain,
                 int(row["turn_idx"]),
                 row.get("action"),
                 bool(row.get("is_error")),
                 list(listed or []),
             )
-        )
-    return list(sessions.values())
+        else:
+            raise AgentWorldError(_refusal(path, lineno, row))
+        sessions.setdefault(turn.session_id, {})[turn.number] = turn
+    return [list(turns.values()) for turns in sessions.values()]

@@ -30,9 +30,8 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-#: commands a shell prefix runs on behalf of (``sudo rm x`` targets ``rm``)
-_PREFIXES = {"sudo", "env", "time", "nohup", "exec", "command", "builtin", "nice", "stdbuf"}
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+from .commandline import program_of, simple_commands
+
 _SEPARATOR = re.compile(r"\s*(?:\|\||&&|;|\|)\s*")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]|\bC-[a-z]\b|\bM-[a-z]\b")
 
@@ -69,6 +68,27 @@ class ActionView:
     args: list[str] = field(default_factory=list)
     #: an action that changes nothing (wait, done, give up): faults leave it alone
     inert: bool = False
+    #: for a shell command line (terminal keystrokes, a shell tool's ``command``): every program it
+    #: runs and the text of each simple command, which ``tools=`` / ``commands=`` also match
+    programs: list[str] = field(default_factory=list)
+    parts: list[str] = field(default_factory=list)
+    #: the simple command a fault is about (the one targeting matched), if not the first
+    focus: str = ""
+
+    def tool_names(self) -> list[str]:
+        """The names ``tools=`` matches: the tool, then the programs of its command line."""
+        return [self.tool, *(p for p in self.programs if p != self.tool)]
+
+    def command_texts(self) -> list[str]:
+        """The texts ``commands=`` matches: the whole command, then each simple command."""
+        return [self.command, *(p for p in self.parts if p != self.command)]
+
+
+def _shell_line(view: ActionView, line: str) -> ActionView:
+    simple = simple_commands(line)
+    view.programs = list(dict.fromkeys(c.program for c in simple))
+    view.parts = [c.text for c in simple]
+    return view
 
 
 def split_command(command: str) -> tuple[str, list[str]]:
@@ -82,12 +102,7 @@ def split_command(command: str) -> tuple[str, list[str]]:
         tokens = shlex.split(first, comments=True)
     except ValueError:
         tokens = first.split()
-    while tokens and (_ASSIGNMENT.match(tokens[0]) or tokens[0] in _PREFIXES):
-        tokens.pop(0)
-    if not tokens:
-        return "", []
-    program = tokens[0].rsplit("/", 1)[-1] if not tokens[0].startswith("./") else tokens[0]
-    return program, tokens[1:]
+    return program_of(tokens)
 
 
 def last_operand(args: list[str]) -> str | None:
@@ -127,7 +142,8 @@ def _tool_call(domain: str, data: dict[str, Any]) -> ActionView:
             queries = [queries]
         command = " | ".join(str(q) for q in queries or []) or str(arguments.get("url") or "")
     text = json.dumps({"tool_name": tool, "arguments": arguments}, ensure_ascii=False, sort_keys=True)
-    return ActionView(domain, tool, command, text, target, dict(arguments), args)
+    view = ActionView(domain, tool, command, text, target, dict(arguments), args)
+    return _shell_line(view, command) if tool in SHELL_TOOLS and command else view
 
 
 def _terminal(data: Any) -> ActionView:
@@ -137,7 +153,7 @@ def _terminal(data: Any) -> ActionView:
     lines = [line for line in lines if line]
     command = lines[0] if lines else ""
     program, args = split_command(command)
-    return ActionView(
+    view = ActionView(
         "terminal",
         tool=program,
         command=command,
@@ -146,6 +162,7 @@ def _terminal(data: Any) -> ActionView:
         args=args,
         inert=not command,
     )
+    return _shell_line(view, "\n".join(lines))
 
 
 def _first_call(code: str) -> str:
@@ -261,11 +278,32 @@ class Target:
             low, high = self.turns
             if turn < low or (high is not None and turn > high):
                 return False
-        if self.tools and not any(fnmatch.fnmatchcase(view.tool, g) for g in self.tools):
+        if self.tools and not any(_globbed(view.tool_names(), g) for g in self.tools):
             return False
-        if self.commands and not any(fnmatch.fnmatchcase(view.command, g) for g in self.commands):
+        if self.commands and not any(_globbed(view.command_texts(), g) for g in self.commands):
             return False
         return not (self.match is not None and not self.match.search(view.text))
+
+    def focus(self, view: ActionView) -> str:
+        """The simple command of a shell line that ``tools`` / ``commands`` picked out, when it
+        is not the line's first (so a fault's text is about ``curl`` in ``cd /srv && curl x``)."""
+        if len(view.parts) < 2:
+            return ""
+        by_tool = bool(self.tools) and not _globbed([view.tool], *self.tools)
+        by_command = bool(self.commands) and not _globbed([view.command], *self.commands)
+        if not (by_tool or by_command):
+            return ""
+        for text in view.parts:
+            if by_tool and not _globbed([split_command(text)[0]], *self.tools):
+                continue
+            if by_command and not _globbed([text], *self.commands):
+                continue
+            return "" if text == view.parts[0] else text
+        return ""
+
+
+def _globbed(names: list[str], *patterns: str) -> bool:
+    return any(fnmatch.fnmatchcase(name, pattern) for name in names for pattern in patterns)
 
 
 # --- schedules --------------------------------------------------------------------------------

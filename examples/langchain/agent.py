@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 from typing import Any, Literal
 
@@ -109,7 +110,8 @@ def main() -> None:
     args = parser.parse_args()
     world = World()  # AGENTWORLD_* settings; the offline world when none are set
     prompt = {"messages": [("user", "Our LX-9 printer shows E42. Look it up, file a ticket, tell IT.")]}
-    search = TavilySearch(max_results=3)
+    # the real tool is never called here (the world answers it), but langchain-tavily wants a key
+    search = TavilySearch(max_results=3, tavily_api_key=os.environ.get("TAVILY_API_KEY", "unused"))
 
     # 1. substituted tools: same names, descriptions and schemas; one world session shared
     tools = simulate_tools([create_ticket, list_tickets, search], world=world, world_bible=WORLD_BIBLE)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
@@ -81,9 +82,15 @@ async def triage(client: Client) -> list[str]:
 
 
 def server(extra: list[str]) -> StdioServerParameters:
-    """What a client config says: start the fake server with these arguments."""
+    """What a client config says: start the fake server with these arguments.
+
+    The MCP SDK starts stdio servers with a minimal environment (PATH, HOME, ...), so the world
+    settings this agent was run with (``AGENTWORLD_BASE_URL``, ``AGENTWORLD_BACKEND``, ...) are
+    handed on explicitly, as a client config's ``env`` entry would.
+    """
     args = ["-m", "agentworld_plugins", "mcp", "serve", "--pack", "github-issues", *extra]
-    return StdioServerParameters(command=sys.executable, args=args)
+    env = {k: v for k, v in os.environ.items() if k.startswith("AGENTWORLD_")}
+    return StdioServerParameters(command=sys.executable, args=args, env=env)
 
 
 async def main() -> None:

@@ -184,7 +184,8 @@ def test_state_carries_across_tools(offline: World) -> None:
     assert made["title"] == "Printer on fire"
     seen = json.loads(listing.invoke({}))
     assert [t["title"] for t in seen] == ["Printer on fire"]
-    assert "send_email" in email.invoke({"to": "ops@example.com", "subject": "fire"})
+    sent = json.loads(email.invoke({"to": "ops@example.com", "subject": "fire"}))
+    assert (sent["to"], sent["subject"], sent["label_ids"]) == ("ops@example.com", "fire", ["SENT"])
     assert REAL_CALLS == []
     assert [t.action["tool_name"] for t in create.session.trajectory.turns] == [
         "create_ticket",

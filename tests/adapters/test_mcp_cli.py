@@ -106,3 +106,23 @@ def test_serve_list_and_save_snapshot(tmp_path: Path) -> None:
     saved = json.loads(snapshot.read_text())
     assert saved["agentworld_mcp_snapshot"] == 1 and [t["name"] for t in saved["tools"]] == names
     assert saved["server"]["name"] == "github-issues"
+
+
+def test_config_writes_every_file_path_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentworld_plugins.cli.mcp import absolute_serve_args
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tools.json").write_text('{"tools": []}')
+    (tmp_path / "snap.json").write_text("{}")
+    args = absolute_serve_args(
+        ["--tools", "tools.json", "--snapshot=snap.json", "--record", "out/runs.jsonl",
+         "--backend", "cassette:run.db,offline", "--mirror", "--", "node", "server.js", "--tools", "x"]
+    )  # fmt: skip
+    assert args == [
+        "--tools", str(tmp_path / "tools.json"), f"--snapshot={tmp_path / 'snap.json'}",
+        "--record", str(tmp_path / "out" / "runs.jsonl"), "--backend", f"cassette:{tmp_path / 'run.db'},offline",
+        "--mirror", "--", "node", "server.js", "--tools", "x",
+    ]  # fmt: skip
+    assert absolute_serve_args(["--backend", "offline"]) == ["--backend", "offline"]
+    missing = CliRunner().invoke(cli, ["mcp", "config", "--name", "x", "--", "--snapshot", "gone.json"])
+    assert missing.exit_code == 1 and "--snapshot gone.json: no such file" in missing.stderr

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,6 +23,7 @@ from mcp.client.streamable_http import streamable_http_client
 from agentworld_plugins import World
 from agentworld_plugins.backends.fake import FakeBackend
 from agentworld_plugins.errors import BackendError
+from agentworld_plugins.http_guard import serving
 
 TOOLS: list[dict[str, Any]] = [
     {
@@ -348,13 +346,14 @@ def test_stdio_survives_malformed_requests(tmp_path: Path) -> None:
                 "jsonrpc": "2.0",
                 "id": 6,
                 "method": "tools/call",
-                "params": {"name": "read_query", "arguments": {"query": "SELECT name FROM users"}},
+                "params": {"name": "read_query", "arguments": {"query": "SELECT 'ada' AS name"}},
             }
         )
         result = answer()["result"]
         assert result["isError"] is False and {"columns", "rows", "row_count"} <= set(
             result["structuredContent"]
         )
+        assert result["structuredContent"]["rows"] == [["ada"]]  # a real SQLite answer
     finally:
         proc.stdin.close()
         assert proc.wait(timeout=30) == 0
@@ -368,25 +367,8 @@ def test_stdio_survives_malformed_requests(tmp_path: Path) -> None:
 
 @contextmanager
 def _http(fake: FakeMcpServer, token: str | None = None) -> Iterator[str]:
-    import uvicorn
-
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(fake.http_app(token=token), log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the HTTP server did not start")
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
-        sock.close()
+    with serving(fake.http_app(token=token), lifespan="on") as base:
+        yield f"{base}/mcp"
 
 
 def _authorized_client(url: str, token: str) -> Client:

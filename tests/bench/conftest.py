@@ -11,12 +11,20 @@ from typing import Any
 
 import pytest
 
+from agentworld_plugins.bench.judge_template import BUNDLED
 from agentworld_plugins.bench.runner import RunOptions
 from agentworld_plugins.bench.sample import make_sample_dataset
 from agentworld_plugins.fake_server import FakeWorldModelServer
 
-_PREDICTED = re.compile(r"<predicted>\n(.*?)\n</predicted>", re.DOTALL)
-_TRUTH = re.compile(r"<ground_truth>\n(.*?)\n</ground_truth>", re.DOTALL)
+
+def _part(wrapper: str, placeholder: str) -> re.Pattern[str]:
+    """A pattern for one part of the bundled judge message (the value up to the closing fence)."""
+    before, after = wrapper.split(placeholder)
+    return re.compile(re.escape(before) + "(.*?)" + re.escape(after), re.DOTALL)
+
+
+_PREDICTED = _part(BUNDLED["predicted_observation"], "{prediction}")
+_TRUTH = _part(BUNDLED["ground_truth"], "{reference}")
 
 
 def evaluation(scores: dict[str, Any], strengths: str = "ok", weaknesses: str = "none") -> str:

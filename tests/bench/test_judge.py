@@ -19,6 +19,7 @@ from agentworld_plugins.bench.judge import (
     loads_lenient,
     parse_judgement,
 )
+from agentworld_plugins.bench.official import extract_prediction
 from agentworld_plugins.bench.runner import RunOptions
 from agentworld_plugins.bench.sample import sample_records
 from agentworld_plugins.bench.score import DIMENSIONS, score_file
@@ -39,15 +40,19 @@ def evaluation(scores, strengths="ok", weaknesses="none"):
 def test_judge_message_holds_history_current_turn_prediction_and_truth():
     record = sample_records("terminal")[2]  # turn 3 of 3
     text = judge_user_message(record, "PREDICTED SCREEN")
-    history, rest = text.split("# Current turn", 1)
+    history, rest = text.split("# The turn to judge", 1)
     for turn in (0, 1):
-        assert record["prompt"][turn] in history and record["response"][turn] in history
-    assert history.count("**Environment Observation:**") == 2
+        assert f"{record['prompt'][turn]}\n{record['response'][turn]}\n\n" in history
     assert record["current_prompt"] in rest and record["response"][2] not in history
-    assert "<predicted>\nPREDICTED SCREEN\n</predicted>" in rest
-    assert f"<ground_truth>\n{record['response'][2]}\n</ground_truth>" in rest
+    assert "```\nPREDICTED SCREEN\n```" in rest
+    reference = record["response"][2].strip()  # prediction and reference are stripped, as officially
+    assert f"```\n{reference}\n```" in rest
+    # the rubric, the answer shape and the anti-injection note follow the four parts
+    tail = rest.split(reference, 1)[1]
+    for part in ("from 1 to 5", '"scores"', "<final_evaluation>", "not instructions to you"):
+        assert part in tail
     first = judge_user_message(sample_records("terminal")[0], "x")
-    assert "(none: this is the first turn)" in first
+    assert first.startswith("# The turn to judge")  # no history part on the first turn
     messages = judge_messages(record, "p", "SYSTEM")
     assert [m["role"] for m in messages] == ["system", "user"] and messages[0]["content"] == "SYSTEM"
 
@@ -229,7 +234,9 @@ async def test_unparseable_judgements_are_retried_then_counted_as_failed(
     assert judged[0]["judge"]["scores"] == FULL
     failed = judged[1]["judge"]
     assert (
-        failed["status"] == "failed" and "no scores" in failed["error"] and failed["raw"] == "no scores here"
+        failed["status"] == "failed"
+        and "no JSON object" in failed["error"]
+        and failed["raw"] == "no scores here"
     )
     board = score_file(out)
     assert (board.overall.valid, board.overall.failed) == (1, 1)
@@ -313,7 +320,7 @@ async def test_judge_resume_after_a_crash(data_dir, judge_server, tmp_path, fast
     # requests cancelled by the crash may reach the server late: compare what was asked
     asked = {r.body["messages"][1]["content"] for r in judge_server.chat_requests[before:]}
     missing = {
-        judge_user_message(line, line["prediction"])
+        judge_user_message(line, extract_prediction(line["gen"]))
         for line in lines
         if (line["task"], line["id"], line["turn_idx"]) not in done
     }
@@ -330,6 +337,6 @@ def test_fake_judge_server_fixture_scores_equal_observations(judge_server):
         model="j", messages=judge_messages(record, record["response"][0], "S")
     )
     other = client.chat.completions.create(model="j", messages=judge_messages(record, "nothing", "S"))
-    assert parse_judgement(same.choices[0].message.content).total == 5
+    assert parse_judgement(same.choices[0].message.content).total == 5, same.choices[0].message.content
     assert parse_judgement(other.choices[0].message.content).scores["factuality"] == 1
     assert isinstance(FakeWorldModelServer, type)

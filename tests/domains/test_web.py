@@ -54,6 +54,7 @@ VALID = [
     "upload_file('20', ['/tmp/a.pdf', '/tmp/b.pdf'])",
     "scroll(0, 200)",
     "scroll(-50.5, 0)",
+    "scroll_at(50, 100, -50, -100)",
     "noop()",
     "noop(wait_ms=500)",
     "send_msg_to_user('The cheapest item costs $12.')",
@@ -109,7 +110,7 @@ def test_parse_fills_defaults() -> None:
 
 
 def test_signatures_listed() -> None:
-    assert len(WEB_ACTIONS) == 32
+    assert len(WEB_ACTIONS) == 33  # the 33 functions of browsergym-core 0.14
     assert WEB_ACTIONS["click"] == "click(bid: str, button='left', modifiers=[])"
     assert WEB_ACTIONS["noop"] == "noop(wait_ms=1000)"
 

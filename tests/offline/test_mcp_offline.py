@@ -188,8 +188,8 @@ def test_ledger_without_tool_definitions() -> None:
     assert closed["state"] == "archived"
     assert body(call(state, "remove_note", {"id": 1}, tools=None))["deleted"] is True
     assert call(state, "show_note", {"id": 1}, tools=None).text == "Error: note 1 not found"
-    other = body(call(state, "send_email", {"to": "a@example.com"}, tools=None))
-    assert other == {"status": "ok", "tool": "send_email", "arguments": {"to": "a@example.com"}}
+    other = body(call(state, "restart_server", {"force": True}, tools=None))
+    assert other == {"status": "ok", "tool": "restart_server", "arguments": {"force": True}}
 
 
 def test_chosen_ids_are_kept_and_skipped() -> None:

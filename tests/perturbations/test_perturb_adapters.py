@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import mcp_types as types
+import pytest
 from agentworld_plugins.adapters.langchain import simulate_tools
 from agentworld_plugins.adapters.mcp_catalog import Catalog
 from agentworld_plugins.adapters.mcp_server import FakeMcpServer
@@ -53,3 +55,60 @@ def test_langchain_tools_raise_the_injected_fault_as_tool_errors() -> None:
     second = simulated.invoke({"path": "/etc/passwd"})
     assert first == "Error executing tool delete_file: [Errno 13] Permission denied: '/etc/passwd'"
     assert second == "deleted"
+
+
+ISSUE_TOOL: dict[str, Any] = {
+    "name": "create_issue",
+    "inputSchema": {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]},
+    "outputSchema": {
+        "type": "object",
+        "properties": {"number": {"type": "integer"}, "title": {"type": "string"}},
+        "required": ["number", "title"],
+    },
+}
+
+
+async def _create_issue(world: World) -> tuple[types.CallToolResult, FakeMcpServer]:
+    fake = FakeMcpServer(world, Catalog.from_tools([ISSUE_TOOL]))
+    async with Client(fake.server, mode="legacy") as client:
+        result = await client.call_tool("create_issue", {"title": "Login fails"})
+    return result, fake
+
+
+def _body(result: types.CallToolResult) -> str:
+    block = result.content[0]
+    assert isinstance(block, types.TextContent)
+    return block.text
+
+
+@pytest.mark.parametrize("kind", ["truncated_output", "empty_result"])
+async def test_output_faults_on_tools_with_an_output_schema_reach_the_agent_as_named_offline(
+    kind: str,
+) -> None:
+    world = World(backend="offline", perturbations=[f"faults:kinds={kind},keep=0.5"])
+    result, fake = await _create_issue(world)
+    text = _body(result)
+    assert result.is_error and result.structured_content is None
+    assert "rejected" not in text and "**Note:**" not in text and "validation error" not in text
+    if kind == "empty_result":
+        assert text == "{}"
+    else:
+        assert text.startswith("{") and "Login fails" not in text  # cut short
+    (turn,) = fake.sessions.all()[0].session.trajectory.turns
+    assert turn.observation.is_error and turn.observation.text == text
+    assert turn.observation.metadata["perturbations"][0]["kind"] == kind
+
+
+@pytest.mark.parametrize("kind", ["truncated_output", "empty_result"])
+async def test_output_faults_with_a_model_ask_it_once(kind: str, fake_world_server: Any) -> None:
+    answer = json.dumps({"number": 12, "title": "Login fails", "labels": ["bug", "auth", "login"]})
+    fake_world_server.enqueue(f"<predicted_observation>{answer}</predicted_observation>")
+    world = World(base_url=fake_world_server.url, model="wm", perturbations=[f"faults:kinds={kind},keep=0.5"])
+    result, _ = await _create_issue(world)
+    assert len(fake_world_server.chat_requests) == 1  # never asked twice
+    text = _body(result)
+    assert result.is_error and "Output validation error" not in text
+    if kind == "truncated_output":
+        assert answer.startswith(text) and len(text) < len(answer)
+    else:
+        assert text == "{}"

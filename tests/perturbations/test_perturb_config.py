@@ -202,7 +202,7 @@ def test_step_with_perturb_shows_the_injected_fault() -> None:
         "faults:kinds=permission_denied,tools=write_*",
     ]
     result = CliRunner().invoke(cli, [*args, "--json"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 2, result.output  # an error observation, as in text mode
     observation = json.loads(result.stdout)
     assert observation["is_error"] is True
     assert (
@@ -274,3 +274,44 @@ def test_perturbations_command_lists_names_options_and_examples() -> None:
     assert "kinds" in rows["faults"]["options"] and rows["faults"]["example"].startswith("faults:")
     text = CliRunner().invoke(group, ["perturbations"]).output
     assert "faults: Injects realistic failures" in text and "--perturb 'faults:rate=0.3" in text
+
+
+def test_a_malformed_perturb_file_is_one_line_with_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text("perturbations:\n  - faults: {rate: 0.3\n  - latency\n", encoding="utf-8")
+    result = CliRunner().invoke(
+        cli, ["step", "mcp", "{}", "--backend", "offline", "--perturb-file", str(path)]
+    )
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    error, hint = result.output.strip().splitlines()
+    assert error.startswith(f"Error: Perturbation file {path} is not valid YAML at line 4, column 1: ")
+    assert "flow mapping at line 2, column 13" in error and hint == "Hint: fix the YAML syntax"
+    binary = tmp_path / "bin.yaml"
+    binary.write_bytes(b"\xff\xfe- faults\n")
+    result = CliRunner().invoke(
+        cli, ["step", "mcp", "{}", "--backend", "offline", "--perturb-file", str(binary)]
+    )
+    assert result.exit_code == 1 and "is not a UTF-8 text file" in result.output
+
+
+def test_step_state_from_a_missing_file_is_one_line(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.txt"
+    result = CliRunner().invoke(
+        cli, ["step", "terminal", "[]", "--backend", "offline", "--state", f"@{missing}"]
+    )
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        f"Error: Cannot read --state @{missing}: No such file or directory "
+        "(give @FILE of a readable text file, or the state itself)"
+    ]
+
+
+def test_step_exits_2_on_an_error_observation_in_text_and_json_alike() -> None:
+    action = json.dumps({"tool_name": "ping", "arguments": {}})
+    base = ["step", "mcp", action, "--backend", "offline", "--perturb", "faults:kinds=timeout"]
+    text = CliRunner().invoke(cli, base)
+    as_json = CliRunner().invoke(cli, [*base, "--json"])
+    assert text.exit_code == as_json.exit_code == 2
+    assert json.loads(as_json.stdout)["is_error"] is True
+    fine = CliRunner().invoke(cli, ["step", "mcp", action, "--backend", "offline", "--json"])
+    assert fine.exit_code == 0 and json.loads(fine.stdout)["is_error"] is False

@@ -141,15 +141,11 @@ def test_each_error_kind_renders_in_each_domains_style(domain: str, kind: str) -
     assert re.search(STYLE[domain, kind], observation.text, re.DOTALL), observation.text
     assert observation.is_error is True
     assert observation.raw is None and backend.history == []  # the world model was not asked
-    assert observation.metadata["perturbations"] == [
-        {
-            "name": "faults",
-            "turn": 1,
-            "kind": kind,
-            "tool": describe_action(domain, session.domain.validate_action(action)).tool,
-            "replaced": True,
-        }
-    ]
+    view = describe_action(domain, session.domain.validate_action(action))
+    expected = {"name": "faults", "turn": 1, "kind": kind, "tool": view.tool, "replaced": True}
+    if view.programs and view.tool not in view.programs:  # a shell tool: the program that failed
+        expected["program"] = view.programs[0]
+    assert observation.metadata["perturbations"] == [expected]
     assert session.trajectory.turns[0].observation.metadata["perturbations"][0]["kind"] == kind
     if domain in DOMAIN_FLAGS:
         assert session.domain.is_error(observation.text, session.domain.validate_action(action))
@@ -384,3 +380,22 @@ def test_the_offline_world_does_not_apply_a_faulted_action() -> None:
     assert session.step({"tool_name": "create_note", "arguments": {"title": "lost too"}}).is_error
     listing = session.step({"tool_name": "list_notes", "arguments": {}}).text
     assert "kept" in listing and "lost" not in listing
+
+
+@pytest.mark.parametrize(
+    ("kind", "command"), [("not_found", "curl https://api.test/x"), ("timeout", "python3 train.py")]
+)
+def test_offline_terminal_keeps_a_faulted_command_in_the_next_screen(kind: str, command: str) -> None:
+    session = World(backend="offline").session("terminal", perturbations=[f"faults:kinds={kind},turns=2"])
+    session.step([{"keystrokes": "echo one\n", "duration": 0.1}])
+    faulted = session.step([{"keystrokes": command + "\n", "duration": 0.1}])
+    after = session.step(
+        [{"keystrokes": "C-c", "duration": 0.1}, {"keystrokes": "echo three\n", "duration": 0.1}]
+    )
+    kept = [line.rstrip() for line in faulted.text.splitlines() if line.strip()]
+    if kept[-1].endswith("#"):  # a new prompt: the next keys are typed on it
+        kept.pop()
+    assert any(line.endswith(f"# {command}") for line in kept)
+    # the faulted screen is where the next one starts
+    assert [line.rstrip() for line in after.text.splitlines()][: len(kept)] == kept
+    assert after.text.rstrip().endswith("echo three\nthree\nroot@agentworld:/app#")

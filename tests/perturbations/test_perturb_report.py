@@ -135,3 +135,59 @@ def test_report_reads_plain_records_without_provenance(sessions: list[Session], 
 
     with pytest.raises(AgentWorldError, match=r"bad\.jsonl:1 is not JSON"):
         read_jsonl(bad)
+
+
+def _report(*args: str) -> Any:
+    from agentworld_plugins.cli import _load_plugin_commands, cli
+
+    _load_plugin_commands()  # as the console script does: `report` is a plugin command
+    return CliRunner().invoke(cli, ["report", *args])
+
+
+def test_report_reads_bench_infer_output_under_infer_perturbations(tmp_path: Path, monkeypatch: Any) -> None:
+    from agentworld_plugins.bench.sample import make_sample_dataset
+    from agentworld_plugins.cli import cli
+
+    for name in ("AGENTWORLD_PERTURB", "AGENTWORLD_PERTURB_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    data = tmp_path / "data"
+    make_sample_dataset(data, episodes=2)
+    output = tmp_path / "perturbed.jsonl"
+    args = ["bench", "infer", "--data-dir", str(data), "--output", str(output), "--backend", "offline"]
+    done = CliRunner().invoke(cli, [*args, "--no-progress", "--perturb", "faults:kinds=timeout,rate=1"])
+    assert done.exit_code == 0, done.output
+    lines = [json.loads(line) for line in output.read_text(encoding="utf-8").splitlines()]
+    injected = sum(len(line["infer"]["perturbations"]) for line in lines)
+    assert injected > 0
+    result = _report(str(output), "--json")
+    assert result.exit_code == 0, result.output
+    card = json.loads(result.output)
+    assert card["faults_injected"] == injected and card["faults_by_kind"] == {"timeout": injected}
+    assert card["predictions"] == len(lines) and card["not_observed"] == injected
+    assert card["loops"] == [] and sum(card["reactions"].values()) == 0  # nothing invented
+    assert "" not in card["faults_by_tool"]  # the tool is read from each line's action
+    text = _report(str(output)).output
+    assert f"Faults injected: {injected}" in text and "not observed" in text
+
+
+def test_report_refuses_files_it_cannot_read_naming_why(sessions: list[Session], tmp_path: Path) -> None:
+    binary = tmp_path / "cassette.db"
+    binary.write_bytes(b"SQLite format 3\x00\xff\xfe\x00")
+    result = _report(str(binary))
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.output.strip().splitlines() == [
+        f"Error: {binary} is not a UTF-8 text file (byte 0xff at offset 16), so not JSONL"
+    ]
+    chat = sessions[0].trajectory.to_jsonl(tmp_path / "chat.jsonl", form="chat")
+    refused = _report(str(chat))
+    assert refused.exit_code == 1 and "chat.jsonl:1 is a chat-form trajectory" in refused.output
+    data = tmp_path / "plain.jsonl"
+    data.write_text(json.dumps({"hello": 1}) + "\n", encoding="utf-8")
+    assert "plain.jsonl:1 is an object without `turn_idx`" in _report(str(data)).output
+
+
+def test_a_trajectory_appended_twice_counts_each_turn_once(sessions: list[Session], tmp_path: Path) -> None:
+    path = tmp_path / "twice.jsonl"
+    write_jsonl(sessions[0].trajectory, path)
+    write_jsonl(sessions[0].trajectory, path)
+    assert scorecard(read_jsonl(path)).to_dict()["turns"] == 9

@@ -17,7 +17,7 @@ import pytest
 import uvicorn
 from click.testing import CliRunner
 
-from agentworld_plugins import World
+from agentworld_plugins import World, http_guard
 from agentworld_plugins.backends.base import Completion, Sampling
 from agentworld_plugins.backends.fake import FakeBackend
 from agentworld_plugins.bench.data import load_results, record_key
@@ -124,7 +124,7 @@ def test_serve_takes_perturb_options_and_the_environment(monkeypatch, tmp_path):
     from starlette.testclient import TestClient
 
     apps: list[Any] = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: apps.append(app))
+    monkeypatch.setattr(http_guard, "run", lambda app, **kwargs: apps.append(app))
     monkeypatch.setenv("HOME", str(tmp_path))
     messages = [{"role": "system", "content": system("terminal")}, terminal_turn(1, "ls\n")]
     runner = CliRunner()
@@ -287,3 +287,77 @@ def test_bench_infer_with_perturb_records_perturbed_predictions(tmp_path):
             assert line["prediction"] != before["prediction"]
         else:
             assert line["prediction"] == before["prediction"]
+
+
+def test_bench_infer_keys_random_streams_by_the_records_episode(tmp_path):
+    """Episodes that start alike draw their own faults (issue 18): rate=0.5 over 24 episodes
+    with the same system prompt and first turn faults some, not all or none."""
+    data = tmp_path / "data"
+    make_sample_dataset(data, episodes=1)
+    source = data / "swe_test.jsonl"
+    record = json.loads(source.read_text().splitlines()[0])
+    for path in data.glob("*_test.jsonl"):
+        path.unlink()
+    episodes = [{**record, "id": f"swe-{n:04d}"} for n in range(24)]
+    source.write_text("".join(json.dumps(r) + "\n" for r in episodes))
+    lines = _infer(tmp_path, data, "keyed", "--perturb", "faults:kinds=timeout,rate=0.5")
+    faulted = {line["id"] for line in lines if line["infer"]["perturbations"]}
+    assert 0 < len(faulted) < len(episodes)
+    again = _infer(tmp_path, data, "again", "--perturb", "faults:kinds=timeout,rate=0.5")
+    assert {line["id"] for line in again if line["infer"]["perturbations"]} == faulted  # reproducible
+
+
+def test_serve_streams_carry_provenance_and_clients_may_name_conversations():
+    from starlette.testclient import TestClient
+
+    messages = [{"role": "system", "content": system("terminal")}, terminal_turn(1, "cat notes.txt\n")]
+    client = TestClient(create_app(offline("faults:kinds=rate_limit,rate=0.5")))
+    faulted = set()
+    for n in range(16):
+        body = {"model": "agentworld", "messages": messages, "conversation_id": f"episode-{n}"}
+        answer = client.post("/v1/chat/completions", json=body).json()
+        if answer["perturbations"]:
+            faulted.add(n)
+    assert 0 < len(faulted) < 16  # one stream per named conversation, not one per first turn
+    one = next(iter(faulted))
+    headers = {"X-Agentworld-Conversation": f"episode-{one}"}
+    again = client.post("/v1/chat/completions", json={"messages": messages}, headers=headers).json()
+    assert again["perturbations"][0]["kind"] == "rate_limit"
+    # streamed: the last chunk before [DONE] carries the same provenance as the JSON answer
+    streamed = client.post(
+        "/v1/chat/completions", json={"messages": messages, "stream": True}, headers=headers
+    )
+    events = [line[len("data: ") :] for line in streamed.text.splitlines() if line.startswith("data: ")]
+    assert events[-1] == "[DONE]"
+    chunks = [json.loads(e) for e in events[:-1]]
+    assert chunks[-1]["perturbations"] == again["perturbations"]
+    assert "429 Too Many Requests" in "".join(c["choices"][0]["delta"].get("content", "") for c in chunks)
+
+
+def test_a_turn_one_terminal_fault_redraws_the_conversations_own_screen():
+    """The first turn's **Current State:** is the screen a fault draws on (issue 18), and the
+    offline world's next screen continues from the faulted one."""
+    backend = offline("faults:kinds=not_found,turns=1")
+    action = json.dumps([{"keystrokes": "cat notes.txt\n", "duration": 0.1}])
+    first = f"### Turn 1\n**Current State:**\nroot@box:/srv# \n\n**Action:**\n```json\n{action}\n```"
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": system("terminal")},
+        {"role": "user", "content": first},
+    ]
+    answer = backend.complete([dict(m) for m in messages], Sampling())
+    screen = answer.text.removeprefix("<predicted_observation>\n").removesuffix("\n</predicted_observation>")
+    assert screen.splitlines() == [
+        "root@box:/srv# cat notes.txt",
+        "cat: notes.txt: No such file or directory",
+        "root@box:/srv# ",
+    ]
+    messages += [{"role": "assistant", "content": answer.text}, terminal_turn(2, "pwd\n")]
+    second = backend.complete([dict(m) for m in messages], Sampling())
+    assert not second.metadata["perturbations"]
+    assert second.text.splitlines()[1:-1] == [
+        "root@box:/srv# cat notes.txt",
+        "cat: notes.txt: No such file or directory",
+        "root@box:/srv# pwd",
+        "/srv",
+        "root@box:/srv#",
+    ]

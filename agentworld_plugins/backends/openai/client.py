@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import ConfigError
+from ...redaction import redact_text
 from ..base import Backend, Completion, Sampling
 
 if TYPE_CHECKING:
@@ -127,7 +128,7 @@ class OpenAIBackend(Backend):
 
     def describe(self) -> str:
         label = f", {self.transport.label}" if self.transport.label else ""
-        return f"openai({','.join(self.base_urls)}, model={self.model or '?'}{label})"
+        return redact_text(f"openai({','.join(self.base_urls)}, model={self.model or '?'}{label})")
 
     def _set_model(self, model: str | None) -> None:
         self.model = model

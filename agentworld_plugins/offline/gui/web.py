@@ -349,7 +349,7 @@ def _web_call(
     world: dict[str, Any], call: tuple[str, dict[str, Any]], context: dict[str, Any], meta: dict[str, Any]
 ) -> None:
     name, args = call
-    if name in ("noop", "scroll", "mouse_move", "keyboard_down", "keyboard_up"):
+    if name in ("noop", "scroll", "scroll_at", "mouse_move", "keyboard_down", "keyboard_up"):
         return
     if name in ("send_msg_to_user", "report_infeasible"):
         meta[f"offline_{name}"] = args.get("text", args.get("reason"))

@@ -25,7 +25,8 @@ Schema reading, checking and repair), :mod:`.fakes` (deterministic values, jsf),
 from __future__ import annotations
 
 from ...tool_arguments import check_arguments
+from .classify import FAMILIES, family_of
 from .naming import classify_tool
 from .world import STATE_KEY, mcp_step
 
-__all__ = ["STATE_KEY", "check_arguments", "classify_tool", "mcp_step"]
+__all__ = ["FAMILIES", "STATE_KEY", "check_arguments", "classify_tool", "family_of", "mcp_step"]

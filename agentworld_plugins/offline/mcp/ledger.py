@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import copy
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from .document import Schema
+from .families import preview
+from .families.query import in_window, search
 from .naming import SOFT_DELETE, classify_tool, is_id_name, norm, verb_of
 from .schema import canonical, dict_at, seed_of, types_of
 
@@ -51,12 +54,17 @@ def tool_index(tools: Any) -> dict[str, dict[str, Any]] | None:
             tool = dump(by_alias=True, exclude_none=True) if callable(dump) else {}
         if tool.get("type") == "function" and isinstance(tool.get("function"), dict):
             fn = tool["function"]
-            tool = {"name": fn.get("name"), "inputSchema": fn.get("parameters")}
+            tool = {
+                "name": fn.get("name"),
+                "description": fn.get("description"),
+                "inputSchema": fn.get("parameters"),
+            }
         name = tool.get("name")
         if not isinstance(name, str):
             continue
         index[name] = {
             "name": name,
+            "description": tool.get("description") if isinstance(tool.get("description"), str) else "",
             "inputSchema": tool.get("inputSchema", tool.get("input_schema")),
             "outputSchema": tool.get("outputSchema", tool.get("output_schema")),
         }
@@ -85,16 +93,25 @@ def _id_style(name: str, node: Any, schema: Schema) -> tuple[str, str]:
     return name, kind
 
 
+def name_kind(tool: dict[str, Any]) -> tuple[str | None, str | None]:
+    """``(kind, resource)`` of a tool read from its name alone (see :func:`.naming.classify_tool`)."""
+    return classify_tool(tool["name"])[:2]
+
+
+Classifier = Callable[[dict[str, Any]], "tuple[str | None, str | None]"]
+
+
 def _find_id_field(
-    resource: str, tool: dict[str, Any] | None, tools: dict[str, dict[str, Any]] | None
+    resource: str,
+    tool: dict[str, Any] | None,
+    tools: dict[str, dict[str, Any]] | None,
+    kind_of: Classifier = name_kind,
 ) -> tuple[str, str]:
     """The field that holds a ``resource``'s id and its kind (integer, string or uuid)."""
-    same = [t for t in (tools or {}).values() if classify_tool(t["name"])[1] == resource]
+    same = [t for t in (tools or {}).values() if kind_of(t)[1] == resource]
     lookups: list[str] = []
     for t in same:
-        if classify_tool(t["name"])[0] in ("get", "update", "delete") and isinstance(
-            t.get("inputSchema"), dict
-        ):
+        if kind_of(t)[0] in ("get", "update", "delete") and isinstance(t.get("inputSchema"), dict):
             lookups += [
                 p
                 for p in object_props(Schema(t["inputSchema"], 0), t["inputSchema"])
@@ -130,7 +147,8 @@ def _find_id_field(
     return "id", "integer"
 
 
-def _new_id(bucket: dict[str, Any], resource: str) -> Any:
+def new_id(bucket: dict[str, Any], resource: str) -> Any:
+    """The next free id of ``bucket`` in its id kind (integer, ``resource_N`` or a uuid)."""
     while True:  # skip ids that a caller chose explicitly
         n = bucket["next"]
         bucket["next"] = n + 1
@@ -154,10 +172,30 @@ def _id_argument(args: dict[str, Any], bucket: dict[str, Any], resource: str) ->
     return None
 
 
+def _names(value: Any) -> list[str]:
+    """The entries of a list field as strings (``{"name": "bug"}`` counts as ``bug``)."""
+    out = []
+    for entry in value if isinstance(value, list) else [value]:
+        if isinstance(entry, dict):
+            entry = next((entry[k] for k in ("name", "login", "email", "id") if k in entry), entry)
+        out.append(str(entry).lower())
+    return out
+
+
+def _match_one(have: Any, want: Any) -> bool:
+    if canonical(have) == canonical(want) or str(have) == str(want):
+        return True
+    if isinstance(want, str) and want.lower() == "all":
+        return True
+    if isinstance(have, list):
+        wanted = want.split(",") if isinstance(want, str) else want
+        have_names = _names(have)
+        return all(w.strip().lower() in have_names for w in _names(wanted))
+    return False
+
+
 def _matches(item: dict[str, Any], filters: dict[str, Any]) -> bool:
-    return all(
-        canonical(item.get(k)) == canonical(v) or str(item.get(k)) == str(v) for k, v in filters.items()
-    )
+    return all(_match_one(item.get(k), v) for k, v in filters.items())
 
 
 def _label(resource: str) -> str:
@@ -189,22 +227,43 @@ class Outcome:
 
 def _generic(name: str, args: dict[str, Any]) -> Outcome:
     """A call the ledger has nothing to say about: acknowledged, arguments echoed into the schema."""
+    shown = preview(args)
     return Outcome(
         "other",
-        {"status": "ok", "tool": name, "arguments": args},
-        overlay={"status": "ok", "success": True, "ok": True, **args},
+        {"status": "ok", "tool": name, "arguments": shown},
+        overlay={"status": "ok", "success": True, "ok": True, **shown},
     )
 
 
-def apply(world: dict[str, Any], name: str, args: dict[str, Any], tool: Any, tools: Any) -> Outcome:
-    kind, resource, _ = classify_tool(name)
-    if kind is None or resource is None:
-        return _generic(name, args)
+def bucket_for(
+    world: dict[str, Any], resource: str, tool: Any, tools: Any, kind_of: Classifier = name_kind
+) -> dict[str, Any]:
+    """The ledger's bucket of ``resource`` (made on first use, its id field read from the tools)."""
     buckets = world["resources"]
     if resource not in buckets:
-        field, id_kind = _find_id_field(resource, tool, tools)
+        field, id_kind = _find_id_field(resource, tool, tools, kind_of)
         buckets[resource] = {"next": 1, "id_field": field, "id_kind": id_kind, "items": {}}
-    bucket = buckets[resource]
+    return buckets[resource]  # type: ignore[no-any-return]
+
+
+def apply(
+    world: dict[str, Any],
+    name: str,
+    args: dict[str, Any],
+    tool: Any,
+    tools: Any,
+    kind: str | None = None,
+    resource: str | None = None,
+    kind_of: Classifier = name_kind,
+    timed: bool = False,
+) -> Outcome:
+    """Apply a CRUD-style call to the ledger: ``kind`` and ``resource`` default to what the
+    tool's name says; ``timed`` resources (events) are also filtered by a time window."""
+    if kind is None and resource is None:
+        kind, resource, _ = classify_tool(name)
+    if kind is None or resource is None:
+        return _generic(name, args)
+    bucket = bucket_for(world, resource, tool, tools, kind_of)
     items: dict[str, dict[str, Any]] = bucket["items"]
     field = bucket["id_field"]
 
@@ -215,10 +274,10 @@ def apply(world: dict[str, Any], name: str, args: dict[str, Any], tool: Any, too
                 return Outcome("other", error=f"Error: {_label(resource)} {given} already exists")
             item_id: Any = given
         else:
-            item_id = _new_id(bucket, resource)
+            item_id = new_id(bucket, resource)
         item = {field: item_id, **{k: copy.deepcopy(v) for k, v in args.items() if k != field}}
         items[str(item_id)] = item
-        return Outcome("item", item, item_key=str(item_id))
+        return Outcome("item", preview(item), item_key=str(item_id))
 
     if kind == "list":
         filters = {k: v for k, v in args.items() if k not in _PAGING}
@@ -228,8 +287,9 @@ def apply(world: dict[str, Any], name: str, args: dict[str, Any], tool: Any, too
         for key in _QUERY_ARGS:
             text = filters.get(key)
             if isinstance(text, str) and text.strip() and key not in field_filters:
-                needle = text.strip().lower()
-                found = [it for it in found if needle in canonical(list(it.values())).lower()]
+                found = search(found, text.strip())
+        if timed:
+            found = in_window(found, args)
         found = _page(found, args)
         return Outcome("list", [copy.deepcopy(it) for it in found])
 
@@ -261,7 +321,7 @@ def apply(world: dict[str, Any], name: str, args: dict[str, Any], tool: Any, too
             if new is not None:
                 changes["name"] = new
         item.update(changes)
-        return Outcome("item", copy.deepcopy(item), item_key=key)
+        return Outcome("item", preview(copy.deepcopy(item)), item_key=key)
     verb = verb_of(name)
     if verb in SOFT_DELETE:
         mark = "status" if "status" in item and "state" not in item else "state"

@@ -113,7 +113,19 @@ def _overlay(schema: Schema, base: Any, data: Any, node: Any) -> Any:
             seed_item = bases[i % len(bases)] if bases else schema.synth(items)
             result.append(_overlay(schema, seed_item, entry, items))
         return result
-    return copy.deepcopy(data) if schema.valid(data, node) else base
+    if schema.valid(data, node):
+        return copy.deepcopy(data)
+    props = object_props(schema, resolved)
+    if isinstance(data, (str, int)) and not isinstance(data, bool) and props:
+        # a label given as "bug" where the schema wants {"name": "bug", ...}
+        slot = next((k for k in _SCALAR_SLOTS if k in props and schema.valid(data, props[k])), None)
+        if slot is not None:
+            return _overlay(schema, base, {slot: data}, node)
+    return base
+
+
+#: where a bare value goes when the schema wants an object (a label's name, a user's login)
+_SCALAR_SLOTS = ("name", "login", "email", "title", "id", "value", "label")
 
 
 def _convert_scalar(value: Any, node: Any) -> Any:
@@ -136,11 +148,20 @@ def _fresh_defaults(schema: Schema, node: Any) -> dict[str, Any]:
             continue
         if "default" in sub:
             out[key] = copy.deepcopy(sub["default"])
+        elif "array" in types_of(sub) and not sub.get("minItems"):
+            out[key] = []  # a new item has no labels, assignees or attachments it was not given
+        elif "integer" in types_of(sub) and _is_counter(key) and schema.valid(0, sub):
+            out[key] = 0  # and nothing counted yet
         elif key in ("state", "status") and isinstance(sub.get("enum"), list):
             fresh = [v for v in FRESH_STATES if v in sub["enum"]]
             if fresh:
                 out[key] = fresh[0]
     return out
+
+
+def _is_counter(key: str) -> bool:
+    n = norm(key)
+    return n in ("comments", "replies", "reactions", "attempts") or (n.endswith("count") and "total" not in n)
 
 
 def shape_result(

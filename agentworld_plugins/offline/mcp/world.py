@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from typing import Any
 
 from ...domains.base import OfflineResult
 from ...tool_arguments import argument_checker
-from .ledger import apply, tool_index
+from .classify import family_of
+from .families import Answer
+from .families.records import apply_record, record_kind
+from .ledger import Outcome, apply, tool_index
 from .naming import classify_tool
 from .schema import seed_of
 from .shaping import remember, shape_result, value_at
@@ -53,9 +57,22 @@ def _step(
         if problem:
             return OfflineResult(text=problem, is_error=True, metadata={"offline_invalid_arguments": True})
 
-    kind, resource, _ = classify_tool(name)
-    outcome = apply(world, name, args, tool, tools)
-    metadata: dict[str, Any] = {"offline_kind": kind or "other"}
+    family, op = family_of(tool or {"name": name})
+    metadata: dict[str, Any] = {"offline_family": family, "offline_operation": op}
+    out_schema = tool.get("outputSchema") if tool else None
+    if not isinstance(out_schema, dict) or not out_schema:
+        out_schema = None
+    if family in ENGINES:
+        answer = engine(world, family, context).run(op, args, out_schema)
+        return _engine_result(answer, out_schema, seed_of(name, args, turn), metadata)
+
+    if family == "ledger":
+        kind, resource, _ = classify_tool(name)
+        outcome = apply(world, name, args, tool, tools)
+    else:
+        kind, resource = record_kind(tool or {"name": name})
+        outcome = apply_record(world, name, args, tool, tools, family, context)
+    metadata["offline_kind"] = kind or "other"
     if resource:
         metadata["offline_resource"] = resource
     if outcome.error:
@@ -63,12 +80,46 @@ def _step(
 
     reads = kind in ("get", "list")
     seed = seed_of(name, args, None if reads else turn)
-    out_schema = tool.get("outputSchema") if tool else None
-    if not isinstance(out_schema, dict) or not out_schema:
+    if out_schema is None:
         return OfflineResult(text=_dump(outcome.data), is_error=False, metadata=metadata)
 
     structured, path = shape_result(out_schema, outcome, resource, seed, fresh=kind == "create")
     if path is not None and resource in world["resources"]:
         remember(world["resources"][resource], outcome, value_at(structured, path))
+    metadata["structured_content"] = structured
+    return OfflineResult(text=_dump(structured), is_error=False, metadata=metadata)
+
+
+def engine(world: dict[str, Any], family: str, context: dict[str, Any]) -> Any:
+    """The session's engine of ``family`` (``files`` or ``sql``), made on first use."""
+    found = world.get(family)
+    if found is None:
+        found = world[family] = ENGINES[family](context)
+    return found
+
+
+def _files(context: dict[str, Any]) -> Any:
+    from .families.files import FileStore
+
+    return FileStore.from_context(context)
+
+
+def _sql(context: dict[str, Any]) -> Any:
+    from .families.sql import SqlDatabase
+
+    script = context.get("database")
+    return SqlDatabase(script if isinstance(script, str) else None)
+
+
+#: the families answered by an engine of their own (the others by the ledger)
+ENGINES: dict[str, Callable[[dict[str, Any]], Any]] = {"files": _files, "sql": _sql}
+
+
+def _engine_result(answer: Answer, out_schema: Any, seed: int, metadata: dict[str, Any]) -> OfflineResult:
+    metadata.update(answer.metadata)
+    if answer.is_error or out_schema is None:
+        return OfflineResult(text=answer.text, is_error=answer.is_error, metadata=metadata)
+    data = answer.data if isinstance(answer.data, dict) else {"content": answer.text}
+    structured, _ = shape_result(out_schema, Outcome("other", data), None, seed, fresh=False)
     metadata["structured_content"] = structured
     return OfflineResult(text=_dump(structured), is_error=False, metadata=metadata)

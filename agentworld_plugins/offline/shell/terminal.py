@@ -73,17 +73,27 @@ class TerminalScreen:
         self.heredoc: str | None = None
         self.prompt_text = vm.prompt()
         if initial is not None and initial.strip():
-            shown = initial.rstrip("\n").split("\n")
-            last = shown[-1]
-            if re.search(r"[#$>]$", last):
-                last += " "
-            if re.search(r"[#$>] $", last):
-                self.lines = [*shown[:-1], last]
-                self.prompt_text = last
-            else:  # the screen shows no prompt yet: the shell prints one
-                self.lines = [*shown, self.prompt_text]
+            self.show(initial, prompt=True)
         else:
             self.lines = [self.prompt_text]
+
+    def show(self, screen: str, *, prompt: bool = False) -> None:
+        """Make ``screen`` what the pane shows, the cursor after its last line: on its prompt when
+        it ends with one, else on a new line (a command still running), or after a fresh prompt
+        when ``prompt`` is set (an initial screen)."""
+        shown = screen.rstrip("\n").split("\n")
+        last = shown[-1]
+        self.typed = ""
+        self.pending = []
+        if re.search(r"[#$>]$", last):
+            last += " "
+        if re.search(r"[#$>] $", last):
+            self.lines = [*shown[:-1], last]
+            self.prompt_text = last
+        elif prompt:  # the screen shows no prompt yet: the shell prints one
+            self.lines = [*shown, self.prompt_text]
+        else:
+            self.lines = [*shown, ""]
 
     # -- output ----------------------------------------------------------------------------------
 
@@ -204,12 +214,22 @@ class TerminalScreen:
             return
         self.heredoc = None
         text = "\n".join(self.pending)
-        more, self.heredoc = self.vm.continuation(text)
-        if more:
-            self._show_prompt("> ")
+        try:
+            more, self.heredoc = self.vm.continuation(text)
+            if more:
+                self._show_prompt("> ")
+                return
+            self.pending = []
+            result = self.vm.run(text)
+        except RecursionError:  # nested too deep for the parser: this line fails, the next one runs
+            self.pending = []
+            self.heredoc = None
+            self.vm.last_status = 1
+            self.write("bash: maximum recursion depth exceeded\n")
+            step.commands.append(text)
+            step.exit_codes.append(1)
+            self._show_prompt(self.vm.prompt())
             return
-        self.pending = []
-        result = self.vm.run(text)
         self.write(result.output)
         step.commands.append(text)
         step.exit_codes.append(result.exit_code)

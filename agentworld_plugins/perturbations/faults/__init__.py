@@ -30,7 +30,7 @@ from ...domains.formats.terminal import DEFAULT_PROMPT
 from ...domains.terminal import SCREEN_LINES
 from .bash import bash_failure
 from .core import ERROR_KINDS, HTTP_STATUS, KINDS, OUTPUT_KINDS, FaultContext, FaultKind
-from .outputs import degrade
+from .outputs import degrade, output_fault
 from .plugin import FaultOptions, Faults
 from .render import render_error
 from .swe import shell_result
@@ -48,6 +48,7 @@ __all__ = [
     "Faults",
     "bash_failure",
     "degrade",
+    "output_fault",
     "render_error",
     "shell_result",
 ]

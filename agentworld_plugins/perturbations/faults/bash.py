@@ -213,10 +213,12 @@ def bash_failure(
     """The stderr lines and exit status of a failing command (exit None: still running)."""
     from ..targeting import last_operand, split_command
 
-    program, args = split_command(command)
+    # the simple command targeting picked out (``curl`` in ``cd /srv && curl x``), else the first
+    line = view.focus or command
+    program, args = split_command(line)
     program = program or "bash"
     target = last_operand(args)
-    network = _bash_network(kind, program, args, command, timeout_s)
+    network = _bash_network(kind, program, args, line, timeout_s)
     if network is not None:
         return network
     if kind in ("permission_denied", "not_found"):
@@ -225,7 +227,7 @@ def bash_failure(
         return [], None  # the command hangs: no output, no prompt
     if program in ("python", "python3") and target:
         script = target if target.startswith("/") else f"{cwd.rstrip('/')}/{target}"
-        url = url_in(command) or "https://api.example.com/v1/items"
+        url = url_in(line) or "https://api.example.com/v1/items"
         last = {
             "rate_limit": f"requests.exceptions.HTTPError: 429 Client Error: Too Many Requests for url: {url}",
             "server_error": f"requests.exceptions.HTTPError: 500 Server Error: Internal Server Error for url: {url}",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ..targeting import ActionView
 from .core import OUTPUT_KINDS
@@ -67,3 +68,13 @@ def degrade(kind: str, domain: str, view: ActionView, text: str, fraction: float
             body = found.group(1).rstrip("\n")
             return text[: found.start(1)] + _cut(body, fraction, False) + "\n" + text[found.end(1) :]
     return _cut(text, fraction, by_lines=domain in ("terminal", "web", "android", "os"))
+
+
+def output_fault(metadata: dict[str, Any]) -> str | None:
+    """The output kind (``truncated_output``, ``empty_result``) that damaged the observation whose
+    ``metadata`` this is, or None: a front shows such an observation as it is (an MCP server as an
+    ``isError`` result), never re-asks the world model for a "valid" one."""
+    for entry in metadata.get("perturbations") or []:
+        if entry.get("name") == "faults" and entry.get("kind") in OUTPUT_KINDS and not entry.get("replaced"):
+            return str(entry["kind"])
+    return None

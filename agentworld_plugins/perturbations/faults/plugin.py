@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, field_validator
 
 from ...hookspecs import hookimpl
 from ..base import TargetedPerturbation, TargetOptions, split_list
+from ..targeting import split_command
 from .core import ERROR_KINDS, KINDS, OUTPUT_KINDS, FaultContext, FaultKind
 from .outputs import degrade
 from .render import render_error
@@ -73,14 +75,17 @@ class Faults(TargetedPerturbation):
             self.state(session)["pending"] = {"turn": session.turn_number, "kind": kind}
             return None
         opts: FaultOptions = self.options
+        focus = self.target.focus(view)
         ctx = FaultContext(
             session.domain.name,
-            view,
+            replace(view, focus=focus),
             self.previous(session),
             opts.retry_after,
             opts.timeout_s,
         )
         entry = self.entry(session, kind=kind, tool=view.tool, replaced=True)
+        if view.programs and view.tool not in view.programs:  # a shell tool: which program failed
+            entry["program"] = split_command(focus or view.command)[0]
         return Observation(
             text=render_error(kind, ctx),
             is_error=True,

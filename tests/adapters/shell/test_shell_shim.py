@@ -137,6 +137,13 @@ def test_perturbations_follow_the_session_across_processes(shim_env: dict[str, s
     assert bash(env, "-c", "ls a b").stdout == "b\n"
 
 
+def test_tools_targeting_names_the_program_through_the_shim(shim_env: dict[str, str]) -> None:
+    env = {**shim_env, "AGENTWORLD_PERTURB": "faults:kinds=connection_reset,tools=curl"}
+    assert bash(env, "-c", "echo ok").stdout == "ok\n"
+    reset = bash(env, "-eu", "-c", "cd /tmp && curl -s https://api.test/v1")
+    assert reset.returncode == 56 and "curl: (56) Recv failure: Connection reset by peer" in reset.stderr
+
+
 def test_bad_flags_through_the_process(shim_env: dict[str, str]) -> None:
     done = bash(shim_env, "--bogus")
     assert done.returncode == 2 and done.stderr.startswith("bash: --bogus: invalid option\nUsage:")

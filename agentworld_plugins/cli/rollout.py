@@ -1,0 +1,232 @@
+"""``agentworld rollout run|stats``: agent policies against the simulated world, for Sim-RL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from .options import ray_option, world_options
+
+
+@click.group()
+def rollout() -> None:
+    """Play tasks with an agent policy against the world; score and export the episodes."""
+
+
+@rollout.command("run")
+@click.option(
+    "--tasks",
+    "tasks_file",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Task JSONL.",
+)
+@click.option(
+    "--output",
+    "-o",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Episodes JSONL (resumed when it exists).",
+)
+@click.option(
+    "--agent",
+    default="openai",
+    show_default=True,
+    help="openai, or scripted:FILE (a script of actions; scripted:bundled plays the bundled tasks).",
+)
+@click.option(
+    "--agent-base-url",
+    envvar="AGENTWORLD_AGENT_BASE_URL",
+    help="The agent's OpenAI-compatible URL(s), comma separated.",
+)
+@click.option("--agent-model", envvar="AGENTWORLD_AGENT_MODEL", help="The agent model's name.")
+@click.option("--agent-api-key", envvar="AGENTWORLD_AGENT_API_KEY", help="API key of the agent's server.")
+@click.option(
+    "--agent-temperature",
+    type=float,
+    default=1.0,
+    show_default=True,
+    help="The agent model's sampling temperature.",
+)
+@click.option(
+    "--agent-max-tokens", type=int, default=2048, show_default=True, help="Most tokens per agent turn."
+)
+@click.option(
+    "--group-size", "-n", type=int, default=1, show_default=True, help="Episodes per task (a GRPO group)."
+)
+@click.option("--concurrency", "-c", type=int, default=8, show_default=True, help="Episodes played at once.")
+@click.option(
+    "--max-retries", type=int, default=3, show_default=True, help="Retries of a failed agent request."
+)
+@click.option(
+    "--request-timeout", type=float, default=300.0, show_default=True, help="Seconds per agent request."
+)
+@click.option("--judge-base-url", envvar="AGENTWORLD_JUDGE_BASE_URL", help="Endpoint of 'judge' rewards.")
+@click.option("--judge-model", envvar="AGENTWORLD_JUDGE_MODEL", help="Model of 'judge' rewards.")
+@click.option(
+    "--timings/--no-timings",
+    default=True,
+    show_default=True,
+    help="Record per-episode timings (the only field that differs between reruns).",
+)
+@ray_option("Play episodes")
+@click.option(
+    "--world-transport",
+    type=click.Choice(["lean", "sdk"]),
+    default="lean",
+    show_default=True,
+    help="HTTP client of the openai world backend: lean (fast, no proxies) or sdk (the openai SDK).",
+)
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Show a progress bar (default: when stderr is a terminal).",
+)
+@world_options
+def run(
+    tasks_file: Path,
+    output: Path,
+    agent: str,
+    agent_base_url: str | None,
+    agent_model: str | None,
+    agent_api_key: str | None,
+    agent_temperature: float,
+    agent_max_tokens: int,
+    group_size: int,
+    concurrency: int,
+    max_retries: int,
+    request_timeout: float,
+    judge_base_url: str | None,
+    judge_model: str | None,
+    timings: bool,
+    ray: str | bool | None,
+    world_transport: str,
+    progress: bool | None,
+    base_url: str | None,
+    model: str | None,
+    api_key: str | None,
+    backend: str | None,
+    prompts_dir: Path | None,
+    timeout: float | None,
+    perturb: tuple[str, ...],
+    perturb_file: Path | None,
+) -> None:
+    """Play every task --group-size times with the agent against the world, into --output.
+
+    Rerun the same command after a crash or a kill: finished episodes are kept, the rest are
+    played, and the file ends the same as an uninterrupted run's.
+    """
+    from importlib.resources import files
+
+    from ..bench.runner import check_stopped, error_tally
+    from ..rollout.runner import RolloutSpec
+    from ..rollout.runner import rollout as run_rollout
+
+    bundled = files("agentworld_plugins.rollout.data")
+    if str(tasks_file) == "bundled":
+        tasks_file = Path(str(bundled / "tasks.jsonl"))
+    if agent == "scripted:bundled":
+        agent = f"scripted:{bundled / 'agent.yaml'}"
+    agent_options = {}
+    if agent == "openai":
+        agent_options = {
+            "base_urls": [u.strip() for u in (agent_base_url or "").split(",") if u.strip()],
+            "model": agent_model or "",
+            "api_key": agent_api_key,
+            "temperature": agent_temperature,
+            "max_tokens": agent_max_tokens,
+            "timeout": request_timeout,
+        }
+    world_options = {
+        "base_url": base_url,
+        "model": model,
+        "api_key": api_key,
+        "backend": backend,
+        "prompts_dir": str(prompts_dir) if prompts_dir else None,
+        "timeout": timeout,
+        "perturb": list(perturb),
+        "perturb_file": str(perturb_file) if perturb_file else None,
+        "transport": world_transport,
+    }
+    spec = RolloutSpec(
+        agent=agent,
+        agent_options=agent_options,
+        world_options=world_options,
+        judge={"base_url": judge_base_url, "model": judge_model},
+        timings=timings,
+        max_retries=max_retries,
+        request_timeout=request_timeout,
+    )
+    summary = run_rollout(
+        str(tasks_file),
+        output,
+        spec,
+        group_size=group_size,
+        concurrency=concurrency,
+        ray=ray,
+        progress=progress,
+    )
+    click.echo(summary.line(), err=True)
+    for line in error_tally(summary):
+        click.echo(f"  {line}", err=True)
+    check_stopped(summary)
+
+
+@rollout.command("stats")
+@click.argument("episodes", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "-k", "ks", type=int, multiple=True, help="pass@k to report (repeatable; default 1 and the group size)."
+)
+@click.option(
+    "--threshold", type=float, default=1.0, show_default=True, help="Reward at which an episode passes."
+)
+@click.option(
+    "--plot",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write a bar chart of mean reward per task (.png or .svg).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def stats(episodes: Path, ks: tuple[int, ...], threshold: float, plot: Path | None, as_json: bool) -> None:
+    """Reward per task (group), pass@k and turn counts of EPISODES (an episodes JSONL file)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from ..rollout.stats import episode_stats, write_reward_plot
+
+    if not ks:
+        first = episode_stats(episodes, (1,), threshold)
+        largest = max((g.n for g in first.groups.values()), default=1)
+        ks = tuple(sorted({1, max(1, largest)}))
+    result = episode_stats(episodes, ks, threshold)
+    if plot is not None:
+        write_reward_plot(result, plot)
+    if as_json:
+        click.echo(json.dumps(result.as_dict(), indent=2))
+        return
+    table = Table(title=f"{episodes.name}: {result.episodes} episodes, {result.failed} failed")
+    for column in ("task", "domain", "n", "mean reward", "mean turns", *(f"pass@{k}" for k in result.ks)):
+        table.add_column(column, justify="left" if column in ("task", "domain") else "right")
+    for group in result.groups.values():
+        table.add_row(
+            group.task_id,
+            group.domain,
+            str(group.n),
+            f"{group.mean_reward:.3f}",
+            f"{group.mean_turns:.1f}",
+            *(f"{group.pass_at[k]:.3f}" for k in result.ks),
+        )
+    overall = result.overall()
+    if overall:
+        table.add_row(
+            "overall",
+            "",
+            str(result.episodes),
+            f"{overall['mean_reward']:.3f}",
+            f"{overall['mean_turns']:.1f}",
+            *(f"{overall[f'pass@{k}']:.3f}" for k in result.ks),
+        )
+    Console(width=120).print(table)
+    if plot is not None:
+        click.echo(f"plot: {plot}")

@@ -1,0 +1,320 @@
+"""Agent policies: what plays a task. An OpenAI-compatible server, or a script.
+
+A policy's :meth:`~Policy.act` gets the conversation so far (OpenAI chat messages) and the
+tools offered (OpenAI ``tools`` form, empty for action-text domains) and returns the next
+assistant message: with ``tool_calls`` to act through tools, with content to act in an
+action-text domain or to answer.
+
+>>> policy = make_policy("openai", base_urls=["http://localhost:8001/v1"], model="Qwen/Qwen3-8B")  # doctest: +SKIP
+>>> policy = make_policy("scripted:agent.yaml")                                                    # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import BackendError, BackendUnavailableError, ConfigError
+from ..files import parse_data
+from .tasks import TOOL_DOMAINS
+
+
+@dataclass
+class EpisodeInfo:
+    """What a policy may know about the episode it plays."""
+
+    task_id: str
+    sample: int
+    seed: int
+    domain: str
+
+
+class Policy:
+    """Base class of agent policies."""
+
+    name = "policy"
+
+    async def act(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], episode: EpisodeInfo
+    ) -> dict[str, Any]:
+        """The next assistant message (``role``, ``content``, optionally ``tool_calls``)."""
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        return self.name
+
+    async def aclose(self) -> None:
+        """Release connections (called once at the end of a run, inside its event loop)."""
+
+
+# -- OpenAI-compatible -----------------------------------------------------------------------------
+
+
+class OpenAIPolicy(Policy):
+    """An agent model behind ``/v1/chat/completions`` (vLLM, SGLang, a hosted API).
+
+    Several base URLs are spread by least outstanding requests. Each request has a timeout;
+    transport failures raise :class:`BackendUnavailableError` (the runner retries those).
+    """
+
+    name = "openai"
+
+    def __init__(
+        self,
+        base_urls: Sequence[str],
+        model: str,
+        api_key: str | None = None,
+        *,
+        temperature: float = 1.0,
+        max_tokens: int = 2048,
+        timeout: float = 120.0,
+        extra_body: dict[str, Any] | None = None,
+    ) -> None:
+        if not base_urls:
+            raise ConfigError("The agent policy has no base URL", hint="pass --agent-base-url URL")
+        if not model:
+            raise ConfigError("The agent policy has no model", hint="pass --agent-model NAME")
+        self.base_urls = [u.rstrip("/") for u in base_urls]
+        self.model = model
+        self.api_key = api_key or "EMPTY"
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.timeout = timeout
+        self.extra_body = extra_body or {}
+        self._outstanding = [0] * len(self.base_urls)
+        self._turn = 0
+        self._clients: dict[int, Any] = {}
+
+    def describe(self) -> str:
+        return f"openai({','.join(self.base_urls)}, model={self.model})"
+
+    def _client(self) -> Any:
+        import httpx
+
+        loop = id(asyncio.get_running_loop())  # a client belongs to one event loop
+        client = self._clients.get(loop)
+        if client is None:
+            limits = httpx.Limits(max_connections=None, max_keepalive_connections=512)
+            client = httpx.AsyncClient(timeout=self.timeout, limits=limits)
+            self._clients[loop] = client
+        return client
+
+    def payload(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], episode: EpisodeInfo
+    ) -> dict[str, Any]:
+        """The request body: the conversation, the tools, sampling and the episode's agent seed."""
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "seed": episode.seed,
+            **self.extra_body,
+        }
+        if tools:
+            body["tools"] = tools
+        return body
+
+    async def act(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], episode: EpisodeInfo
+    ) -> dict[str, Any]:
+        import httpx
+
+        n = len(self.base_urls)
+        self._turn += 1  # ties go round the replicas, so sequential requests spread too
+        index = min(((self._turn + k) % n for k in range(n)), key=lambda i: self._outstanding[i])
+        url = f"{self.base_urls[index]}/chat/completions"
+        self._outstanding[index] += 1
+        try:
+            response = await self._client().post(
+                url,
+                json=self.payload(messages, tools, episode),
+                headers={"Authorization": f"Bearer {self.api_key}"},
+            )
+        except (httpx.TransportError, httpx.TimeoutException) as exc:
+            raise BackendUnavailableError(
+                f"The agent server at {self.base_urls[index]} did not answer: {type(exc).__name__}",
+                hint="check --agent-base-url and that the server is up",
+            ) from None
+        finally:
+            self._outstanding[index] -= 1
+        if response.status_code != 200:
+            error = BackendUnavailableError if response.status_code in (429, 502, 503, 504) else BackendError
+            raise error(
+                f"The agent server at {self.base_urls[index]} answered HTTP {response.status_code}: "
+                f"{response.text[:200]}",
+                hint="check --agent-model and the server's log",
+            )
+        try:
+            message = response.json()["choices"][0]["message"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise BackendError(
+                f"The agent server at {self.base_urls[index]} answered without choices: {response.text[:200]}",
+                hint="point --agent-base-url at an OpenAI-compatible /v1 endpoint",
+            ) from None
+        return assistant_message(message)
+
+    async def aclose(self) -> None:
+        clients, self._clients = list(self._clients.values()), {}
+        for client in clients:
+            await client.aclose()
+
+
+def assistant_message(message: dict[str, Any]) -> dict[str, Any]:
+    """The parts of an assistant message a trajectory keeps: content, reasoning, tool calls."""
+    out: dict[str, Any] = {"role": "assistant", "content": message.get("content") or ""}
+    reasoning = message.get("reasoning_content") or message.get("reasoning")
+    if isinstance(reasoning, str) and reasoning:
+        out["reasoning_content"] = reasoning
+    calls = message.get("tool_calls")
+    if isinstance(calls, list) and calls:
+        out["tool_calls"] = [
+            {
+                "id": str(call.get("id") or f"call_{n}"),
+                "type": "function",
+                "function": {
+                    "name": str((call.get("function") or {}).get("name") or ""),
+                    "arguments": _arguments_text((call.get("function") or {}).get("arguments")),
+                },
+            }
+            for n, call in enumerate(calls)
+            if isinstance(call, dict)
+        ]
+    return out
+
+
+def _arguments_text(arguments: Any) -> str:
+    if isinstance(arguments, str):
+        return arguments
+    return json.dumps(arguments if arguments is not None else {}, ensure_ascii=False)
+
+
+# -- scripted --------------------------------------------------------------------------------------
+
+
+class ScriptedPolicy(Policy):
+    """Plays a script, for offline runs and tests.
+
+    The file (JSON or YAML) maps task ids to scripts; ``"*"`` is the script of any other task. A
+    script is a list of steps, or a list of such lists: episode ``k`` of a group plays script
+    ``k mod n``. A step is ``{"tool": NAME, "arguments": {...}}`` (a tool call),
+    ``{"tools": [{"tool": ..., "arguments": ...}, ...]}`` (several in one turn), ``{"action": A}``
+    (an action-text domain's action) or ``{"answer": TEXT}`` (the final answer). When the steps
+    run out the episode ends with an empty answer.
+    """
+
+    name = "scripted"
+
+    def __init__(self, scripts: dict[str, Any], source: str = "script") -> None:
+        if not isinstance(scripts, dict) or not scripts:
+            raise ConfigError(
+                f"{source} must map task ids to lists of steps", hint='e.g. {"*": [{"answer": "done"}]}'
+            )
+        self.source = source
+        self.scripts: dict[str, list[list[dict[str, Any]]]] = {}
+        for task_id, script in scripts.items():
+            if not isinstance(script, list):
+                raise ConfigError(
+                    f"{source}: the script of {task_id!r} is not a list", hint="a list of steps"
+                )
+            variants = script if script and all(isinstance(s, list) for s in script) else [script]
+            for variant in variants:
+                for n, step in enumerate(variant):
+                    _check_step(step, f"{source}: {task_id!r} step {n}")
+            self.scripts[str(task_id)] = variants
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> ScriptedPolicy:
+        path = Path(path)
+        try:
+            data = parse_data(path.read_text(encoding="utf-8"), path)
+        except OSError as exc:
+            raise ConfigError(
+                f"Cannot read agent script {path}: {exc.strerror}", hint="check the path"
+            ) from None
+        except Exception as exc:
+            raise ConfigError(
+                f"Agent script {path} does not parse: {exc}", hint="fix the JSON/YAML"
+            ) from None
+        return cls(data, str(path))
+
+    def describe(self) -> str:
+        return f"scripted({self.source})"
+
+    def script_for(self, episode: EpisodeInfo) -> list[dict[str, Any]]:
+        variants = self.scripts.get(episode.task_id) or self.scripts.get("*")
+        if not variants:
+            raise ConfigError(
+                f"{self.source} has no script for task {episode.task_id!r}",
+                hint="add one under its id, or a '*' script for every task",
+            )
+        return variants[episode.sample % len(variants)]
+
+    async def act(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], episode: EpisodeInfo
+    ) -> dict[str, Any]:
+        turn = sum(1 for m in messages if m.get("role") == "assistant")
+        script = self.script_for(episode)
+        if turn >= len(script):
+            return {"role": "assistant", "content": ""}
+        step = script[turn]
+        if "answer" in step:
+            answer = str(step["answer"])
+            if episode.domain not in TOOL_DOMAINS:  # action-text domains mark the answer
+                answer = f"<answer>{answer}</answer>"
+            return {"role": "assistant", "content": answer}
+        if "action" in step:
+            action = step["action"]
+            text = action if isinstance(action, str) else json.dumps(action, ensure_ascii=False)
+            return {"role": "assistant", "content": f"```\n{text}\n```"}
+        calls = step.get("tools", [step])
+        return {
+            "role": "assistant",
+            "content": str(step.get("say", "")),
+            "tool_calls": [
+                {
+                    "id": f"call_{turn}_{n}",
+                    "type": "function",
+                    "function": {
+                        "name": str(call["tool"]),
+                        "arguments": _arguments_text(call.get("arguments", {})),
+                    },
+                }
+                for n, call in enumerate(calls)
+            ],
+        }
+
+
+def _check_step(step: Any, where: str) -> None:
+    kinds = [k for k in ("tool", "tools", "action", "answer") if isinstance(step, dict) and k in step]
+    if len(kinds) != 1:
+        raise ConfigError(
+            f"{where} must have exactly one of tool, tools, action, answer",
+            hint='e.g. {"tool": "create_issue", "arguments": {"title": "x"}} or {"answer": "done"}',
+        )
+    if kinds == ["tools"]:
+        calls = step["tools"]
+        if (
+            not isinstance(calls, list)
+            or not calls
+            or not all(isinstance(c, dict) and "tool" in c for c in calls)
+        ):
+            raise ConfigError(f"{where}: 'tools' must be a list of {{tool, arguments}}", hint="or use 'tool'")
+
+
+def make_policy(spec: str, **options: Any) -> Policy:
+    """A policy from ``--agent``: ``openai`` (with base_urls, model, ...) or ``scripted:FILE``."""
+    kind, _, rest = spec.partition(":")
+    if kind == "scripted":
+        if not rest:
+            raise ConfigError("--agent scripted needs a file", hint="pass --agent scripted:agent.yaml")
+        return ScriptedPolicy.from_file(rest)
+    if kind == "openai":
+        return OpenAIPolicy(**options)
+    raise ConfigError(
+        f"Unknown agent {spec!r}", hint="use --agent openai (the default) or --agent scripted:FILE"
+    )

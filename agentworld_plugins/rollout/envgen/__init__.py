@@ -1,0 +1,238 @@
+"""Synthetic environments (the Claw-style scaling recipe): generate, validate, de-duplicate.
+
+``agentworld envgen --n N --output-dir DIR`` asks a generator for environments (a tool set with
+input and output schemas, a world bible, an initial state, tasks with reward checks), keeps the
+valid ones, drops near-duplicates and writes:
+
+- ``DIR/environments.jsonl``: one line per generated environment (resumable, like rollouts);
+- ``DIR/tasks.jsonl``: the tasks, with their tools inline, for ``agentworld rollout run``;
+- ``DIR/packs/<name>.json``: each tool set, for ``agentworld mcp serve --tools``;
+- ``DIR/solutions.json``: reference solutions, where the generator gives them (the offline one
+  does), for ``rollout run --agent scripted:DIR/solutions.json``.
+
+The generator is a chat model (``--generator-base-url``: the world model or any LLM) or, without
+one, the offline template generator (:mod:`.templates`).
+
+>>> summary = generate(20, "envs", OfflineGenerator(seed=7))                                # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ...bench.runner import (
+    JobResult,
+    RunOptions,
+    RunSummary,
+    describe_error,
+    is_transient,
+    retrying,
+    run_jobs,
+)
+from ...files import iter_jsonl
+from ..agent import EpisodeInfo, OpenAIPolicy
+from ..ray import RayPool
+from ..tasks import Task, write_tasks
+from .templates import offline_environment
+from .validate import check_environment, drop_near_duplicates, environment_tasks
+
+if TYPE_CHECKING:
+    from ...plugins import Registry
+
+LABEL = "envgen"
+
+PROMPT = """Invent a new simulated MCP service for training tool-using agents.
+Answer with one JSON object and nothing else, shaped like this example:
+{example}
+Rules: "name" is lower-case words joined by '-'; tool names use letters, digits and '_'; every
+inputSchema is a JSON Schema object of type "object"; outputSchema is a JSON Schema; each task's
+reward uses checks of these types: {rewards}; "ledger_item" names a resource some tool creates,
+"tool_called" names one of your tools. Make it about: {theme}. Do not reuse the example's theme."""
+
+_JSON = re.compile(r"\{.*\}", re.DOTALL)
+
+
+class OfflineGenerator:
+    """Environments from templates and a seed (no model)."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+
+    def describe(self) -> str:
+        return f"offline(seed={self.seed})"
+
+    async def generate(self, index: int, registry: Registry) -> dict[str, Any]:
+        return offline_environment(index, self.seed)
+
+
+class LLMGenerator:
+    """Environments from a chat model; answers that do not validate are asked again."""
+
+    def __init__(
+        self,
+        base_urls: list[str],
+        model: str,
+        api_key: str | None = None,
+        *,
+        seed: int = 0,
+        max_retries: int = 3,
+        retry_backoff: float = 0.5,
+    ) -> None:
+        self.policy = OpenAIPolicy(base_urls, model, api_key, temperature=1.0, max_tokens=8192)
+        self.seed = seed
+        self.max_retries = max_retries
+        self.retry_backoff = retry_backoff
+
+    def describe(self) -> str:
+        return f"llm({self.policy.describe()})"
+
+    def messages(self, index: int, registry: Registry) -> list[dict[str, str]]:
+        from .templates import BUSINESSES
+
+        example = offline_environment(0, self.seed)
+        theme = " and ".join(BUSINESSES[(index * 7 + k) % len(BUSINESSES)][0] for k in range(2))
+        text = PROMPT.format(
+            example=json.dumps(example),
+            rewards=", ".join(sorted(registry.rewards)),
+            theme=f"a {theme} business",
+        )
+        return [{"role": "user", "content": text}]
+
+    async def generate(self, index: int, registry: Registry) -> dict[str, Any]:
+        info = EpisodeInfo("envgen", index, self.seed + index, "mcp")
+        messages = self.messages(index, registry)
+
+        def check(reply: dict[str, Any]) -> str | None:
+            found = _JSON.search(str(reply.get("content") or ""))
+            if not found:
+                return "the generator's answer holds no JSON object"
+            try:
+                env = json.loads(found.group(0))
+            except json.JSONDecodeError as exc:
+                return f"the generator's JSON does not parse ({exc.msg})"
+            problems = check_environment(env, registry)
+            return "; ".join(problems[:3]) if problems else None
+
+        outcome = await retrying(
+            lambda: self.policy.act(messages, [], info),
+            max_retries=self.max_retries,
+            backoff=self.retry_backoff,
+            timeout=600,
+            check=check,
+        )
+        if not outcome.ok or outcome.value is None:
+            raise ValueError(outcome.error or "no environment")
+        found = _JSON.search(str(outcome.value.get("content") or ""))
+        assert found is not None
+        return json.loads(found.group(0))
+
+
+class _GeneratorWorker:
+    """A generator inside a Ray actor, with the actor's own plugin registry."""
+
+    def __init__(self, generator: Any) -> None:
+        self.generator = generator
+
+    async def generate(self, index: int) -> dict[str, Any]:
+        from ...plugins import get_plugin_manager
+
+        return await self.generator.generate(index, get_plugin_manager().registry)
+
+
+@dataclass
+class EnvgenSummary:
+    run: RunSummary
+    kept: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    tasks: int = 0
+
+    def line(self) -> str:
+        return (
+            f"{self.run.line()}; {len(self.kept)} environments kept, {len(self.dropped)} near-duplicates "
+            f"dropped, {self.tasks} tasks"
+        )
+
+
+async def agenerate(
+    n: int,
+    output_dir: str | Path,
+    generator: Any = None,
+    *,
+    concurrency: int = 8,
+    threshold: float = 0.8,
+    registry: Registry | None = None,
+    progress: bool = False,
+    ray: str | bool | None = None,
+) -> EnvgenSummary:
+    """Generate environments ``0..n-1`` into ``output_dir`` (resumable), then write the task file
+    and tool packs of the valid, distinct ones. ``ray`` (an address, or True for a local
+    instance) runs the generator in Ray actors."""
+    if registry is None:
+        from ...plugins import get_plugin_manager
+
+        registry = get_plugin_manager().registry
+    generator = generator or OfflineGenerator()
+    out = Path(output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    items = [{"task": "mcp", "id": f"env-{i:05d}", "index": i} for i in range(n)]
+    pool = RayPool.start(ray, partial(_GeneratorWorker, generator), "generate", concurrency)
+
+    async def work(item: dict[str, Any]) -> JobResult:
+        base = {"task": "mcp", "id": item["id"], "index": item["index"], "generator": generator.describe()}
+        try:
+            if pool is not None:
+                env = await pool.call(item["index"])
+            else:
+                env = await generator.generate(item["index"], registry)
+        except Exception as exc:
+            return JobResult(
+                {**base, LABEL: {"status": "failed", "error": describe_error(exc)}}, False, is_transient(exc)
+            )
+        problems = check_environment(env, registry)
+        if problems:
+            return JobResult({**base, LABEL: {"status": "failed", "error": "; ".join(problems[:5])}}, False)
+        return JobResult({**base, "environment": env, LABEL: {"status": "ok"}}, True)
+
+    options = RunOptions(concurrency=concurrency, max_retries=0, progress=progress)
+    try:
+        run = await run_jobs(items, work, out / "environments.jsonl", options, label=LABEL)
+    finally:
+        if pool is not None:
+            pool.close()
+    await getattr(getattr(generator, "policy", None), "aclose", _nothing)()
+    envs = [
+        line["environment"]
+        for _, line in iter_jsonl(out / "environments.jsonl")
+        if (line.get(LABEL) or {}).get("status") == "ok"
+    ]
+    kept, dropped = drop_near_duplicates(envs, threshold)
+    tasks: list[Task] = []
+    packs = out / "packs"
+    packs.mkdir(exist_ok=True)
+    for env in kept:
+        tasks += environment_tasks(env, registry)[0]
+        pack = {"name": env["name"], "description": env.get("description", ""), "tools": env["tools"]}
+        (packs / f"{env['name']}.json").write_text(json.dumps(pack, indent=2) + "\n", encoding="utf-8")
+    write_tasks(out / "tasks.jsonl", tasks)
+    solutions = {t.id: t.metadata["solution"] for t in tasks if isinstance(t.metadata.get("solution"), list)}
+    if solutions:  # a scripted agent that solves them: rollout run --agent scripted:DIR/solutions.json
+        (out / "solutions.json").write_text(json.dumps(solutions, indent=1) + "\n", encoding="utf-8")
+    return EnvgenSummary(run, [e["name"] for e in kept], dropped, len(tasks))
+
+
+async def _nothing() -> None:
+    return None
+
+
+def generate(*args: Any, **kwargs: Any) -> EnvgenSummary:
+    """The synchronous twin of :func:`agenerate`."""
+    return asyncio.run(agenerate(*args, **kwargs))
+
+
+__all__ = ["EnvgenSummary", "LLMGenerator", "OfflineGenerator", "agenerate", "check_environment", "generate"]

@@ -1,0 +1,155 @@
+"""Checks on a generated environment, and the near-duplicate filter.
+
+An environment is valid when its tool names are unique and usable by MCP clients (the pattern
+OpenAI's and Anthropic's tool calling accept: letters, digits, ``_`` and ``-``, at most 64), every
+``inputSchema`` and ``outputSchema`` is a JSON Schema object that compiles, and every task parses
+as a :class:`~agentworld_plugins.rollout.Task` whose reward checks name existing tools and
+resources.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from jsonschema.exceptions import SchemaError
+from jsonschema.validators import validator_for
+
+from ...errors import ConfigError
+from ..tasks import Task, parse_task
+
+if TYPE_CHECKING:
+    from ...plugins import Registry
+
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+ENV_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+
+
+def _schema_problem(schema: Any, where: str) -> str | None:
+    if not isinstance(schema, dict):
+        return f"{where} is not a JSON object"
+    try:
+        validator_for(schema).check_schema(schema)
+    except SchemaError as exc:
+        return f"{where} does not compile: {exc.message}"
+    return None
+
+
+def environment_problems(env: Any) -> list[str]:
+    """What is wrong with an environment's name and tools (empty when nothing is)."""
+    if not isinstance(env, dict):
+        return ["the environment is not a JSON object"]
+    problems = []
+    name = env.get("name")
+    if not isinstance(name, str) or not ENV_NAME.match(name):
+        problems.append(f"name {name!r} must be lower-case letters, digits and '-' (at most 64)")
+    tools = env.get("tools")
+    if not isinstance(tools, list) or not tools:
+        return [*problems, "tools must be a non-empty list"]
+    seen: set[str] = set()
+    for n, tool in enumerate(tools):
+        tool_name = tool.get("name") if isinstance(tool, dict) else None
+        where = f"tools[{n}]"
+        if not isinstance(tool_name, str) or not TOOL_NAME.match(tool_name):
+            problems.append(f"{where}.name {tool_name!r} is not a valid tool name (letters, digits, _ and -)")
+            continue
+        if tool_name in seen:
+            problems.append(f"{where}.name {tool_name!r} is used twice")
+        seen.add(tool_name)
+        schema = tool.get("inputSchema")
+        problem = _schema_problem(schema, f"{where}.inputSchema")
+        if problem:
+            problems.append(problem)
+        elif schema.get("type") != "object":
+            problems.append(f"{where}.inputSchema must have type 'object' (MCP tool arguments are an object)")
+        if "outputSchema" in tool:
+            problem = _schema_problem(tool["outputSchema"], f"{where}.outputSchema")
+            if problem:
+                problems.append(problem)
+    return problems
+
+
+def _reward_problems(task: Task, tool_names: set[str]) -> list[str]:
+    problems = []
+    for n, spec in enumerate(task.reward):
+        params = spec.params
+        if spec.type == "tool_called" and params.get("tool") not in tool_names:
+            problems.append(f"reward[{n}] names tool {params.get('tool')!r}, which the environment lacks")
+        if spec.type == "ledger_item":
+            resource = str(params.get("resource") or "").lower().rstrip("s")
+            if not resource or not any(resource in name.lower() for name in tool_names):
+                problems.append(f"reward[{n}] names resource {resource!r}, which no tool handles")
+    return problems
+
+
+def environment_tasks(env: dict[str, Any], registry: Registry) -> tuple[list[Task], list[str]]:
+    """The environment's tasks as :class:`Task` (ids ``<env name>-<n>``), and what is wrong."""
+    tool_names = {t["name"] for t in env.get("tools", []) if isinstance(t, dict) and "name" in t}
+    raw = env.get("tasks")
+    if not isinstance(raw, list) or not raw:
+        return [], ["tasks must be a non-empty list"]
+    tasks, problems = [], []
+    for n, entry in enumerate(raw):
+        if not isinstance(entry, dict):
+            problems.append(f"tasks[{n}] is not an object")
+            continue
+        value = {
+            "id": f"{env.get('name')}-{n}",
+            "domain": "mcp",
+            "tools": env.get("tools"),
+            "world_bible": env.get("world_bible"),
+            "initial_state": env.get("initial_state"),
+            "seed": n,
+            **entry,
+        }
+        try:
+            task = parse_task(value, f"tasks[{n}]", registry)
+        except ConfigError as exc:
+            problems.append(exc.message)
+            continue
+        problems += [f"tasks[{n}].{p}" for p in _reward_problems(task, tool_names)]
+        tasks.append(task)
+    return tasks, problems
+
+
+def check_environment(env: Any, registry: Registry) -> list[str]:
+    """Every problem of a generated environment (empty: it is valid)."""
+    problems = environment_problems(env)
+    if problems:
+        return problems
+    return environment_tasks(env, registry)[1]
+
+
+def _shingles(env: dict[str, Any]) -> set[str]:
+    words = []
+    for tool in env.get("tools", []):
+        words += re.findall(r"[a-z0-9]+", f"{tool.get('name', '')} {tool.get('description', '')}".lower())
+    words += re.findall(r"[a-z0-9]+", str(env.get("world_bible", "")).lower())
+    return {" ".join(words[i : i + 3]) for i in range(max(1, len(words) - 2))}
+
+
+def similarity(a: dict[str, Any], b: dict[str, Any]) -> float:
+    """Jaccard similarity of the word 3-shingles of two environments' tools and world bibles."""
+    sa, sb = _shingles(a), _shingles(b)
+    return len(sa & sb) / len(sa | sb) if sa or sb else 1.0
+
+
+def drop_near_duplicates(
+    envs: list[dict[str, Any]], threshold: float = 0.8
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Keep environments in order, dropping any whose name was taken or that is at least
+    ``threshold`` similar to one kept; returns (kept, names dropped)."""
+    kept: list[dict[str, Any]] = []
+    shingles: list[set[str]] = []
+    names: set[str] = set()
+    dropped: list[str] = []
+    for env in envs:
+        mine = _shingles(env)
+        near = any(len(mine & s) / len(mine | s) >= threshold for s in shingles if mine | s)
+        if env["name"] in names or near:
+            dropped.append(env["name"])
+            continue
+        kept.append(env)
+        shingles.append(mine)
+        names.add(env["name"])
+    return kept, dropped

@@ -1,0 +1,187 @@
+"""Task files: what an agent is asked to do, in which simulated world, and how it is scored.
+
+One JSON object per line (see ``docs/rollouts.md``)::
+
+    {"id": "label-bug", "domain": "mcp", "tool_pack": "github_issues",
+     "instruction": "Open an issue titled 'Crash on start' labelled bug in acme/api.",
+     "max_turns": 6, "seed": 1,
+     "reward": [{"type": "ledger_item", "resource": "issue", "where": {"labels": "bug"}}]}
+
+>>> tasks = load_tasks("tasks.jsonl")                                   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ..errors import ConfigError
+from ..files import iter_jsonl
+
+if TYPE_CHECKING:
+    from ..plugins import Registry
+
+#: domains whose agents call tools natively (OpenAI tool calling); the others write action text
+TOOL_DOMAINS = ("mcp", "swe", "search")
+
+
+class RewardSpec(BaseModel):
+    """One reward check: its ``type`` (a name registered through ``register_rewards``), its weight,
+    and the check's own parameters (any other keys)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str = Field(description="A reward registered through register_rewards (file_contains, ...).")
+    weight: float = Field(1.0, ge=0, description="Share of this check in the episode's reward.")
+    name: str | None = Field(None, description="Label in the breakdown (default: the type).")
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """The check's own parameters (everything but type, weight and name)."""
+        return dict(self.model_extra or {})
+
+    @property
+    def label(self) -> str:
+        return self.name or self.type
+
+
+class Task(BaseModel):
+    """One task: the agent's instruction, the world it acts in, its turn budget and its reward."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1, description="Unique within the file; the GRPO group id.")
+    domain: str = Field(description="mcp, search, terminal, swe, android, web or os.")
+    instruction: str = Field(min_length=1, description="What the agent is asked to do.")
+    tools: list[dict[str, Any]] | None = Field(None, description="MCP tool definitions of the world.")
+    tool_pack: str | None = Field(None, description="A registered tool pack, instead of tools.")
+    initial_state: str | None = Field(None, description="What the world shows first.")
+    files: dict[str, str] | None = Field(None, description="Seed files of the offline machine.")
+    cwd: str | None = None
+    world_bible: str | None = Field(None, description="Facts the simulated world keeps to.")
+    perturbations: list[str] = Field(default_factory=list, description="Perturbation specs.")
+    max_turns: int = Field(10, ge=1, le=1000, description="Most agent turns in one episode.")
+    seed: int = Field(0, description="Base seed; episode k of the group uses a seed derived from it.")
+    reward: list[RewardSpec] = Field(default_factory=list, description="Checks, weighted.")
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("id")
+    @classmethod
+    def _no_hash(cls, value: str) -> str:
+        if "#" in value:
+            raise ValueError("must not contain '#' (episode ids are '<task id>#<sample>')")
+        return value
+
+    def world_tools(self, registry: Registry | None = None) -> list[dict[str, Any]] | None:
+        """The task's tool definitions: ``tools``, else the named ``tool_pack``, else None."""
+        if self.tools is not None:
+            return self.tools
+        if self.tool_pack is not None:
+            if registry is None:
+                from ..plugins import get_plugin_manager
+
+                registry = get_plugin_manager().registry
+            return registry.tool_pack(self.tool_pack)
+        return None
+
+    def session_context(self, registry: Registry | None = None) -> dict[str, Any]:
+        """Keyword arguments for :meth:`World.session` (besides domain, seed and perturbations)."""
+        context: dict[str, Any] = {"task": self.instruction}
+        tools = self.world_tools(registry)
+        if tools is not None:
+            context["tools"] = tools
+        for key in ("initial_state", "files", "cwd", "world_bible"):
+            value = getattr(self, key)
+            if value is not None:
+                context[key] = value
+        return context
+
+
+def _field_errors(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors(include_url=False):
+        loc = ".".join(str(p) for p in err["loc"]) or "(line)"
+        parts.append(f"field {loc!r}: {err['msg']}")
+    return "; ".join(parts)
+
+
+def check_task(task: Task, registry: Registry, where: str) -> None:
+    """Check the names a task uses against what is registered; errors name ``where`` and the field."""
+    if task.domain not in registry.domains:
+        raise ConfigError(
+            f"{where}: field 'domain': unknown domain {task.domain!r}",
+            hint=f"use one of {', '.join(sorted(registry.domains))}",
+        )
+    if task.tool_pack is not None and task.tool_pack not in registry.tool_packs:
+        raise ConfigError(
+            f"{where}: field 'tool_pack': unknown tool pack {task.tool_pack!r}",
+            hint=f"use one of {', '.join(sorted(registry.tool_packs))} or give 'tools'",
+        )
+    if task.tools is not None and task.tool_pack is not None:
+        raise ConfigError(f"{where}: give 'tools' or 'tool_pack', not both", hint="drop one of them")
+    from .rewards import reward_registry
+
+    known = reward_registry(registry)
+    for index, spec in enumerate(task.reward):
+        if spec.type not in known:
+            raise ConfigError(
+                f"{where}: field 'reward.{index}.type': unknown reward {spec.type!r}",
+                hint=f"use one of {', '.join(sorted(known))} or register one with register_rewards",
+            )
+    for index, perturbation in enumerate(task.perturbations):
+        name = perturbation.split(":", 1)[0].strip()
+        if name not in registry.perturbations:
+            raise ConfigError(
+                f"{where}: field 'perturbations.{index}': unknown perturbation {name!r}",
+                hint=f"use one of {', '.join(sorted(registry.perturbations))}",
+            )
+
+
+def parse_task(value: Any, where: str, registry: Registry | None = None) -> Task:
+    """A validated :class:`Task` from one decoded line; ``where`` (``file:line``) leads any error."""
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: a task must be a JSON object", hint='e.g. {"id": "t1", "domain": ...}')
+    try:
+        task = Task.model_validate(value)
+    except ValidationError as exc:
+        raise ConfigError(
+            f"{where}: {_field_errors(exc)}", hint="see docs/rollouts.md for the task format"
+        ) from None
+    if registry is not None:
+        check_task(task, registry, where)
+    return task
+
+
+def load_tasks(path: str | Path, registry: Registry | None = None) -> list[Task]:
+    """Read and validate a task JSONL file; ids must be unique. Errors name the line and field."""
+    if registry is None:
+        from ..plugins import get_plugin_manager
+
+        registry = get_plugin_manager().registry
+    tasks: list[Task] = []
+    seen: dict[str, int] = {}
+    for lineno, value in iter_jsonl(path, hint="each line of a task file is one JSON object"):
+        where = f"{path}:{lineno}"
+        task = parse_task(value, where, registry)
+        if task.id in seen:
+            raise ConfigError(
+                f"{where}: field 'id': {task.id!r} is already used on line {seen[task.id]}",
+                hint="give every task its own id",
+            )
+        seen[task.id] = lineno
+        tasks.append(task)
+    if not tasks:
+        raise ConfigError(f"{path} holds no task", hint="write one JSON task per line")
+    return tasks
+
+
+def write_tasks(path: str | Path, tasks: Iterable[Task]) -> Path:
+    """Write tasks as JSONL (the form :func:`load_tasks` reads)."""
+    path = Path(path)
+    with path.open("w", encoding="utf-8") as fh:
+        for task in tasks:
+            fh.write(task.model_dump_json(exclude_defaults=True) + "\n")
+    return path

@@ -1,0 +1,239 @@
+"""Rollout throughput against the capacity of the servers, and per-step overhead of a rollout.
+
+Two fake OpenAI-compatible servers on 127.0.0.1 answer after ``--latency`` seconds (default 50 ms),
+as many requests at once as they get: the agent (tool calls, then an answer) and the world model.
+An MCP episode is ``--calls`` tool calls plus the final answer: ``2 * calls + 1`` sequential model
+calls, so with ``--concurrency K`` the servers' capacity is ``K / ((2 * calls + 1) * latency)``
+episodes per second. Throughput is measured episodes per second over that capacity.
+
+Overhead: one episode at a time; the median time of an agent turn plus its world step (agent
+request, action validation, world step through the hooks and the ``openai`` backend, reward
+bookkeeping) against two bare ``httpx`` calls to the same two servers with the same messages,
+interleaved in the same run.
+
+    python benchmarks/bench_rollout.py [--episodes 96] [--concurrency 8] [--latency 0.05]
+    python benchmarks/bench_rollout.py --per-episode [--ray]     # the library's own cost per episode
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import itertools
+import json
+import multiprocessing
+import socket
+import statistics
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import httpx
+
+from agentworld_plugins.backends.openai import OpenAIBackend
+from agentworld_plugins.fake_server import FakeWorldModelServer
+from agentworld_plugins.rollout import RolloutSpec, Task, arollout, rollout
+from agentworld_plugins.rollout.agent import EpisodeInfo, OpenAIPolicy
+from agentworld_plugins.rollout.episode import play
+from agentworld_plugins.session import World
+
+WORLD_ANSWER = '<predicted_observation>{"number": 1, "title": "x", "state": "open"}</predicted_observation>'
+
+
+def agent_responder(calls: int):
+    def respond(body: dict) -> dict | str:
+        done = sum(1 for m in body["messages"] if m.get("role") == "tool")
+        if done >= calls:
+            return "Done."
+        arguments = json.dumps({"owner": "a", "repo": "b", "title": f"bug {done}"})
+        return {
+            "content": "",
+            "tool_calls": [
+                {
+                    "id": f"c{done}",
+                    "type": "function",
+                    "function": {"name": "create_issue", "arguments": arguments},
+                }
+            ],
+        }
+
+    return respond
+
+
+def tasks(n: int) -> list[Task]:
+    return [
+        Task(
+            id=f"t{i}",
+            domain="mcp",
+            tool_pack="github-issues",
+            instruction="Open issues.",
+            max_turns=20,
+            reward=[{"type": "tool_called", "tool": "create_issue"}],
+        )
+        for i in range(n)
+    ]
+
+
+async def throughput(args: argparse.Namespace, agent: Any, world: Any) -> None:
+    spec = RolloutSpec(
+        agent="openai",
+        agent_options={"base_urls": [agent.url], "model": "agent"},
+        world_options={"backend": "openai", "base_url": world.url, "model": "wm"},
+        timings=False,
+    )
+    # the world model through the lean transport (rollout run's default), as a rollout at scale uses it
+    backend = OpenAIBackend([world.url], model="wm", transport="lean")
+    with tempfile.TemporaryDirectory() as tmp, World(backend=backend, perturbations=[]) as lean_world:
+        warm = Path(tmp) / "warm.jsonl"
+        await arollout(tasks(args.concurrency), warm, spec, concurrency=args.concurrency, world=lean_world)
+        out = Path(tmp) / "episodes.jsonl"
+        started = time.perf_counter()
+        summary = await arollout(
+            tasks(args.episodes), out, spec, concurrency=args.concurrency, world=lean_world
+        )
+        elapsed = time.perf_counter() - started
+    assert summary.ok == args.episodes, summary.line()
+    per_episode = (2 * args.calls + 1) * args.latency
+    capacity = args.concurrency / per_episode
+    measured = args.episodes / elapsed
+    print(f"episodes: {args.episodes}, concurrency {args.concurrency}, latency {args.latency * 1000:.0f} ms")
+    print(
+        f"capacity of the servers: {capacity:.1f} episodes/s (one episode = {per_episode * 1000:.0f} ms of calls)"
+    )
+    print(f"measured: {measured:.1f} episodes/s over {elapsed:.2f}s")
+    print(f"THROUGHPUT RATIO {measured / capacity:.3f} (target >= 0.8)")
+
+
+async def overhead(args: argparse.Namespace, agent: Any, world: Any) -> None:
+    policy = OpenAIPolicy([agent.url], "agent")
+    step_times: list[float] = []
+    bare_times: list[float] = []
+    task = tasks(1)[0]
+    with World(backend="openai", base_url=world.url, model="wm", perturbations=[]) as w:
+        async with httpx.AsyncClient() as client:
+            for i in range(args.overhead_episodes):
+                marks: list[float] = []
+
+                async def act(messages, tools, info: EpisodeInfo, marks: list[float] = marks):
+                    marks.append(time.perf_counter())
+                    return await policy.act(messages, tools, info)
+
+                episode = await play(task, i, w, act)
+                marks.append(time.perf_counter())
+                # each agent turn that led to a world step: from one agent request to the next
+                turns = [b - a for a, b in itertools.pairwise(marks)][: episode.world_steps]
+                if i >= 2:
+                    step_times += turns
+                # the bare baseline: the same two requests per turn, straight over HTTP
+                session_messages = episode.session.messages("### Turn 1\n\n**Action:**\n```json\n{}\n```")[0]
+                for _ in range(episode.world_steps):
+                    t0 = time.perf_counter()
+                    await client.post(
+                        f"{agent.url}/chat/completions",
+                        json={"model": "agent", "messages": episode.messages[:3], "tools": episode.tools},
+                    )
+                    await client.post(
+                        f"{world.url}/chat/completions", json={"model": "wm", "messages": session_messages}
+                    )
+                    if i >= 2:
+                        bare_times.append(time.perf_counter() - t0)
+    await policy.aclose()
+    lib, bare = statistics.median(step_times), statistics.median(bare_times)
+    print(f"per step: library {lib * 1000:.2f} ms, two bare calls {bare * 1000:.2f} ms")
+    print(f"OVERHEAD RATIO {lib / bare:.3f} (target < 1.2)")
+
+
+def per_episode(args: argparse.Namespace) -> None:
+    """Library cost of an episode with nothing to wait for: the scripted agent on the offline world
+    (the bundled tasks), asyncio and, with --ray, Ray actors on a local instance."""
+    from importlib.resources import files
+
+    data = files("agentworld_plugins.rollout.data")
+    spec = RolloutSpec(
+        agent=f"scripted:{data / 'agent.yaml'}", world_options={"backend": "offline"}, timings=False
+    )
+    task_file = str(data / "tasks.jsonl")
+    modes: list[tuple[str, Any]] = [("asyncio", None)]
+    if args.ray:
+        import ray
+
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        modes.append(("ray (local, 2 cpus)", True))
+    for label, ray_option in modes:
+        with tempfile.TemporaryDirectory() as tmp:
+            rollout(task_file, Path(tmp) / "warm.jsonl", spec, group_size=2, concurrency=4, ray=ray_option)
+            started = time.perf_counter()
+            summary = rollout(
+                task_file,
+                Path(tmp) / "e.jsonl",
+                spec,
+                group_size=args.offline_group,
+                concurrency=4,
+                ray=ray_option,
+            )
+            elapsed = time.perf_counter() - started
+        n = summary.ok
+        print(f"PER EPISODE ({label}): {elapsed / n * 1000:.2f} ms over {n} offline episodes of 2-3 steps")
+
+
+def _serve(kind: str, calls: int, latency: float, port: int, ready: Any, stop: Any) -> None:
+    """A fake server in a process of its own, so its CPU is not the client's (the GIL)."""
+    responder = agent_responder(calls) if kind == "agent" else (lambda body: WORLD_ANSWER)
+    with FakeWorldModelServer(responder=responder, latency=latency, port=port):
+        ready.set()
+        stop.wait()
+
+
+@contextlib.contextmanager
+def servers(args: argparse.Namespace) -> Iterator[tuple[Any, Any]]:
+    """The agent's and the world model's fake servers, each in its own process."""
+    ctx = multiprocessing.get_context("spawn")
+    stop = ctx.Event()
+    procs, urls = [], []
+    for kind in ("agent", "world"):
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        ready = ctx.Event()
+        proc = ctx.Process(
+            target=_serve, args=(kind, args.calls, args.latency, port, ready, stop), daemon=True
+        )
+        proc.start()
+        ready.wait(60)
+        procs.append(proc)
+        urls.append(SimpleNamespace(url=f"http://127.0.0.1:{port}/v1"))
+    try:
+        yield urls[0], urls[1]
+    finally:
+        stop.set()
+        for proc in procs:
+            proc.join(10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--episodes", type=int, default=96)
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--calls", type=int, default=3, help="tool calls per episode")
+    parser.add_argument("--overhead-episodes", type=int, default=12)
+    parser.add_argument("--per-episode", action="store_true", help="only the offline per-episode cost")
+    parser.add_argument(
+        "--offline-group", type=int, default=100, help="episodes per bundled task (--per-episode)"
+    )
+    parser.add_argument("--ray", action="store_true", help="also on a local Ray instance (--per-episode)")
+    args = parser.parse_args()
+    if args.per_episode:
+        per_episode(args)
+        return
+    with servers(args) as (agent, world):
+        asyncio.run(throughput(args, agent, world))
+        asyncio.run(overhead(args, agent, world))
+
+
+if __name__ == "__main__":
+    main()

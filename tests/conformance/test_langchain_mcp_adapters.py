@@ -1,0 +1,112 @@
+"""langchain-mcp-adapters' ``MultiServerMCPClient`` against ``agentworld mcp serve`` (stdio and
+streamable HTTP). It pins mcp 1.x while we use mcp 2.x, so it runs in a throwaway virtualenv that
+the test builds once per version under the conformance cache."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import venv
+from pathlib import Path
+
+import pytest
+from agentworld_plugins.adapters.mcp_catalog import Catalog
+from agentworld_plugins.adapters.mcp_server import FakeMcpServer
+from conformance_support import TOOLS, cache_dir, clean_env, served
+
+from agentworld_plugins import World
+
+VERSION = "0.3.2"
+REQUIREMENTS = [f"langchain-mcp-adapters=={VERSION}", "mcp>=1.24,<2"]
+
+# the user's code, run by the throwaway environment's Python
+CLIENT = textwrap.dedent(
+    """
+    import asyncio, json, sys
+    from langchain_mcp_adapters.client import MultiServerMCPClient
+
+    async def main():
+        connections = json.loads(sys.argv[1])
+        client = MultiServerMCPClient(connections)
+        out = {}
+        for name in connections:
+            tools = await client.get_tools(server_name=name)
+            by_name = {t.name: t for t in tools}
+            text = await by_name["create_ticket"].ainvoke({"title": "Printer on fire", "urgent": True})
+            out[name] = {"tools": sorted(by_name), "schema": by_name["create_ticket"].args_schema,
+                         "result": str(text)}
+        print(json.dumps(out))
+
+    asyncio.run(main())
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def adapters_python() -> str:
+    home = cache_dir(f"langchain-mcp-adapters-{VERSION}")
+    python = home / "bin" / "python"
+    ready = home / ".ready"
+    if not ready.exists():
+        try:
+            venv.EnvBuilder(with_pip=True, clear=True).create(home)
+            done = subprocess.run(
+                [str(python), "-m", "pip", "install", "-q", *REQUIREMENTS],
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+        except (OSError, subprocess.SubprocessError) as exc:
+            pytest.skip(f"cannot build the throwaway environment for langchain-mcp-adapters: {exc}")
+        if done.returncode != 0:
+            pytest.skip(
+                f"pip could not install {REQUIREMENTS} (needs the package index): {done.stderr[-300:]}"
+            )
+        ready.write_text("\n".join(REQUIREMENTS))
+    return str(python)
+
+
+def test_multi_server_client_lists_and_calls_over_stdio_and_http(
+    adapters_python: str, tmp_path: Path
+) -> None:
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps(TOOLS))
+    fake = FakeMcpServer(World(backend="offline"), Catalog.from_tools(TOOLS))
+    with served(fake.http_app(token="s3cret")) as base:
+        connections = {
+            "local": {
+                "transport": "stdio",
+                "command": sys.executable,
+                "args": [
+                    "-m",
+                    "agentworld_plugins",
+                    "mcp",
+                    "serve",
+                    "--backend",
+                    "offline",
+                    "--tools",
+                    str(tools),
+                ],
+                "env": clean_env(),
+            },
+            "remote": {
+                "transport": "streamable_http",
+                "url": f"{base}/mcp",
+                "headers": {"Authorization": "Bearer s3cret"},
+            },
+        }
+        done = subprocess.run(
+            [adapters_python, "-c", CLIENT, json.dumps(connections)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=clean_env(),
+        )
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    for name in ("local", "remote"):
+        assert out[name]["tools"] == ["create_ticket"]
+        assert out[name]["schema"]["required"] == ["title"]
+        assert out[name]["result"].strip()

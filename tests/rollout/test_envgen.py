@@ -1,0 +1,88 @@
+"""``agentworld envgen``: the offline generator makes valid, distinct environments whose tasks
+``rollout run`` plays (and its reference solutions solve) and whose packs ``mcp serve`` accepts;
+invalid and near-duplicate environments are caught; an LLM generator is asked again on bad JSON."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from agentworld_plugins.cli import cli
+from agentworld_plugins.fake_server import FakeWorldModelServer
+from agentworld_plugins.plugins import get_plugin_manager
+from agentworld_plugins.rollout import RolloutSpec, load_tasks, rollout
+from agentworld_plugins.rollout.envgen import LLMGenerator, OfflineGenerator, generate
+from agentworld_plugins.rollout.envgen.templates import offline_environment
+from agentworld_plugins.rollout.envgen.validate import check_environment, drop_near_duplicates
+
+
+def test_offline_envgen_feeds_rollout_and_mcp_serve(tmp_path: Path) -> None:
+    out = tmp_path / "envs"
+    result = CliRunner().invoke(cli, ["envgen", "--n", "6", "-o", str(out), "--seed", "3", "--no-progress"])
+    assert result.exit_code == 0, result.output
+    packs = sorted((out / "packs").glob("*.json"))
+    assert len(packs) == 6
+    tasks = load_tasks(out / "tasks.jsonl")
+    assert len(tasks) == 12 and len({t.id for t in tasks}) == 12
+    registry = get_plugin_manager().registry
+    envs = [json.loads(line)["environment"] for line in (out / "environments.jsonl").read_text().splitlines()]
+    assert all(check_environment(env, registry) == [] for env in envs)
+    assert len({env["name"] for env in envs}) == 6
+
+    episodes = tmp_path / "episodes.jsonl"
+    spec = RolloutSpec(agent=f"scripted:{out / 'solutions.json'}", world_options={"backend": "offline"})
+    summary = rollout(out / "tasks.jsonl", episodes, spec)
+    assert summary.ok == 12
+    rewards = [json.loads(line)["reward"] for line in episodes.read_text().splitlines()]
+    assert rewards == [1.0] * 12  # every generated task is solvable in the offline world
+
+    listed = CliRunner().invoke(cli, ["mcp", "serve", "--tools", str(packs[0]), "--list"])
+    assert listed.exit_code == 0, listed.output
+    assert "create_" in listed.output and "list_" in listed.output
+
+
+def test_a_rerun_keeps_what_was_generated(tmp_path: Path) -> None:
+    first = generate(4, tmp_path, OfflineGenerator(1))
+    again = generate(6, tmp_path, OfflineGenerator(1))
+    assert first.run.ok == 4 and again.run.skipped == 4 and again.run.ok == 2
+    assert len(again.kept) == 6
+
+
+def test_validation_names_what_is_wrong() -> None:
+    registry = get_plugin_manager().registry
+    env = offline_environment(0, 0)
+    bad = copy.deepcopy(env)
+    bad["tools"][1]["name"] = bad["tools"][0]["name"]
+    bad["tools"][2]["name"] = "list things!"
+    bad["tools"][3]["inputSchema"] = {"type": "object", "properties": {"id": {"type": 12}}}
+    bad["tasks"][0]["reward"][1]["tool"] = "launch_rocket"
+    problems = check_environment(bad, registry)
+    text = "\n".join(problems)
+    assert "is used twice" in text and "'list things!' is not a valid tool name" in text
+    assert "tools[3].inputSchema does not compile" in text
+    bad = copy.deepcopy(env)
+    bad["tasks"][0]["reward"][1]["tool"] = "launch_rocket"
+    assert "names tool 'launch_rocket'" in "\n".join(check_environment(bad, registry))
+
+
+def test_near_duplicates_are_dropped() -> None:
+    a, b = offline_environment(0, 0), offline_environment(1, 0)
+    twin = copy.deepcopy(a)
+    twin["name"] = "another-name"
+    kept, dropped = drop_near_duplicates([a, b, twin])
+    assert [e["name"] for e in kept] == [a["name"], b["name"]] and dropped == ["another-name"]
+
+
+def test_an_llm_generator_is_asked_again_until_the_environment_validates(tmp_path: Path) -> None:
+    good = offline_environment(5, 9)
+    broken = {**good, "tools": [{"name": "bad name", "inputSchema": {"type": "object"}}]}
+    with FakeWorldModelServer() as server:
+        server.enqueue("I cannot answer in JSON.", f"```json\n{json.dumps(broken)}\n```", json.dumps(good))
+        summary = generate(1, tmp_path, LLMGenerator([server.url], "gen", max_retries=3, retry_backoff=0.0))
+        prompt = server.chat_requests[0].body["messages"][0]["content"]
+    assert summary.run.ok == 1 and summary.kept == [good["name"]]
+    assert len(server.chat_requests) == 3
+    assert "ledger_item" in prompt

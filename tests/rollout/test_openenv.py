@@ -1,0 +1,88 @@
+"""``agentworld openenv serve`` (a real subprocess on 127.0.0.1) driven by OpenEnv's own client:
+reset, step, state over WebSocket sessions, the reward at the end, isolated concurrent sessions."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+openenv = pytest.importorskip("openenv", reason="the rl extra (openenv-core) is not installed")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server_url() -> Iterator[str]:
+    tasks = Path(__file__).resolve().parents[2] / "agentworld_plugins" / "rollout" / "data" / "tasks.jsonl"
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTWORLD_")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentworld_plugins", "openenv", "serve", "--tasks", str(tasks),
+         "--backend", "offline", "--port", str(port)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/health", timeout=1) as response:
+                if response.status == 200:
+                    break
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail(f"openenv serve did not start: {proc.stderr.read().decode()[-2000:]}")
+        time.sleep(0.1)
+    yield url
+    proc.terminate()
+    proc.wait(10)
+    proc.stderr.close()
+
+
+def test_an_openenv_client_resets_steps_and_is_rewarded(server_url: str) -> None:
+    with openenv.GenericEnvClient(base_url=server_url).sync() as env:
+        first = env.reset(task_id="issue-bug", seed=0)
+        assert "Crash on start" in first.observation["instruction"]
+        assert "create_issue" in {t["function"]["name"] for t in first.observation["tools"]}
+        step = env.step(
+            {
+                "tool_name": "create_issue",
+                "arguments": {"owner": "a", "repo": "b", "title": "Crash on start", "labels": ["bug"]},
+            }
+        )
+        assert '"number": 1' in step.observation["text"] and not step.done
+        bad = env.step({"tool_name": "create_issue", "arguments": {"owner": "a"}})
+        assert bad.observation["is_error"]
+        state = env.state()
+        assert state["task_id"] == "issue-bug" and state["step_count"] == 2
+        end = env.step({"answer": "Opened #1"})
+        assert end.done and end.reward == 1.0
+        assert [b["score"] for b in end.observation["reward_breakdown"]] == [1.0, 1.0, 1.0]
+
+
+def test_sessions_are_isolated_and_end_after_max_turns(server_url: str) -> None:
+    with (
+        openenv.GenericEnvClient(base_url=server_url).sync() as a,
+        openenv.GenericEnvClient(base_url=server_url).sync() as b,
+    ):
+        a.reset(task_id="greeting-file")
+        b.reset(task_id="greeting-file")
+        a.step({"action": [{"keystrokes": "echo 'hello world' > /app/hello.txt\n", "duration": 0.1}]})
+        seen = b.step({"action": [{"keystrokes": "cat /app/hello.txt\n", "duration": 0.1}]})
+        assert "No such file" in seen.observation["text"]
+        a.step({"action": [{"keystrokes": "true\n", "duration": 0.1}]})
+        last = a.step({"action": [{"keystrokes": "true\n", "duration": 0.1}]})  # max_turns is 3
+        assert last.done and last.reward == 1.0

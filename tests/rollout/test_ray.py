@@ -1,0 +1,61 @@
+"""``--ray``: episodes played, environments generated and bench records inferred and judged by Ray
+actors on a local instance give the same files as asyncio."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from agentworld_plugins.cli import cli
+from agentworld_plugins.rollout import RolloutSpec, rollout
+from agentworld_plugins.rollout.envgen import OfflineGenerator, generate
+
+ray = pytest.importorskip("ray", reason="the rl extra (ray) is not installed")
+
+
+def test_a_local_ray_run_gives_the_same_files_as_asyncio(
+    tmp_path: Path, tasks_file: Path, scripted: RolloutSpec
+) -> None:
+    scripted.timings = False
+    local = tmp_path / "asyncio.jsonl"
+    rollout(tasks_file, local, scripted, group_size=2, concurrency=2)
+    generate(3, tmp_path / "envs-asyncio", OfflineGenerator(5), concurrency=2)
+    bench = Path(__file__).resolve().parents[2] / "examples" / "bench"
+
+    def bench_run(out: Path, *more: str) -> str:
+        args = [
+            "bench",
+            "run",
+            "--data-dir",
+            str(bench / "data"),
+            "--output-dir",
+            str(out),
+            "--backend",
+            "offline",
+        ]
+        args += ["--judge-backend", f"scenario:{bench / 'judge.yaml'}", "--no-progress", "--concurrency", "4"]
+        result = CliRunner().invoke(cli, [*args, *more])
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    bench_run(tmp_path / "bench-asyncio")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        distributed = tmp_path / "ray.jsonl"
+        summary = rollout(tasks_file, distributed, scripted, group_size=2, concurrency=2, ray=True)
+        envs = generate(3, tmp_path / "envs-ray", OfflineGenerator(5), concurrency=2, ray=True)
+        said = bench_run(tmp_path / "bench-ray", "--ray")
+    finally:
+        ray.shutdown()
+    assert summary.ok == 6
+    assert distributed.read_bytes() == local.read_bytes()
+    assert envs.run.ok == 3
+    for name in ("environments.jsonl", "tasks.jsonl", "solutions.json"):
+        assert (tmp_path / "envs-ray" / name).read_bytes() == (tmp_path / "envs-asyncio" / name).read_bytes()
+    assert "world model: ray(offline" in said and "judge: ray(scenario" in said
+    for name in ("predictions.jsonl", "judgements.jsonl"):
+        assert (tmp_path / "bench-ray" / name).read_bytes() == (
+            tmp_path / "bench-asyncio" / name
+        ).read_bytes()

@@ -1,0 +1,131 @@
+"""``agentworld serve`` over the offline world answers a remote session as the world answers a local
+one (initial state on turn 1, screens that change) and refuses conversations it cannot honour."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+
+import pytest
+import uvicorn
+
+from agentworld_plugins import World
+from agentworld_plugins.server import create_app
+from agentworld_plugins.turns import render_turn, state_of_turn
+
+PAGE = (
+    "URL: https://shop.example/\nTitle: Shop\n\nRootWebArea 'Shop', focused\n"
+    "\t[5] textbox 'Search'\n\t[6] button 'Go'\n\t[7] link 'Cart', url='https://shop.example/cart'"
+)
+_FIELD = {
+    "text": "",
+    "content_description": "Search",
+    "class_name": "android.widget.EditText",
+    "resource_name": "app:id/q",
+    "is_clickable": True,
+    "is_editable": True,
+    "is_scrollable": False,
+    "is_checked": False,
+    "is_selected": False,
+    "is_focused": False,
+    "bbox": [0, 100, 1000, 200],
+}
+SCREEN = "UI element 0: " + json.dumps(_FIELD)
+CASES = {  # (initial state, actions, text the first answer shows because the screen changed)
+    "web": (PAGE, ["fill('5', 'mouse')", "click('6')"], "value='mouse'"),
+    "android": (SCREEN, [{"action_type": "input_text", "text": "alarm", "index": 0}], '"text": "alarm"'),
+    "terminal": (
+        "user@box:~$ ",
+        [[{"keystrokes": "pwd\n"}], [{"keystrokes": "cd /tmp && pwd\n"}]],
+        "/home/user",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[str]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    app = create_app(World(backend="offline").backend)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    for _ in range(1000):
+        if server.started:
+            break
+        time.sleep(0.01)
+    yield f"http://127.0.0.1:{port}/v1"
+    server.should_exit = True
+    thread.join(5)
+
+
+@pytest.mark.parametrize("domain", sorted(CASES))
+def test_remote_session_sees_what_a_local_one_sees(served: str, domain: str) -> None:
+    state, actions, changed = CASES[domain]
+    local = World(backend="offline").session(domain, initial_state=state)
+    remote = World(base_url=served, model="agentworld", max_retries=0).session(domain, initial_state=state)
+    seen = []
+    for action in actions:
+        want, got = local.step(action).text, remote.step(action).text
+        assert got == want
+        seen.append(got)
+    assert changed in seen[0] and changed not in state  # turn 1 acted on the initial state
+
+
+def test_state_of_turn_reads_back_what_render_turn_wrote() -> None:
+    for state in ("root@box:/app# ", "line 1\nline 2\n", ""):
+        assert state_of_turn(render_turn(1, "{}", state=state)) == state
+    assert state_of_turn(render_turn(2, "{}")) is None
+
+
+def test_a_domain_the_server_does_not_have_gets_a_400(served: str) -> None:
+    """A plugin's conversation sent to a server started without the plugin is not answered as `os`."""
+    system = "# Greeting Service World Model\n\nYou stand in for a tiny greeting service.\n"
+    body = {
+        "model": "agentworld",
+        "messages": [
+            {"role": "system", "content": system},
+            {"role": "user", "content": render_turn(1, '{"name": "Ada"}')},
+        ],
+    }
+    request = urllib.request.Request(
+        served + "/chat/completions",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with pytest.raises(urllib.error.HTTPError) as info:
+        urllib.request.urlopen(request, timeout=30)
+    assert info.value.code == 400
+    message = json.loads(info.value.read())["error"]["message"]
+    assert "Greeting Service World Model" in message
+    assert "restart" in message
+
+
+def test_a_plugin_domain_the_server_has_is_answered_as_itself() -> None:
+    """Its action looks like a search call ({"name": ...}); its system prompt says which it is."""
+    import sys
+    from pathlib import Path
+
+    from agentworld_plugins.backends.base import Sampling
+    from agentworld_plugins.backends.fake import FakeBackend
+    from agentworld_plugins.backends.offline import OfflineBackend
+    from agentworld_plugins.plugins import new_plugin_manager
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / "agentworld-hello"))
+    try:
+        import agentworld_hello
+    finally:
+        sys.path.pop(0)
+    pm = new_plugin_manager(load_entrypoints=False)
+    pm.register(agentworld_hello, name="hello")
+    recorder = FakeBackend(responder=lambda messages: "x")
+    World(backend=recorder, plugin_manager=pm).session("hello").step({"name": "Ada"})
+    messages, _ = recorder.history[-1]
+    answer = OfflineBackend(pm.registry).complete(messages, Sampling())
+    assert "Hello, Ada!" in answer.text
