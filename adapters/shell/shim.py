@@ -577,10 +577,7 @@ class _Local:
 
 
 def _write(fd: int, text: str) -> None:
-    try:  # bytes that were not UTF-8 go out as they came in
-        data = text.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:  # a lone surrogate that stands for no byte
-        data = text.encode("utf-8", "replace")
+    data = text.encode("utf-8", "surrogateescape")  # bytes that were not UTF-8 go out as they came in
     while data:
         try:
             written = os.write(fd, data)
