@@ -34,6 +34,18 @@ class Settings(BaseSettings):
     concurrency: int = Field(64, ge=1, description="Most world-model requests in flight per backend.")
     max_context_tokens: int = Field(262144, ge=256, description="Context budget of one session.")
     seed: int | None = Field(None, description="Seed passed to the backend for reproducible sampling.")
+    offline_step_seconds: float = Field(
+        5.0, gt=0, description="Wall-clock budget of one offline shell step; past it the command fails (152)."
+    )
+    offline_step_memory_mb: int = Field(
+        256, ge=1, description="Memory budget (MB) of one offline shell step; past it the command fails (2)."
+    )
+    offline_unknown_programs: str = Field(
+        "fail",
+        pattern="^(fail|succeed)$",
+        description="What a program the offline shell cannot simulate answers: 'fail' (a notice, 126) "
+        "or 'succeed' (nothing, 0).",
+    )
     home: Path = Field(
         Path.home() / ".agentworld", description="Where sessions, cassettes and caches are kept."
     )

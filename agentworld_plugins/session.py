@@ -309,7 +309,11 @@ class Session:
             prompt = self.domain.render_turn(
                 number, validated, self.domain.state_for_turn(number, self.context)
             )
-            messages, dropped = self.messages(prompt)
+            if getattr(backend or self.backend, "context_budget", True):
+                messages, dropped = self.messages(prompt)
+            else:  # no model reads them (the offline world): no token budget to fit
+                history = [(t.prompt, t.observation.text) for t in self.trajectory.turns]
+                messages = build_messages(self.system_prompt, history, prompt)
         messages = self.pm.chain("transform_messages", "messages", messages, session=self)
         return (
             None,

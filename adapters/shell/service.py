@@ -26,6 +26,7 @@ Environment variables read from the request:
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -159,13 +160,17 @@ class ShellService:
                 cwd=request.get("cwd") or None,
                 stdin=request.get("stdin") or None,
             )
-            return {"stdout": result.stdout, "stderr": result.stderr, "exit_code": result.exit_code}
+            return {
+                "stdout": _bytes_only(result.stdout),
+                "stderr": _bytes_only(result.stderr),
+                "exit_code": result.exit_code,
+            }
         if op == "prompt":
             return {"prompt": terminal.prompt()}
         if op == "line":
             line = terminal.send_line(str(request.get("text", "")))
             return {
-                "output": line.output,
+                "output": _bytes_only(line.output),
                 "prompt": line.prompt,
                 "status": line.status,
                 "exited": line.exited,
@@ -173,3 +178,12 @@ class ShellService:
         if op == "interrupt":
             return {"prompt": terminal.interrupt()}
         return {"error": f"unknown request {op!r}"}
+
+
+#: surrogates that stand for no byte (``surrogateescape`` uses U+DC80..U+DCFF for bytes 0x80..0xFF)
+_NOT_A_BYTE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+
+
+def _bytes_only(text: str) -> str:
+    """``text`` the shim can write as bytes: a lone surrogate that stands for no byte is U+FFFD."""
+    return text if text.isascii() else _NOT_A_BYTE.sub("\ufffd", text)

@@ -577,7 +577,7 @@ class _Local:
 
 
 def _write(fd: int, text: str) -> None:
-    data = text.encode("utf-8", "replace")
+    data = text.encode("utf-8", "surrogateescape")  # bytes that were not UTF-8 go out as they came in
     while data:
         try:
             written = os.write(fd, data)
@@ -613,7 +613,7 @@ def _read_stdin(wait: float | None) -> str | None:
                 break
     except (OSError, ValueError):
         pass
-    return b"".join(chunks).decode("utf-8", "replace")
+    return b"".join(chunks).decode("utf-8", "surrogateescape")
 
 
 def _fail(message: str) -> None:

@@ -56,6 +56,8 @@ class Backend:
     """
 
     name: str = "backend"
+    #: whether requests must fit the session's context budget (False where no model reads them)
+    context_budget: bool = True
 
     def complete(self, messages: list[dict[str, Any]], sampling: Sampling) -> Completion:
         raise NotImplementedError

@@ -10,9 +10,12 @@ cache keyed by the conversation so a growing conversation costs one step per req
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import re
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -140,13 +143,18 @@ class OfflineBackend(Backend):
     """Answers every turn with the domain's deterministic offline behaviour."""
 
     name = "offline"
+    context_budget = False  # it reads the action, not a model's context: no token budget
 
     def __init__(self, registry: Registry, *, default: bool = False, cache_size: int = 256) -> None:
         self.registry = registry
         self.notice = NOTICE if default else None
         self._cache: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._cache_size = cache_size
+        #: guards the tables below (held only for lookups, never while a world runs)
         self._lock = threading.Lock()
+        #: one lock per session (shared by the sessions of one machine): worlds of different
+        #: sessions run at the same time, each session's steps one after another
+        self._session_locks: weakref.WeakKeyDictionary[Session, threading.RLock] = weakref.WeakKeyDictionary()
         self._detector = DomainDetector(registry)
 
     def describe(self) -> str:
@@ -248,7 +256,7 @@ class OfflineBackend(Backend):
         if session is not None:
             domain = session.domain
             action = self._parse_action(domain, str(messages[-1].get("content") or ""))
-            with self._lock:
+            with self.session_lock(session):
                 store = self._session_state(session)
                 completion = self._answer(
                     domain, store["state"], action, session.context, session.pm.registry
@@ -256,6 +264,20 @@ class OfflineBackend(Backend):
                 store["applied"] += 1
             return completion
         return self._complete_stateless(messages)
+
+    def session_lock(self, session: Session) -> threading.RLock:
+        """The lock ``session``'s world is stepped under (one machine's sessions share one)."""
+        with self._lock:
+            lock = self._session_locks.get(session)
+            if lock is None:
+                lock = self._session_locks[session] = threading.RLock()
+            return lock
+
+    def _share_lock(self, sessions: list[Session]) -> None:
+        with self._lock:
+            lock = threading.RLock()
+            for session in sessions:
+                self._session_locks[session] = lock
 
     def _complete_stateless(self, messages: list[dict[str, Any]]) -> Completion:
         if not messages or messages[-1].get("role") != "user":
@@ -279,14 +301,15 @@ class OfflineBackend(Backend):
         initial = state_of_turn(users[0]) if domain.has_state else None
         if initial is not None:  # the session's initial_state travels in the first turn's prompt
             context["initial_state"] = initial
-        with self._lock:
+        with self._lock:  # taken out of the table: no other request steps the same state object
             state = self._cache.pop(self._key(domain.name, users[:-1], system), None)
-            if state is None:
-                state = {}
-                step = self.world_for(domain)
-                for prompt in users[:-1]:
-                    step(state, self._parse_action(domain, prompt), context)
-            completion = self._answer(domain, state, action, context)
+        if state is None:  # rebuilt outside the table's lock: other conversations go on meanwhile
+            state = {}
+            step = self.world_for(domain)
+            for prompt in users[:-1]:
+                step(state, self._parse_action(domain, prompt), context)
+        completion = self._answer(domain, state, action, context)
+        with self._lock:
             self._cache[self._key(domain.name, users, system)] = state
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
@@ -297,7 +320,10 @@ class OfflineBackend(Backend):
         return context_from_system(system)
 
     async def acomplete(self, messages: list[dict[str, Any]], sampling: Sampling) -> Completion:
-        return self.complete(messages, sampling)
+        # a world's step is CPU work of up to its budget: in a worker thread, so the event loop
+        # (a server's /health, other sessions) never waits for it; the context (current session)
+        # goes with it
+        return await asyncio.to_thread(self.complete, messages, sampling)
 
     # -- the public state API (fronts that keep sessions across processes) ------------------------
 
@@ -306,7 +332,7 @@ class OfflineBackend(Backend):
         machine shared with another session) instead of building it from the context on the first
         step. ``state`` is the world before the session's first turn: turns the session already
         has are replayed into it now."""
-        with self._lock:
+        with self.session_lock(session):
             session.state["offline"] = {"applied": 0, "state": state}
             self._session_state(session)
 
@@ -322,6 +348,7 @@ class OfflineBackend(Backend):
                 'that calls register("shell", build, kind="machine") in register_offline_worlds',
             )
         states = build({n: s.domain.name for n, s in sessions.items()}, **machine)
+        self._share_lock(list(sessions.values()))  # one filesystem: their steps take turns
         for name, session in sessions.items():
             self.start(session, states[name])
 
@@ -329,7 +356,7 @@ class OfflineBackend(Backend):
         """``session``'s offline world state, brought up to date with its turns (turns another
         backend of a chain answered are replayed into it). Fronts read it, e.g. ``state["terminal"]``
         (the terminal domain's screen) and ``state["vm"]`` (the shell machine)."""
-        with self._lock:
+        with self.session_lock(session):
             return self._session_state(session)["state"]  # type: ignore[no-any-return]
 
     def snapshot(self, sessions: dict[str, Session]) -> bytes:
@@ -337,9 +364,16 @@ class OfflineBackend(Backend):
         :meth:`restore` takes it back in a process running the same version."""
         import pickle
 
-        with self._lock:
+        with contextlib.ExitStack() as held:
+            for lock in self._locks_of(sessions):
+                held.enter_context(lock)
             states = {name: s.state.get("offline") for name, s in sessions.items()}
             return snapshot_tag().encode() + b"\n" + pickle.dumps(states, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def _locks_of(self, sessions: dict[str, Session]) -> list[threading.RLock]:
+        """The sessions' locks, each once, in one fixed order (no two callers deadlock)."""
+        unique = {id(lock): lock for lock in (self.session_lock(s) for s in sessions.values())}
+        return [unique[k] for k in sorted(unique)]
 
     @staticmethod
     def snapshot_version() -> str:
@@ -361,7 +395,9 @@ class OfflineBackend(Backend):
             return False
         if not isinstance(states, dict) or not all(name in states for name in sessions):
             return False
-        with self._lock:
+        with contextlib.ExitStack() as held:
+            for lock in self._locks_of(sessions):
+                held.enter_context(lock)
             for name, session in sessions.items():
                 if states[name] is None:
                     session.state.pop("offline", None)

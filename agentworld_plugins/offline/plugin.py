@@ -12,8 +12,20 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..current import current_session
 from ..hookspecs import hookimpl
 from ..observation import OfflineResult
+
+
+def _apply_limits(vm: Any) -> None:
+    """The step budget of the session's settings (``offline_step_*``), where a session runs."""
+    session = current_session.get()
+    settings = getattr(getattr(session, "world", None), "settings", None)
+    if settings is not None and getattr(vm, "_limits_from", None) is not settings:
+        from .shell.limits import StepLimits
+
+        vm.limits = StepLimits.from_settings(settings)
+        vm._limits_from = settings
 
 
 def terminal_step(state: dict[str, Any], action: BaseModel, context: dict[str, Any]) -> OfflineResult:
@@ -29,6 +41,7 @@ def terminal_step(state: dict[str, Any], action: BaseModel, context: dict[str, A
     unknown: list[str] = []
     raw = action.model_dump(mode="python") if isinstance(action, BaseModel) else action
     batches: list[dict[str, Any]] = [b for b in raw if isinstance(b, dict)] if isinstance(raw, list) else []
+    _apply_limits(terminal.vm)
     for batch in batches:
         step = terminal.send(str(batch.get("keystrokes", "")))
         commands.extend(step.commands)
@@ -53,6 +66,7 @@ def _terminal(state: dict[str, Any], context: dict[str, Any]) -> Any:
     terminal = state.get("terminal")
     if terminal is None:
         vm = state.get("vm") or machine_from_context(context, interactive=True)
+        _apply_limits(vm)
         initial = context.get("initial_state")
         terminal = TerminalScreen(vm, None if initial is None else str(initial), rows=SCREEN_LINES)
         state["vm"] = vm
@@ -85,6 +99,7 @@ def swe_step(state: dict[str, Any], action: BaseModel, context: dict[str, Any]) 
         tools = SweTools(vm, root=vm.cwd)
         state["vm"] = vm
         state["swe_tools"] = tools
+    _apply_limits(tools.vm)
     name = getattr(action, "tool_name", None) or ""
     arguments = getattr(action, "arguments", None) or {}
     result = tools.call(name, arguments)

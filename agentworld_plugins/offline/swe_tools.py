@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .shell import VirtualMachine, brace_expand, glob_regex
+from .shell.patterns import path_glob
 from .shell.quoting import _display
 from .vfs import DirNode, FileNode, FsError, as_text, is_binary
 
@@ -292,7 +293,7 @@ class SweTools:
         if not fs.is_dir(top):
             return ToolResult(f"Path does not exist: {top}", True)
         flags = 0 if args.get("case_sensitive") else re.IGNORECASE
-        regexes = [re.compile(_path_glob(p), flags) for p in brace_expand(pattern)]
+        regexes = [re.compile(path_glob(p), flags) for p in brace_expand(pattern, 4096)]
         hits = []
         for path in self._walk_files(top):
             rel = path[len(top) :].lstrip("/") if top != "/" else path.lstrip("/")
@@ -327,7 +328,7 @@ class SweTools:
             return ToolResult(f"Path does not exist: {top}", True)
         files = self._walk_files(top) if fs.is_dir(top) else [top]
         if include:
-            inc = [re.compile(_path_glob(p), re.IGNORECASE) for p in brace_expand(str(include))]
+            inc = [re.compile(path_glob(p), re.IGNORECASE) for p in brace_expand(str(include), 4096)]
             files = [
                 f
                 for f in files
@@ -592,36 +593,3 @@ def _int(value: Any, default: int) -> int:
 
 def _name_key(name: str) -> tuple[str, str]:
     return (name.lower(), name)
-
-
-def _path_glob(pattern: str) -> str:
-    """A glob with ``**`` (any depth) as a regex over ``/``-separated relative paths."""
-    out: list[str] = []
-    i = 0
-    pattern = pattern.lstrip("./") if pattern.startswith("./") else pattern
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        elif pattern[i] == "[":
-            j = pattern.find("]", i + 2)
-            if j < 0:
-                out.append(re.escape("["))
-                i += 1
-            else:
-                body = pattern[i + 1 : j]
-                out.append("[" + ("^" + body[1:] if body.startswith("!") else body) + "]")
-                i = j + 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return "".join(out)

@@ -43,10 +43,10 @@ STRERROR = {
 #: programs present in /usr/bin (the shell simulates some; the others have an unknown effect)
 USR_BIN = (
     "[", "apt", "apt-get", "awk", "base64", "basename", "bash", "cat", "chmod", "chown", "clear",
-    "cmp", "cp", "curl", "cut", "dash", "date", "df", "diff", "dirname", "dpkg", "du", "echo", "egrep",
+    "cmp", "cp", "curl", "cut", "dash", "date", "dd", "df", "diff", "dirname", "dpkg", "du", "echo", "egrep",
     "env", "expr", "false", "fgrep", "file", "find", "free", "gcc", "git", "grep", "gzip", "head",
     "hostname", "id", "kill", "less", "ln", "ls", "make", "md5sum", "mkdir", "more", "mv", "nano",
-    "nl", "paste", "perl", "pip", "pip3", "printenv", "printf", "ps", "pwd", "python", "python3",
+    "nl", "nohup", "od", "paste", "perl", "pip", "pip3", "printenv", "printf", "ps", "pwd", "python", "python3",
     "python3.12", "readlink", "realpath", "rev", "rm", "rmdir", "sed", "seq", "sh", "sha1sum",
     "sha256sum", "sleep", "sort", "stat", "tac", "tail", "tar", "tee", "test", "timeout", "top",
     "touch", "tr", "true", "uname", "uniq", "unzip", "vi", "vim", "wc", "wget", "which", "whoami",
@@ -203,6 +203,15 @@ def as_text(content: str | bytes) -> str:
     return content.decode("utf-8", "surrogateescape") if isinstance(content, bytes) else content
 
 
+def content_of(data: bytes) -> str | bytes:
+    """How bytes are kept as file content: text when they are NUL-free UTF-8, else the bytes."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data
+    return data if "\x00" in text else text
+
+
 def is_binary(content: str | bytes) -> bool:
     """Whether content looks binary the way grep decides it: a NUL byte or invalid UTF-8."""
     if isinstance(content, bytes):
@@ -290,7 +299,10 @@ class VirtualFS:
             fs._put(path, FileNode(mode=0o644, mtime=EPOCH, content=text))
         fs._put("/root/.bashrc", FileNode(mode=0o644, mtime=EPOCH, content=_BASHRC))
         fs._put("/root/.profile", FileNode(mode=0o644, mtime=EPOCH, content=_PROFILE))
-        fs._put("/dev/null", FileNode(mode=0o666, mtime=EPOCH, content=""))
+        for device in ("null", "zero", "urandom", "random", "full", "tty"):  # character devices
+            fs._put(f"/dev/{device}", FileNode(mode=0o666, mtime=EPOCH, content=""))
+        for name, fd in (("stdin", 0), ("stdout", 1), ("stderr", 2)):
+            fs._put(f"/dev/{name}", LinkNode(mode=0o777, mtime=EPOCH, target=f"/proc/self/fd/{fd}"))
         return fs
 
     @classmethod
@@ -371,13 +383,7 @@ class VirtualFS:
                     continue
                 if copied >= max_files or total + st.st_size > max_total_bytes:
                     return copied
-                data = full.read_bytes()
-                try:
-                    content: str | bytes = data.decode("utf-8")
-                    if "\x00" in content:
-                        content = data
-                except UnicodeDecodeError:
-                    content = data
+                content = content_of(full.read_bytes())
                 mode = 0o755 if st.st_mode & 0o111 else 0o644
                 self._put(target, FileNode(mode=mode, mtime=self.clock, content=content))
                 copied += 1

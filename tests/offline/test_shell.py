@@ -7,6 +7,7 @@ import copy
 import pytest
 
 from agentworld_plugins.offline.shell import VirtualMachine
+from agentworld_plugins.offline.shell.limits import StepLimits
 
 
 @pytest.fixture
@@ -287,15 +288,22 @@ def test_binary_files_are_reported_like_grep_does(vm: VirtualMachine) -> None:
 
 
 def test_unknown_programs_are_flagged_not_invented(vm: VirtualMachine) -> None:
-    for command in ("git status", "pip install requests", "python3 main.py", "vim main.py"):
+    for command in ("pip install requests", "python3 main.py", "vim main.py", "curl http://x"):
         r = vm.run(command)
-        assert (r.stdout, r.stderr, r.exit_code) == ("", "", 0), command
+        name = command.split()[0]
+        assert r.stdout == "" and r.exit_code == 126, command
+        assert r.stderr.startswith(f"{name}: cannot run in the offline world") and r.stderr.count("\n") == 1
         assert r.unknown_effect and r.unknown_commands == [command]
+    vm.limits = StepLimits(unknown_fails=False)  # AGENTWORLD_OFFLINE_UNKNOWN_PROGRAMS=succeed
+    quiet = vm.run("pip install requests")
+    assert (quiet.stdout, quiet.stderr, quiet.exit_code, quiet.unknown_effect) == ("", "", 0, True)
     known = vm.run("git --version && python3 --version")
     assert known.stdout == "git version 2.43.0\nPython 3.12.3\n" and not known.unknown_effect
     assert vm.run("case x in x) echo;; esac").unknown_effect  # parsed by nobody: flagged
+    vm.limits = StepLimits(seconds=0.2)
     runaway = vm.run("while true; do :; done")
-    assert runaway.unknown_effect and runaway.exit_code == 124
+    assert runaway.exit_code == 152 and "CPU time limit exceeded" in runaway.stderr
+    assert vm.run("echo still here").stdout == "still here\n"
 
 
 def test_prompt_needs_more_and_determinism() -> None:

@@ -10,7 +10,16 @@ from agentworld_plugins.offline.shell import BUILTINS, PROGRAMS, VirtualMachine
 from agentworld_plugins.offline.shell.registry import applet, builtin
 
 PACKAGE = Path(shell.__file__).parent
-APPLET_FOLDERS = {"builtins", "coreutils", "findutils", "editors", "procps", "debianutils", "interpreters"}
+APPLET_FOLDERS = {
+    "builtins",
+    "coreutils",
+    "findutils",
+    "editors",
+    "procps",
+    "debianutils",
+    "interpreters",
+    "vcs",
+}
 
 
 def test_importing_the_package_registers_every_applet_folder() -> None:
@@ -47,6 +56,8 @@ def test_a_decorated_function_runs_as_a_program_and_as_a_builtin() -> None:
 def _applet_imports(path: Path) -> set[str]:
     """What ``path`` imports from the applet folders (or, for an applet module, from its own folder)."""
     in_folder = path.parent != PACKAGE
+    # a program split into a package of its own (vcs/git/) imports its own modules
+    own_package = path.parent.parent != PACKAGE and path.parent != PACKAGE
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if not isinstance(node, ast.ImportFrom) or not node.level:
@@ -54,7 +65,9 @@ def _applet_imports(path: Path) -> set[str]:
         first = (node.module or "").split(".")[0]
         # a core module's ``.coreutils``, or an applet module's ``.sibling`` / ``..coreutils``
         core_level = 2 if in_folder else 1
-        if (in_folder and node.level == 1) or (node.level == core_level and first in APPLET_FOLDERS):
+        if (in_folder and node.level == 1 and not own_package) or (
+            node.level == core_level and first in APPLET_FOLDERS
+        ):
             found.add("." * node.level + (node.module or ""))
     return found
 

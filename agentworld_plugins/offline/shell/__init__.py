@@ -15,11 +15,13 @@ brace expansion, globbing, assignments, ``export``, ``if``/``for``/``while``/``u
 shell scripts, and about seventy utilities with GNU wording for their errors (see ``PROGRAMS`` and
 ``BUILTINS``).
 
-Programs that exist on the fake ``PATH`` but are not simulated (``git status``, ``pip install``,
-``python3 main.py``, editors, ...) print nothing and exit 0, and the result says so:
+Programs that exist on the fake ``PATH`` but are not simulated (``pip install``,
+``python3 main.py``, ``curl``, editors, ...) print a one-line notice on stderr and exit 126 (or,
+with ``AGENTWORLD_OFFLINE_UNKNOWN_PROGRAMS=succeed``, nothing and 0), and the result says so:
 ``ShellResult.unknown_effect`` is True and ``unknown_commands`` names them, so callers can mark
 the observation as a guess (``metadata["offline_unknown_effect"]``). A few of their answers are
-known and given: ``--version`` strings and ``python3 missing.py``'s error.
+known and given: ``--version`` strings and ``python3 missing.py``'s error. ``git`` is simulated
+over the virtual files (``vcs/git``). Every run has a wall-clock and memory budget (``limits``).
 
 :class:`TerminalScreen` puts a machine behind a 160x40 terminal pane (keystrokes in, screen out)
 and :func:`machine_from_context` builds one from a session's context (``files``, ``cwd``, ``env``).
@@ -47,7 +49,7 @@ import importlib
 from typing import Any
 
 # importing the applet packages registers their programs and builtins (@applet, @builtin)
-from . import builtins, coreutils, debianutils, editors, findutils, interpreters, procps  # noqa: F401 (registers applets)
+from . import builtins, coreutils, debianutils, editors, findutils, interpreters, procps, vcs  # noqa: F401 (registers applets)
 from .braces import brace_expand
 from .constants import (
     BASH_VERSION,

@@ -58,6 +58,12 @@ def _ternary(expr: str) -> str:
     return expr
 
 
+def _wrap(value: int) -> int:
+    """``value`` as bash's 64-bit signed integer (it wraps around, as C's intmax_t does)."""
+    value &= 0xFFFFFFFFFFFFFFFF
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
 def _c_div(a: int, b: int) -> int:
     q = abs(a) // abs(b)
     return q if (a >= 0) == (b >= 0) else -q
@@ -89,18 +95,18 @@ def _arith_eval(expr: str, lookup: Callable[[str], str]) -> int:
         if isinstance(node, ast.Expression):
             return ev(node.body, depth)
         if isinstance(node, ast.Constant) and isinstance(node.value, int):
-            return int(node.value)
+            return _wrap(int(node.value))
         if isinstance(node, ast.Name):
             raw = lookup(node.id).strip()
             if not raw:
                 return 0
             if re.fullmatch(r"-?\d+", raw):
-                return int(raw)
+                return _wrap(int(raw))
             return _arith_eval(raw, lookup) if depth < 10 else 0
         if isinstance(node, ast.UnaryOp):
             v = ev(node.operand, depth + 1)
             if isinstance(node.op, ast.USub):
-                return -v
+                return _wrap(-v)
             if isinstance(node.op, ast.UAdd):
                 return v
             if isinstance(node.op, ast.Not):
@@ -119,9 +125,15 @@ def _arith_eval(expr: str, lookup: Callable[[str], str]) -> int:
                 return _c_div(a, b)
             fn = _ARITH_BIN.get(type(node.op))
             if fn is not None:
-                if isinstance(node.op, ast.Pow) and (b < 0 or b > 4096):
-                    raise _ExpansionError(f'{text}: exponent less than 0 (error token is "{b}")', fatal=True)
-                return int(fn(a, b))
+                if isinstance(node.op, ast.Pow):
+                    if b < 0:
+                        raise _ExpansionError(
+                            f'{text}: exponent less than 0 (error token is "{b}")', fatal=True
+                        )
+                    return _wrap(pow(a, b, 1 << 64))  # modular: no huge intermediate number
+                if isinstance(node.op, (ast.LShift, ast.RShift)):
+                    b &= 63  # x86 shifts use the low six bits of the count
+                return _wrap(int(fn(a, b)))
         if isinstance(node, ast.BoolOp):
             vals = [ev(v, depth + 1) for v in node.values]
             return int(all(vals)) if isinstance(node.op, ast.And) else int(any(vals))

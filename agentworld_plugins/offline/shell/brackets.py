@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import functools
 
+from .limits import current, reserve
 from .parser import _unquoted
-from .patterns import glob_regex
+from .patterns import _unescape_glob, glob_regex, has_glob
 
 
 def _match_closing(text: str, i: int, pair: str = "()", commas: list[int] | None = None) -> int:
@@ -45,16 +46,30 @@ def _split_unescaped(text: str, sep: str) -> tuple[str, str, str]:
 
 
 def _replace_glob(val: str, pattern: str, rep: str, mode: str) -> str:
-    if not pattern:
-        return val
+    """``${val/pattern/rep}``: mode ``""`` (the first match), ``/`` (all), ``#`` (at the start),
+    ``%`` (at the end)."""
+    if not pattern:  # an empty pattern matches only at an anchor
+        return rep + val if mode == "#" else val + rep if mode == "%" else val
+    if not has_glob(pattern):  # a plain string: str methods, linear, sized before they allocate
+        literal = _unescape_glob(pattern)
+        if mode == "#":
+            return rep + val[len(literal) :] if val.startswith(literal) else val
+        if mode == "%":
+            return val[: len(val) - len(literal)] + rep if val.endswith(literal) else val
+        count = val.count(literal) if mode == "/" else min(1, val.count(literal))
+        reserve(len(val) + count * (len(rep) - len(literal)))
+        return val.replace(literal, rep, -1 if mode == "/" else 1)
+    budget = current()
     rx = glob_regex(pattern)
     if mode == "#":
         for k in range(len(val), -1, -1):
+            budget.check_time()
             if rx.match(val[:k]):
                 return rep + val[k:]
         return val
     if mode == "%":
         for k in range(len(val) + 1):
+            budget.check_time()
             if rx.match(val[k:]):
                 return val[:k] + rep
         return val
@@ -62,6 +77,7 @@ def _replace_glob(val: str, pattern: str, rep: str, mode: str) -> str:
     i = 0
     replaced = False
     while i <= len(val):
+        budget.check_time()  # a glob tried at every position of a long value: bounded by the clock
         if not (replaced and mode != "/"):
             for k in range(len(val), i, -1):
                 if rx.match(val[i:k]):

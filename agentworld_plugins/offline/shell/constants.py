@@ -18,8 +18,9 @@ KERNEL = "6.8.0-50-generic"
 KERNEL_VERSION = "#50-Ubuntu SMP PREEMPT_DYNAMIC Sat Nov  9 16:06:25 UTC 2024"
 
 
-#: simple commands one ``run`` may execute before it is cut short (runaway loops)
-STEP_BUDGET = 100_000
+#: commands one ``run`` may execute (a backstop: the step's wall-clock budget, ``limits``, ends
+#: runaway loops first)
+STEP_BUDGET = 10_000_000
 
 
 CLEAR_SCREEN = "\x1b[H\x1b[2J\x1b[3J"

@@ -21,6 +21,20 @@ _ESCAPES = {
 }
 
 
+def _byte(value: int) -> str:
+    """The byte ``value`` as text: ASCII as itself, 0x80-0xFF as its ``surrogateescape`` stand-in
+    (so ``\\xc3\\xa9`` becomes the two bytes of é, not the two characters Ã©)."""
+    value &= 0xFF
+    return chr(value) if value < 0x80 else chr(0xDC00 + value)
+
+
+def _utf8(text: str) -> str:
+    """Escaped bytes that form valid UTF-8 joined into their characters; the rest kept as bytes."""
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "surrogateescape")
+
+
 def _ansi_c(text: str, i: int) -> tuple[str, int]:
     """A ``$'...'`` string starting after the quote: its value and the index past it."""
     out: list[str] = []
@@ -28,7 +42,7 @@ def _ansi_c(text: str, i: int) -> tuple[str, int]:
     while i < n:
         c = text[i]
         if c == "'":
-            return "".join(out), i + 1
+            return _utf8("".join(out)), i + 1
         if c == "\\" and i + 1 < n:
             d = text[i + 1]
             if d in _ESCAPES:
@@ -37,9 +51,10 @@ def _ansi_c(text: str, i: int) -> tuple[str, int]:
                 continue
             m = re.match(r"x([0-9A-Fa-f]{1,2})|([0-7]{1,3})|u([0-9A-Fa-f]{1,4})", text[i + 1 :])
             if m:
-                num = m.group(1) or m.group(2) or m.group(3)
-                base = 8 if m.group(2) else 16
-                out.append(chr(int(num, base)))
+                if m.group(3):
+                    out.append(chr(int(m.group(3), 16)))
+                else:
+                    out.append(_byte(int(m.group(1), 16) if m.group(1) else int(m.group(2), 8)))
                 i += 1 + m.end()
                 continue
             out.append(c + d)
@@ -47,7 +62,7 @@ def _ansi_c(text: str, i: int) -> tuple[str, int]:
             continue
         out.append(c)
         i += 1
-    return "".join(out), n
+    return _utf8("".join(out)), n
 
 
 def _echo_escapes(text: str, printf_format: bool = False) -> tuple[str, bool]:
@@ -63,11 +78,11 @@ def _echo_escapes(text: str, printf_format: bool = False) -> tuple[str, bool]:
             if printf_format and d in "01234567":
                 m = re.match(r"[0-7]{1,3}", text[i + 1 :])
                 assert m is not None
-                out.append(chr(int(m.group(0), 8)))
+                out.append(_byte(int(m.group(0), 8)))
                 i += 1 + m.end()
                 continue
             if d == "c":
-                return "".join(out), True
+                return _utf8("".join(out)), True
             if d in "ntrabfvEe\\":
                 out.append(_ESCAPES[d])
                 i += 2
@@ -75,13 +90,13 @@ def _echo_escapes(text: str, printf_format: bool = False) -> tuple[str, bool]:
             if d == "0":
                 m = re.match(r"[0-7]{0,3}", text[i + 2 :])
                 digits = m.group(0) if m else ""
-                out.append(chr(int(digits or "0", 8)))
+                out.append(_byte(int(digits or "0", 8)))
                 i += 2 + len(digits)
                 continue
             if d == "x":
                 m = re.match(r"[0-9A-Fa-f]{1,2}", text[i + 2 :])
                 if m:
-                    out.append(chr(int(m.group(0), 16)))
+                    out.append(_byte(int(m.group(0), 16)))
                     i += 2 + m.end()
                     continue
             out.append(c)
@@ -89,4 +104,4 @@ def _echo_escapes(text: str, printf_format: bool = False) -> tuple[str, bool]:
             continue
         out.append(c)
         i += 1
-    return "".join(out), False
+    return _utf8("".join(out)), False

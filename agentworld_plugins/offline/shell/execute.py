@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .constants import STEP_BUDGET
-from .errors import _AbortLine, _BudgetExceeded, _ExpansionError, _LoopControl, _Unsupported
+from .errors import _AbortLine, _ExpansionError, _LoopControl, _Unsupported
+from .limits import CHECK_EVERY, TIME_STATUS, ResourceLimit
 from .proc import _Capture, _Input
 from .state import MachineState
 
@@ -22,8 +23,12 @@ class ExecuteMixin(MachineState):
     def _step(self) -> None:
         """Count one step against the budget of a ``run`` (runaway loops end here)."""
         self._steps += 1
+        if not self._steps % CHECK_EVERY:
+            self._budget.check_time()
         if self._steps > STEP_BUDGET:
-            raise _BudgetExceeded()
+            raise ResourceLimit(
+                f"maximum command count exceeded ({STEP_BUDGET} in one offline step)", TIME_STATUS
+            )
 
     def _exec(self, node: Any, ctx: _Ctx) -> int:
         self._step()
@@ -193,7 +198,7 @@ class ExecuteMixin(MachineState):
             return status, lc.is_break
 
     def _exec_command(self, node: Any, ctx: _Ctx) -> int:
-        self._lineno = ctx.src.text.count("\n", 0, node.pos[0]) + 1
+        self._lineno = ctx.src.line_of(node.pos[0])
         assigns = [p for p in node.parts if p.kind == "assignment"]
         words = [p for p in node.parts if p.kind == "word"]
         redirects = [p for p in node.parts if p.kind == "redirect"]
@@ -250,6 +255,8 @@ class ExecuteMixin(MachineState):
             self.vars[name] = old
 
     def _assign(self, name: str, value: str, append: bool = False) -> None:
+        if append:
+            self._budget.reserve(len(value) + len(self.vars.get(name, "")))
         if name in ("PWD",):
             self.vars[name] = value
             return
@@ -263,4 +270,6 @@ class ExecuteMixin(MachineState):
             name = name[:-1]
         offset = node.pos[0] + len(raw) - len(value)
         segs = self._segments(value, ctx, offset, self._subst_index(node), assign=True)
+        if len(segs) > 1:
+            self._budget.reserve(sum(len(t) for t, _ in segs))
         return name, "".join(t for t, _ in segs), append

@@ -13,6 +13,7 @@ from .braces import brace_expand
 from .brackets import _match_brace, _match_paren
 from .errors import _Unsupported
 from .escapes import _ansi_c
+from .limits import reserve
 from .names import _NAME
 from .parser import _match_double_paren, _Source
 from .patterns import _escape_glob, _unescape_glob, glob_regex, has_glob
@@ -54,6 +55,8 @@ class ExpandMixin(MachineState):
         return "".join(t for t, _ in self._segments(text, ctx, None, {}))
 
     def _fields(self, segs: list[tuple[str, int]]) -> list[str]:
+        if len(segs) > 1:  # joined, they make a new value: refuse one over the budget first
+            reserve(sum(len(t) for t, _ in segs))
         ifs = self.vars.get("IFS", " \t\n")
         fields: list[list[tuple[str, bool]]] = []
         cur: list[tuple[str, bool]] = []

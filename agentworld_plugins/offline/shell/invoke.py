@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from ..vfs import DirNode, FileNode, FsError, as_text, stub_program
 from .constants import _GNU_VERSIONS, _VERSIONS
 from .errors import _HelpRequested, _Return, _UsageError
+from .limits import UNKNOWN_STATUS, StepLimits
 from .proc import _Proc
 from .registry import BUILTINS, PROGRAMS
 from .state import MachineState
@@ -112,8 +113,7 @@ class InvokeMixin(MachineState):
             interpreter = first[2:].strip().split()
             if interpreter and posixpath.basename(interpreter[-1]).startswith("python"):
                 return self.run_program("python3", ["python3", *argv], ctx)
-            self._unknown.append(" ".join(argv))
-            return 0
+            return self._not_simulated(argv, ctx)
         return self._run_script(text, argv, ctx)
 
     def _run_script(
@@ -153,10 +153,20 @@ class InvokeMixin(MachineState):
         if len(argv) == 2 and argv[1] in ("--version", "-V", "version") and program in _VERSIONS:
             ctx.out.write(_VERSIONS[program] + "\n")
             return 0
+        return self._not_simulated(argv, ctx)
+
+    def _not_simulated(self, argv: list[str], ctx: _Ctx) -> int:
+        """Note ``argv`` as an unknown effect; unless configured to pretend success, say so in one
+        line on stderr and fail with 126 (a fake empty success misleads an agent)."""
         self._unknown.append(" ".join(argv))
-        return 0
+        if not getattr(self, "limits", StepLimits()).unknown_fails:
+            return 0
+        ctx.err.write(
+            f"{argv[0]}: cannot run in the offline world (its effect is not simulated; "
+            "AGENTWORLD_OFFLINE_UNKNOWN_PROGRAMS=succeed pretends success)\n"
+        )
+        return UNKNOWN_STATUS
 
 
 def _u_unknown(p: _Proc) -> int:
-    p.unknown()
-    return 0
+    return p.not_simulated()

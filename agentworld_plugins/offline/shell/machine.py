@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -20,6 +21,7 @@ from .errors import (
 from .execute import ExecuteMixin
 from .expand import ExpandMixin
 from .invoke import InvokeMixin
+from .limits import Budget, ResourceLimit, StepLimits, enter, leave
 from .params import ParamMixin
 from .parser import _parse, _Source
 from .proc import _Ctx, _Input, _Null, _Stream
@@ -29,6 +31,19 @@ from .state import MachineState
 
 if TYPE_CHECKING:
     from .proc import _Sink
+
+
+def _nesting_limit() -> ResourceLimit:
+    """Nesting deeper than the simulation's stack (bash has no fixed limit for most constructs;
+    this one says so instead of printing nothing)."""
+    return ResourceLimit("maximum nesting level exceeded (too deeply nested for the offline shell)", 2)
+
+
+def _parse_guarded(text: str) -> Any:
+    try:
+        return _parse(text)
+    except RecursionError:
+        raise _nesting_limit() from None
 
 
 class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, RedirectMixin, MachineState):
@@ -92,6 +107,9 @@ class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, Redirec
         self._scripts: list[str] = []
         self.argv0 = "bash"
         self._loop_depth = 0
+        #: the budget of each step (``AGENTWORLD_OFFLINE_STEP_SECONDS`` / ``..._MEMORY_MB``)
+        self.limits = StepLimits.from_env()
+        self._budget = Budget(self.limits)
 
     # -- public ----------------------------------------------------------------------------------
 
@@ -114,6 +132,13 @@ class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, Redirec
     def _complain(self, ctx: _Ctx, message: str) -> None:
         ctx.err.write(f"{self.prefix()}{message}\n")
 
+    def device_random(self) -> random.Random:
+        """The generator behind /dev/urandom: seeded per machine, so runs repeat exactly."""
+        rng = getattr(self, "_device_rng", None)
+        if rng is None:
+            rng = self._device_rng = random.Random(f"{self.hostname}:{self.fs.clock}")
+        return rng
+
     def prompt(self) -> str:
         """``root@agentworld:/app# `` (``~`` for the home directory, ``$`` for other users)."""
         return f"{self.user}@{self.hostname}:{self.display_cwd()}{'#' if self.user == 'root' else '$'} "
@@ -127,15 +152,20 @@ class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, Redirec
     def needs_more(self, text: str) -> bool:
         """Whether ``text`` is an unfinished command (open quote, here-document, trailing ``|``,
         ``if`` without ``fi``, a final backslash): an interactive bash would ask for more."""
+        return self.continuation(text)[0]
+
+    def continuation(self, text: str) -> tuple[bool, str | None]:
+        """:meth:`needs_more`, and the delimiter when what is missing is a here-document's end
+        (a terminal then reads body lines without parsing the whole text again)."""
         if re.search(r"(?<!\\)(\\\\)*\\$", text):
-            return True
+            return True, None
         try:
             _parse(text)
         except _ShellSyntaxError as exc:
-            return exc.incomplete
-        except _Unsupported:
-            return False
-        return False
+            return exc.incomplete, exc.wanted if exc.incomplete else None
+        except (_Unsupported, RecursionError):
+            return False, None
+        return False, None
 
     def run(self, command: str, stdin: str = "", *, tty: bool | None = None) -> ShellResult:
         """Run a command line (or several lines) and return its output and exit status."""
@@ -149,11 +179,24 @@ class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, Redirec
         exited = False
         if self.interactive and command.strip():
             self.history.append(command.rstrip("\n"))
+        self._budget = Budget(getattr(self, "limits", None) or StepLimits.from_env())
+        previous = enter(self._budget)
         try:
             status = self._run_text(command, _Ctx(_Input(stdin), out, err, _Source("", set(), {})), top=True)
+        except ResourceLimit as exc:  # past the step's budget: killed, as under ulimit
+            chunks.append((2, f"bash: {exc.message}\n"))
+            status = exc.status
+        except RecursionError:
+            chunks.append((2, f"bash: {_nesting_limit().message}\n"))
+            status = 2
+        except MemoryError:
+            chunks.append((2, "bash: xmalloc: cannot allocate memory\n"))
+            status = 2
         except Exception:  # an unforeseen corner of the simulation: say so rather than invent
             self._unknown.append(command.strip())
             status = 0
+        finally:
+            leave(previous)
         if isinstance(status, _ExitShell):
             exited = True
             status = status.code
@@ -193,22 +236,21 @@ class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, Redirec
         """Parse and run ``text``; at the top level return the status (or the _ExitShell)."""
         try:
             try:
-                nodes, src = _parse(text)
+                nodes, src = _parse_guarded(text)
             except _ShellSyntaxError as exc:
                 if exc.wanted is not None:
                     self._complain(
                         ctx,
                         f"warning: here-document at line 1 delimited by end-of-file (wanted `{exc.wanted}')",
                     )
-                    nodes, src = _parse(text.rstrip("\n") + "\n" + exc.wanted + "\n")
+                    nodes, src = _parse_guarded(text.rstrip("\n") + "\n" + exc.wanted + "\n")
                 else:
                     raise
         except _ShellSyntaxError as exc:
             ctx.err.write(self._syntax_message(exc, text))
             return 2
-        except _Unsupported:
-            self._unknown.append(text.strip())
-            return 0
+        except _Unsupported as exc:
+            return self._unsupported(text, exc, ctx)
         ctx = ctx.with_(src=src)
         status = self.last_status
         try:
@@ -231,9 +273,8 @@ class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, Redirec
         except _BudgetExceeded:
             self._unknown.append(text.strip())
             return 124
-        except _Unsupported:
-            self._unknown.append(text.strip())
-            return 0
+        except _Unsupported as exc:
+            return self._unsupported(text, exc, ctx)
         except _LoopControl:
             return 0
         except _Return:
@@ -242,9 +283,19 @@ class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, Redirec
                 return 1
             raise
         except RecursionError:
-            ctx.err.write("bash: maximum recursion depth exceeded\n")
-            return 1
+            raise _nesting_limit() from None
         return status
+
+    def _unsupported(self, text: str, exc: _Unsupported, ctx: _Ctx) -> int:
+        """Syntax the offline shell does not run (``case``, arrays, ``((...))``): an unknown
+        effect, and by default a notice and status 2 rather than a silent success."""
+        self._unknown.append(text.strip())
+        if not self.limits.unknown_fails:
+            return 0
+        line = text.strip().split("\n")[0]
+        shown = line if len(line) <= 40 else line[:37] + "..."
+        self._complain(ctx, f"`{shown}': syntax not supported by the offline shell")
+        return 2
 
     def _run_status(self, text: str, ctx: _Ctx) -> int:
         """Run ``text`` below the top level: its exit status."""

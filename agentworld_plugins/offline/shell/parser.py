@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -10,8 +11,29 @@ from typing import Any
 
 import bashlex
 import bashlex.errors
+import bashlex.subst
 
 from .errors import _ShellSyntaxError, _Unsupported
+
+
+def _guard_paramexpand() -> None:
+    """bashlex 0.18 looks for the ``}`` of ``${`` with ``str.find`` and, finding none, starts
+    over at index 0 forever (``'${'a`` allocates without end): an unclosed ``${`` is literal text
+    to the end of the word here, and the expander gives it its real meaning."""
+    original = bashlex.subst._paramexpand
+    if getattr(original, "_agentworld_guarded", False):
+        return
+
+    def paramexpand(parserobj: Any, string: str, sindex: int) -> Any:
+        if string.startswith("${", sindex) and string.find("}", sindex + 2) < 0:
+            return None, len(string)
+        return original(parserobj, string, sindex)
+
+    paramexpand._agentworld_guarded = True  # type: ignore[attr-defined]
+    bashlex.subst._paramexpand = paramexpand
+
+
+_guard_paramexpand()
 
 
 @dataclass
@@ -22,6 +44,15 @@ class _Source:
     quoted_heredocs: set[int]
     arith: dict[str, str]
     unsupported: bool = False
+
+    def line_of(self, offset: int) -> int:
+        """The line number (from 1) of a character offset: a search in the cached line starts, so
+        a long script costs no rescan per command."""
+        starts = self.__dict__.get("_line_starts")
+        if starts is None:
+            starts = [m.end() for m in re.finditer("\n", self.text)]
+            self.__dict__["_line_starts"] = starts
+        return bisect.bisect_right(starts, offset) + 1
 
 
 def _unquoted(text: str, i: int = 0) -> Iterator[int]:

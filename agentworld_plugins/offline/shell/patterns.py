@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from .regex import RegexTooComplex
+
 _CLASSES = {
     "alpha": "a-zA-Z",
     "digit": "0-9",
@@ -157,4 +159,39 @@ def _regex_error(exc: re.error) -> str:
         return "Unmatched ( or \\("
     if "nothing to repeat" in msg:
         return "Invalid preceding regular expression"
+    if isinstance(exc, RegexTooComplex):
+        return str(exc)
     return "Invalid regular expression"
+
+
+def path_glob(pattern: str) -> str:
+    """A glob with ``**`` (any depth) as a regex over ``/``-separated relative paths."""
+    out: list[str] = []
+    i = 0
+    pattern = pattern.lstrip("./") if pattern.startswith("./") else pattern
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif pattern[i] == "[":
+            j = pattern.find("]", i + 2)
+            if j < 0:
+                out.append(re.escape("["))
+                i += 1
+            else:
+                body = pattern[i + 1 : j]
+                out.append("[" + ("^" + body[1:] if body.startswith("!") else body) + "]")
+                i = j + 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return "".join(out)

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..vfs import FsError, Node, VirtualFS, as_text
+from .devices import ENDLESS, device_text, endless
+from .limits import current
 from .quoting import quote_always
 
 if TYPE_CHECKING:
@@ -51,6 +53,7 @@ class _Capture(_Sink):
 
     def write(self, text: str) -> None:
         if text:
+            current().charge(len(text))
             self.parts.append(text)
 
     @property
@@ -73,6 +76,7 @@ class _Stream(_Sink):
 
     def write(self, text: str) -> None:
         if text:
+            current().charge(len(text))
             self.chunks.append((self.fd, text))
 
 
@@ -83,6 +87,7 @@ class _FileSink(_Sink):
 
     def write(self, text: str) -> None:
         if text:
+            current().charge(len(text))
             try:
                 self.fs.append(self.path, text)
             except FsError:
@@ -139,6 +144,11 @@ class _Proc:
         """Note this invocation as one whose effect is not simulated."""
         self.vm._unknown.append(" ".join([self.name, *self.args]))
 
+    def not_simulated(self) -> int:
+        """A program the offline world cannot run: noted as an unknown effect and, by default,
+        a one-line notice on stderr and status 126 (``AGENTWORLD_OFFLINE_UNKNOWN_PROGRAMS``)."""
+        return self.vm._not_simulated([self.name, *self.args], self.ctx)
+
     def stdin(self) -> str:
         return self.ctx.stdin.read()
 
@@ -160,13 +170,18 @@ class _Proc:
             self.err(message.format((quote or quote_always)(name), exc.strerror))
             return None
 
-    def read(self, name: str) -> str:
-        """The text of a file named by an operand (``-``: stdin); raises :class:`FsError`."""
+    def read(self, name: str, size: int | None = None) -> str:
+        """The text of a file named by an operand (``-``: stdin); raises :class:`FsError`.
+        ``size``: the most bytes the program wants (what it may read of an endless device)."""
         if name == "-":
             return self.stdin()
         path = self.path(name)
-        if path == "/dev/null":
+        if path in ("/dev/null", "/dev/full", "/dev/tty"):
             return ""
-        if path == "/dev/stdin":
+        if path in ("/dev/stdin", "/proc/self/fd/0"):
             return self.stdin()
+        if path in ENDLESS:
+            if size is None:
+                raise endless(path)
+            return device_text(path, size, self.vm.device_random())
         return as_text(self.vm.fs.read(path))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..vfs import DirNode, FsError
+from .devices import ENDLESS, REDIRECT_BYTES, device_text
 from .errors import _ExpansionError, _Unsupported
 from .proc import _FileSink, _Input, _Null, _Sink
 from .state import MachineState
@@ -28,7 +29,7 @@ class RedirectMixin(MachineState):
 
     def _open_sink(self, target: str, ctx: _Ctx, append: bool) -> _Sink:
         path = self.fs.normalize(target, self.cwd)
-        if path == "/dev/null":
+        if path in ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"):
             return _Null()
         if path == "/dev/stdout":
             return ctx.out
@@ -94,7 +95,12 @@ class RedirectMixin(MachineState):
                 target = self._target(r.output, ctx)
                 path = self.fs.normalize(target, self.cwd)
                 try:
-                    content = "" if path == "/dev/null" else self.fs.read_text(path)
+                    if path in ENDLESS:
+                        content = device_text(path, REDIRECT_BYTES, self.device_random())
+                    elif path in ("/dev/stdin", "/proc/self/fd/0"):
+                        content = ctx.stdin.read()
+                    else:
+                        content = "" if path in ("/dev/null", "/dev/tty") else self.fs.read_text(path)
                 except FsError as exc:
                     if kind == "<>" and exc.code == "ENOENT":
                         self.fs.write(path, "")

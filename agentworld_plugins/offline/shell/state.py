@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..vfs import VirtualFS
+    from .limits import Budget, StepLimits
     from .parser import _Source
     from .proc import _Ctx, _Sink
 
@@ -40,6 +41,8 @@ class MachineState:
     _lineno: int
     _scripts: list[str]
     _loop_depth: int
+    _budget: Budget
+    limits: StepLimits
 
     if TYPE_CHECKING:
         # methods one part calls on another, as the part that defines them spells them
@@ -55,6 +58,10 @@ class MachineState:
         def _expand_word(self, node: Any, ctx: _Ctx) -> list[str]: ...
 
         def _invoke(self, argv: list[str], ctx: _Ctx) -> int: ...
+
+        def _not_simulated(self, argv: list[str], ctx: _Ctx) -> int: ...
+
+        def device_random(self) -> Any: ...
 
         def _param(self, inner: str, ctx: _Ctx) -> str: ...
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .constants import CLEAR_SCREEN, COLUMNS
+from .limits import TIME_STATUS
 from .quoting import _display
 
 if TYPE_CHECKING:
@@ -67,6 +69,8 @@ class TerminalScreen:
         #: text typed on the prompt line and not yet entered
         self.typed = ""
         self.pending: list[str] = []
+        #: the delimiter of the here-document being typed (None: not in one)
+        self.heredoc: str | None = None
         self.prompt_text = vm.prompt()
         if initial is not None and initial.strip():
             self.show(initial, prompt=True)
@@ -133,6 +137,7 @@ class TerminalScreen:
     def send(self, keys: str) -> ScreenStep:
         """Type ``keys`` (text, ``\\n`` for Enter, control characters, or one tmux key name)."""
         step = ScreenStep()
+        deadline = time.monotonic() + self.vm.limits.seconds
         if keys.strip() in TMUX_KEYS and keys.strip() != "":
             keys = TMUX_KEYS[keys.strip()]
         i = 0
@@ -143,6 +148,9 @@ class TerminalScreen:
                 i += 1
                 ch = "\n"
             if ch in "\n\r":
+                if time.monotonic() > deadline:  # typing alone (unfinished input) ran past the budget
+                    self._over_budget()
+                    break
                 self._enter(step)
             elif ch == "\x03":
                 self._interrupt()
@@ -172,11 +180,23 @@ class TerminalScreen:
             i += 1
         return step
 
+    def _over_budget(self) -> None:
+        """The rest of the keys are dropped, as a killed step would lose them; the shell stays."""
+        self.typed = ""
+        self.pending = []
+        self.heredoc = None
+        self.write(
+            f"\nbash: CPU time limit exceeded (the offline step budget is {self.vm.limits.seconds:g} s)\n"
+        )
+        self.vm.last_status = TIME_STATUS
+        self._show_prompt(self.vm.prompt())
+
     def _interrupt(self) -> None:
         self.lines[-1] += "^C"
         self.lines.append("")
         self.typed = ""
         self.pending = []
+        self.heredoc = None
         self.vm.last_status = 130
         self._show_prompt(self.vm.prompt())
 
@@ -188,15 +208,22 @@ class TerminalScreen:
             self._show_prompt(self.vm.prompt())
             return
         self.pending.append(line)
+        heredoc = getattr(self, "heredoc", None)
+        if heredoc is not None and line.lstrip("\t") != heredoc:
+            self._show_prompt("> ")  # a here-document's body: nothing to parse until its end
+            return
+        self.heredoc = None
         text = "\n".join(self.pending)
         try:
-            if self.vm.needs_more(text):
+            more, self.heredoc = self.vm.continuation(text)
+            if more:
                 self._show_prompt("> ")
                 return
             self.pending = []
             result = self.vm.run(text)
         except RecursionError:  # nested too deep for the parser: this line fails, the next one runs
             self.pending = []
+            self.heredoc = None
             self.vm.last_status = 1
             self.write("bash: maximum recursion depth exceeded\n")
             step.commands.append(text)

@@ -6,6 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ..escapes import _echo_escapes
+from ..limits import reserve
 from ..quoting import _shell_quote
 from ..registry import applet, builtin
 
@@ -80,6 +81,9 @@ def _printf_format(p: _Proc, fmt: str, args: list[str]) -> str:
                 width = args.pop(0) if args else "0"
             if prec == "*":
                 prec = args.pop(0) if args else "0"
+            for number in (width, prec):  # a width is allocated: refuse one past the budget first
+                if number and number.lstrip("-").isdigit():
+                    reserve(abs(int(number)))
             arg = args.pop(0) if args else None
             consumed = consumed or arg is not None
             spec = "%" + flags + (width or "") + ("." + prec if prec is not None else "")

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from ...vfs import DirNode, FileNode, FsError
 from ..arith import _arith_eval
 from ..patterns import glob_regex, posix_regex
+from ..regex import compile_regex
 from ..registry import applet, builtin
 
 if TYPE_CHECKING:
@@ -93,7 +94,7 @@ def _test_eval(p: _Proc, args: list[str], double: bool) -> bool:
                 return left > right
             if op == "=~":
                 try:
-                    m = re.search(posix_regex(right, True), left)
+                    m = compile_regex(posix_regex(right, True)).search(left)
                 except re.error:
                     return False
                 if m:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...vfs import FsError
 from ..applet_io import _count_arg, _InvalidCount
+from ..devices import REDIRECT_BYTES
 from ..getopt import _getopt, _last
 from ..quoting import quote_always
 from ..registry import applet
@@ -68,7 +69,9 @@ def _head_or_tail(p: _Proc, tail: bool) -> int:
         try:
             if name != "-" and p.fs.is_dir(p.path(name)):
                 raise FsError("EISDIR", name)
-            text = p.read(name)
+            # what head may read of an endless device: N bytes, or a chunk that holds N lines
+            wanted = None if tail or n < 0 else (n if bytes_mode else max(REDIRECT_BYTES, n * 512))
+            text = p.read(name, wanted)
         except FsError as exc:
             if exc.code == "EISDIR":
                 if headers and not tail:

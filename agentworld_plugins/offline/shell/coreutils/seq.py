@@ -6,6 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ..errors import _UsageError
+from ..limits import reserve
 from ..quoting import quote_always
 from ..registry import applet
 
@@ -52,24 +53,48 @@ def _u_seq(p: _Proc) -> int:
         return 1
     integral = all(re.fullmatch(r"-?\d+", a) for a in args)
     decimals = max((len(a.split(".")[1]) for a in args if "." in a), default=0)
-    values = []
-    v = first
+    if (last - first) / step > 10**12:  # bounded only by the step budget: refuse at once
+        reserve(int((last - first) / step))
+    if integral and not fmt and not width:  # the common case, made fast: whole numbers by range()
+        stop = int(last) + (1 if step > 0 else -1)
+        numbers = range(int(first), stop, int(step))
+        for k in range(0, len(numbers), 65536):
+            p.vm._budget.check_time()
+            p.out(("" if not k else sep) + sep.join(map(str, numbers[k : k + 65536])))
+        if numbers:
+            p.out("\n")
+        return 0
     count = 0
+    v = first
+    chunk: list[float] = []
+    w = max(len(_text(x, fmt, integral, decimals)) for x in (first, last)) if width else 0
+    wrote = False
+    # written as it is made, a chunk at a time: the step's budget bounds it, no silent cap
     while (step > 0 and v <= last + 1e-12) or (step < 0 and v >= last - 1e-12):
-        values.append(v)
+        chunk.append(v)
         count += 1
-        if count > 1_000_000:
-            break
         v = first + step * count
-    if fmt:
-        texts = [fmt % x for x in values]
-    elif integral:
-        texts = [str(int(x)) for x in values]
-    else:
-        texts = [f"{x:.{decimals}f}" for x in values]
-    if width and texts:
-        w = max(len(t) for t in texts)
-        texts = [t.zfill(w) for t in texts]
-    if texts:
-        p.out(sep.join(texts) + "\n")
+        if len(chunk) == 8192:
+            p.vm._budget.check_time()
+            p.out(
+                ("" if not wrote else sep)
+                + sep.join(_text(x, fmt, integral, decimals).zfill(w) for x in chunk)
+            )
+            wrote = True
+            chunk = []
+    if chunk:
+        p.out(
+            ("" if not wrote else sep) + sep.join(_text(x, fmt, integral, decimals).zfill(w) for x in chunk)
+        )
+        wrote = True
+    if wrote:
+        p.out("\n")
     return 0
+
+
+def _text(x: float, fmt: str | None, integral: bool, decimals: int) -> str:
+    if fmt:
+        return fmt % x
+    if integral:
+        return str(int(x))
+    return f"{x:.{decimals}f}"

@@ -10,6 +10,7 @@ from ..errors import _UsageError
 from ..getopt import _getopt
 from ..quoting import quote_always
 from ..registry import applet
+from ..unified import unified
 
 if TYPE_CHECKING:
     from ..proc import _Proc
@@ -66,12 +67,7 @@ def _u_diff(p: _Proc) -> int:
     a, b = texts[0].splitlines(keepends=True), texts[1].splitlines(keepends=True)
     if "u" in opts:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S.000000000 +0000", time.gmtime(p.fs.now()))
-        lines = list(difflib.unified_diff(a, b, files[0], files[1], stamp, stamp))
-        p.out(
-            "".join(
-                line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
-            )
-        )
+        p.out(unified(texts[0], texts[1], files[0], files[1], stamp, stamp))
         return 1
     matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
     out: list[str] = []

@@ -10,6 +10,7 @@ from ...vfs import FsError
 from ..applet_io import _lines
 from ..getopt import _getopt, _last
 from ..patterns import _regex_error, posix_regex
+from ..regex import compile_regex
 from ..registry import applet
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ def _sed_parse(script: str, extended: bool) -> list[dict[str, Any]]:
 
     def compile_rx(text: str, flags: int = 0) -> re.Pattern[str]:
         try:
-            return re.compile(posix_regex(text, extended), flags)
+            return compile_regex(posix_regex(text, extended), flags)  # type: ignore[no-any-return]
         except re.error as exc:
             raise _SedError(f"-e expression #1, char {i}: {_regex_error(exc)}") from None
 

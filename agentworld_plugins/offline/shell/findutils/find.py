@@ -12,6 +12,7 @@ from ...vfs import DirNode, FileNode, FsError, LinkNode, Node
 from ..applet_io import _join
 from ..patterns import glob_regex, posix_regex
 from ..quoting import locale_quote
+from ..regex import compile_regex
 from ..registry import applet
 
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ def _u_find(p: _Proc) -> int:
             return lambda shown, path, node, depth: bool(rx.match(shown))
         if tok == "-regex":
             pat = need(tok)
-            rx2 = re.compile(posix_regex(pat, False))
+            rx2 = compile_regex(posix_regex(pat, False))
             return lambda shown, path, node, depth: bool(rx2.fullmatch(shown))
         if tok == "-type":
             t = need(tok)

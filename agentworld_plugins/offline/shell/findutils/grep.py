@@ -10,6 +10,7 @@ from ...vfs import DirNode, FileNode, FsError, as_text, is_binary
 from ..applet_io import _join, _lines
 from ..getopt import _getopt, _last
 from ..patterns import _regex_error, glob_regex, posix_regex
+from ..regex import compile_regex
 from ..registry import applet
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ def _grep_regex(p: _Proc, patterns: list[str], opts: dict[str, Any]) -> re.Patte
             if "x" in opts:
                 rx = rf"^(?:{rx})$"
             alts.append(f"(?:{rx})")
-    return re.compile("|".join(alts) or "(?!)", flags)
+    return compile_regex("|".join(alts) or "(?!)", flags)  # type: ignore[no-any-return]
 
 
 @applet("grep", "egrep", "fgrep")

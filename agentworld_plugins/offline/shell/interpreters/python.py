@@ -32,5 +32,4 @@ def _u_python(p: _Proc) -> int:
         if isinstance(node, DirNode) and not p.fs.exists(posixpath.join(path, "__main__.py")):
             p.ctx.err.write(f"{p.name}: can't find '__main__' module in {quote_always(args[0])}\n")
             return 1
-    p.unknown()
-    return 0
+    return p.not_simulated()

@@ -1,0 +1,88 @@
+"""``git`` over the virtual filesystem: init, status, add, rm, commit, diff, log, show, branch,
+checkout, switch, restore, reset, rev-parse, ls-files and config, with git's output.
+
+Repositories live in ``.git`` folders of the virtual filesystem (see :mod:`.repo`), so a
+session's snapshot keeps them. Commands that need a network or another program (``push``,
+``pull``, ``fetch``, ``clone``, ``stash``, ``merge``, ``rebase``, ...) are not simulated: they
+answer like any program the offline world cannot run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ...constants import _VERSIONS
+from ...registry import applet
+from .history import cmd_branch, cmd_checkout, cmd_diff, cmd_log, cmd_ls_files, cmd_rev_parse, cmd_show
+from .repo import GitError
+from .work import cmd_add, cmd_commit, cmd_config, cmd_init, cmd_reset, cmd_restore, cmd_rm, cmd_status
+
+if TYPE_CHECKING:
+    from ...proc import _Proc
+
+COMMANDS: dict[str, Callable[[_Proc, list[str]], int]] = {
+    "init": cmd_init,
+    "status": cmd_status,
+    "add": cmd_add,
+    "rm": cmd_rm,
+    "commit": cmd_commit,
+    "reset": cmd_reset,
+    "restore": cmd_restore,
+    "config": cmd_config,
+    "diff": cmd_diff,
+    "log": cmd_log,
+    "show": cmd_show,
+    "branch": cmd_branch,
+    "checkout": cmd_checkout,
+    "switch": lambda p, args: cmd_checkout(p, args, switch=True),
+    "rev-parse": cmd_rev_parse,
+    "ls-files": cmd_ls_files,
+}
+
+#: real git commands this world cannot carry out (a network, an editor, a merge machinery)
+_NOT_SIMULATED = {"push", "pull", "fetch", "clone", "stash", "merge", "rebase", "cherry-pick", "am", "apply",
+                  "bisect", "blame", "remote", "submodule", "tag", "worktree", "gc", "clean", "mv", "revert",
+                  "grep", "describe", "reflog", "notes", "archive", "format-patch", "shortlog"}  # fmt: skip
+
+
+@applet("git")
+def _u_git(p: _Proc) -> int:
+    args = list(p.args)
+    while args and args[0] in ("-c", "-C") and len(args) > 1:  # git -C dir / -c key=value
+        if args[0] == "-C":
+            target = p.path(args[1])
+            if not p.fs.is_dir(target):
+                p.ctx.err.write(f"fatal: cannot change to '{args[1]}': No such file or directory\n")
+                return 128
+            saved = p.vm.cwd
+            p.vm.cwd = target
+            try:
+                return _u_git(type(p)(p.vm, p.name, args[2:], p.ctx))
+            finally:
+                p.vm.cwd = saved
+        args = args[2:]
+    while args and args[0] in ("--no-pager", "--paginate", "-P"):
+        args = args[1:]
+    if not args:
+        p.out(
+            "usage: git [-v | --version] [-h | --help] [-C <path>] [-c <name>=<value>]\n           <command> [<args>]\n"
+        )
+        return 1
+    if args[0] in ("--version", "version", "-v"):
+        p.out(_VERSIONS["git"] + "\n")
+        return 0
+    name, rest = args[0], args[1:]
+    command = COMMANDS.get(name)
+    if command is None:
+        if name in _NOT_SIMULATED:
+            return p.not_simulated()
+        p.ctx.err.write(f"git: '{name}' is not a git command. See 'git --help'.\n")
+        return 1
+    try:
+        return command(p, rest)
+    except GitError as exc:
+        p.ctx.err.write(
+            ("" if exc.message.startswith(("error:", "fatal:")) else "fatal: ") + exc.message + "\n"
+        )
+        return exc.status

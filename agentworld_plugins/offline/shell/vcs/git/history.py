@@ -1,0 +1,428 @@
+"""git diff, log, show, branch, checkout, switch and rev-parse: commands over commits and refs."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from .repo import Commit, Entries, GitError, Repo
+from .text import changed_paths, diffstat, git_date, shown_path, tree_diff
+from .work import need_repo, pathspec_filter, status_sets
+
+if TYPE_CHECKING:
+    from ...proc import _Proc
+
+
+def _split_paths(args: list[str]) -> tuple[list[str], list[str] | None]:
+    if "--" in args:
+        k = args.index("--")
+        return args[:k], args[k + 1 :]
+    return args, None
+
+
+def cmd_diff(p: _Proc, args: list[str]) -> int:
+    repo = need_repo(p)
+    args, specs = _split_paths(args)
+    cached = any(a in ("--cached", "--staged") for a in args)
+    revs = []
+    for a in args:
+        if a.startswith("-"):
+            continue
+        sha = repo.resolve(a)
+        if sha is None:
+            if p.fs.lexists(p.path(a)) and specs is None:
+                specs = [x for x in args if not x.startswith("-") and repo.resolve(x) is None]
+                break
+            raise GitError(
+                f"ambiguous argument '{a}': unknown revision or path not in the working tree.\n"
+                "Use '--' to separate paths from revisions, like this:\n"
+                "'git <command> [<revision>...] -- [<file>...]'"
+            )
+        revs.append(sha)
+    head, index, work = status_sets(repo)
+    old: Entries
+    new: Entries
+    if len(revs) >= 2:
+        old, new = repo.commit_entries(revs[0]), repo.commit_entries(revs[1])
+    elif len(revs) == 1:
+        old = repo.commit_entries(revs[0])
+        new = index if cached else _tracked_work(index, work, old)
+    elif cached:
+        old, new = head, index
+    else:
+        old, new = index, {path: entry for path, entry in work.items() if path in index}
+        _store_work_blobs(repo, old, new)
+    paths = pathspec_filter(p, repo, specs) if specs else None
+    quiet = "--quiet" in args or "--exit-code" in args
+    changed = changed_paths(old, new)
+    if paths is not None:
+        changed = {
+            q: k for q, k in changed.items() if any(q == x or q.startswith(x + "/") or not x for x in paths)
+        }
+    if "--quiet" in args:
+        return 1 if changed else 0
+    if "--stat" in args:
+        p.out(diffstat(repo, old, new, paths=paths))
+    elif "--name-only" in args:
+        p.out("".join(f"{path}\n" for path in sorted(changed)))
+    elif "--name-status" in args:
+        p.out("".join(f"{kind}\t{path}\n" for path, kind in sorted(changed.items())))
+    else:
+        p.out(tree_diff(repo, old, new, paths))
+    return 1 if quiet and changed else 0
+
+
+def _tracked_work(index: Entries, work: Entries, old: Entries) -> Entries:
+    return {path: entry for path, entry in work.items() if path in index or path in old}
+
+
+def _store_work_blobs(repo: Repo, old: Entries, new: Entries) -> None:
+    """Blobs of changed work-tree files, so the diff can read them (git hashes them in memory)."""
+    files = repo.worktree()
+    for path, entry in new.items():
+        if old.get(path) != entry and not repo.has_object(entry[1]):
+            repo.write_blob(files[path][1])
+
+
+def _walk(repo: Repo, start: str | None, limit: int | None) -> list[Commit]:
+    out: list[Commit] = []
+    sha = start
+    while sha and (limit is None or len(out) < limit):
+        commit = repo.commit(sha)
+        out.append(commit)
+        sha = commit.parents[0] if commit.parents else None
+    return out
+
+
+def _decoration(repo: Repo, sha: str) -> str:
+    names = []
+    branch = repo.branch()
+    head = repo.head()
+    for name in repo.branches():
+        if repo.ref(f"refs/heads/{name}") == sha:
+            names.append(f"HEAD -> {name}" if name == branch else name)
+    if head == sha and branch is None:
+        names.insert(0, "HEAD")
+    names.sort(key=lambda n: not n.startswith("HEAD"))
+    return f" ({', '.join(names)})" if names else ""
+
+
+def _format(commit: Commit, fmt: str) -> str:
+    values = {
+        "H": commit.sha,
+        "h": commit.sha[:7],
+        "T": commit.tree,
+        "t": commit.tree[:7],
+        "P": " ".join(commit.parents),
+        "p": " ".join(x[:7] for x in commit.parents),
+        "s": commit.subject,
+        "b": commit.message.partition("\n\n")[2],
+        "B": commit.message,
+        "an": commit.author_name,
+        "ae": commit.author_email,
+        "ad": git_date(commit.time),
+        "at": str(commit.time),
+        "cn": commit.author_name,
+        "ce": commit.author_email,
+        "cd": git_date(commit.time),
+        "ct": str(commit.time),
+        "n": "\n",
+        "%": "%",
+    }
+    return re.sub(r"%(an|ae|ad|at|cn|ce|cd|ct|[HhTtPpsbBn%])", lambda m: values[m.group(1)], fmt)
+
+
+def _entry(p: _Proc, repo: Repo, commit: Commit, oneline: bool, fmt: str | None) -> str:
+    decorate = _decoration(repo, commit.sha) if p.ctx.out.tty else ""
+    if fmt is not None:
+        return _format(commit, fmt) + "\n"
+    if oneline:
+        return f"{commit.sha[:7]}{decorate} {commit.subject}\n"
+    body = "".join(f"    {line}\n" if line else "\n" for line in commit.message.rstrip("\n").split("\n"))
+    merge = f"Merge: {' '.join(x[:7] for x in commit.parents)}\n" if len(commit.parents) > 1 else ""
+    return (
+        f"commit {commit.sha}{decorate}\n{merge}Author: {commit.author_name} <{commit.author_email}>\n"
+        f"Date:   {git_date(commit.time)}\n\n{body}"
+    )
+
+
+def _log_options(args: list[str]) -> tuple[int | None, bool, str | None, list[str]]:
+    limit: int | None = None
+    oneline = False
+    fmt: str | None = None
+    rest = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--oneline":
+            oneline = True
+        elif re.fullmatch(r"-\d+", a):
+            limit = int(a[1:])
+        elif a == "-n" and i + 1 < len(args):
+            limit = int(args[i + 1])
+            i += 1
+        elif a.startswith("--max-count="):
+            limit = int(a.split("=", 1)[1])
+        elif a.startswith(("--format=", "--pretty=")):
+            value = a.split("=", 1)[1]
+            if value == "oneline":
+                oneline = True
+            else:
+                fmt = value.split(":", 1)[1] if value.startswith(("format:", "tformat:")) else value
+        elif not a.startswith("-"):
+            rest.append(a)
+        i += 1
+    return limit, oneline, fmt, rest
+
+
+def cmd_log(p: _Proc, args: list[str]) -> int:
+    repo = need_repo(p)
+    limit, oneline, fmt, rest = _log_options(args)
+    start = repo.head()
+    if rest and rest[0] != "--":
+        start = repo.resolve(rest[0])
+        if start is None:
+            raise GitError(
+                f"ambiguous argument '{rest[0]}': unknown revision or path not in the working tree."
+            )
+    if start is None:
+        raise GitError(f"your current branch '{repo.branch()}' does not have any commits yet")
+    commits = _walk(repo, start, limit)
+    separator = "" if oneline or fmt is not None else "\n"
+    p.out(separator.join(_entry(p, repo, c, oneline, fmt) for c in commits))
+    if "--stat" in args:
+        pass
+    return 0
+
+
+def cmd_show(p: _Proc, args: list[str]) -> int:
+    repo = need_repo(p)
+    _, oneline, fmt, rest = _log_options(args)
+    target = rest[0] if rest else "HEAD"
+    if ":" in target:
+        rev, _, path = target.partition(":")
+        sha = repo.resolve(rev or "HEAD")
+        entries = repo.commit_entries(sha) if sha else {}
+        entry = entries.get(path.lstrip("./"))
+        if entry is None:
+            raise GitError(f"path '{path}' does not exist in '{rev or 'HEAD'}'")
+        p.out(repo.blob(entry[1]).decode("utf-8", "surrogateescape"))
+        return 0
+    sha = repo.resolve(target)
+    if sha is None:
+        raise GitError(f"ambiguous argument '{target}': unknown revision or path not in the working tree.")
+    commit = repo.commit(sha)
+    parent = repo.commit_entries(commit.parents[0]) if commit.parents else {}
+    p.out(_entry(p, repo, commit, oneline, fmt))
+    if "--stat" in args:
+        p.out("\n" + diffstat(repo, parent, repo.commit_entries(sha)))
+    elif "--name-only" in args:
+        p.out("".join(f"{x}\n" for x in sorted(changed_paths(parent, repo.commit_entries(sha)))))
+    elif "-s" not in args and "--no-patch" not in args:
+        diff = tree_diff(repo, parent, repo.commit_entries(sha))
+        p.out(("\n" if diff and not oneline and fmt is None else "") + diff)
+    return 0
+
+
+def cmd_branch(p: _Proc, args: list[str]) -> int:
+    repo = need_repo(p)
+    current = repo.branch()
+    if "--show-current" in args:
+        p.out(f"{current}\n" if current else "")
+        return 0
+    delete = any(a in ("-d", "-D", "--delete") for a in args)
+    names = [a for a in args if not a.startswith("-")]
+    if delete:
+        for name in names:
+            sha = repo.ref(f"refs/heads/{name}")
+            if sha is None:
+                p.ctx.err.write(f"error: branch '{name}' not found\n")
+                return 1
+            if name == current:
+                p.ctx.err.write(f"error: cannot delete branch '{name}' used by worktree at '{repo.root}'\n")
+                return 1
+            p.fs.remove(repo.gitdir + f"/refs/heads/{name}")
+            p.out(f"Deleted branch {name} (was {sha[:7]}).\n")
+        return 0
+    if names:
+        return _create_branch(repo, names[0], names[1] if len(names) > 1 else "HEAD")
+    lines = []
+    if current is None and repo.head():
+        lines.append(f"* (HEAD detached at {(repo.head() or '')[:7]})\n")
+    for name in repo.branches():
+        lines.append(f"{'* ' if name == current else '  '}{name}\n")
+    p.out("".join(lines))
+    return 0
+
+
+def _create_branch(repo: Repo, name: str, start: str) -> int:
+    if not re.fullmatch(r"[A-Za-z0-9._/-]+", name) or name.startswith("-") or ".." in name:
+        raise GitError(f"'{name}' is not a valid branch name")
+    if repo.ref(f"refs/heads/{name}") is not None:
+        raise GitError(f"a branch named '{name}' already exists")
+    sha = repo.resolve(start)
+    if sha is None:
+        raise GitError(f"not a valid object name: '{start}'")
+    repo.set_ref(f"refs/heads/{name}", sha)
+    return 0
+
+
+def _switch(p: _Proc, repo: Repo, target: str, sha: str | None, branch: str | None) -> int:
+    """Move HEAD (and the index and work tree) to ``sha``; keep local changes that do not clash."""
+    head, index, work = status_sets(repo)
+    new = repo.commit_entries(sha)
+    local = set(changed_paths(head, index)) | {q for q, k in changed_paths(index, work).items() if k != "A"}
+    clashes = sorted(q for q in local if head.get(q) != new.get(q))
+    if clashes:
+        p.ctx.err.write(
+            "error: Your local changes to the following files would be overwritten by checkout:\n"
+            + "".join(f"\t{q}\n" for q in clashes)
+            + "Please commit your changes or stash them before you switch branches.\nAborting\n"
+        )
+        return 1
+    keep = {q: new[q] for q in new if q not in local}
+    repo.checkout_entries(keep, {q: head[q] for q in head if q not in local})
+    merged = dict(new)
+    for q in local:
+        if q in index:
+            merged[q] = index[q]
+        else:
+            merged.pop(q, None)
+    repo.write_index(merged)
+    repo.point_head(branch, sha)
+    return 0
+
+
+def cmd_checkout(p: _Proc, args: list[str], switch: bool = False) -> int:
+    repo = need_repo(p)
+    args, specs = _split_paths(args)
+    create = None
+    quiet = "-q" in args or "--quiet" in args
+    rest = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-b", "-B", "-c", "-C") and i + 1 < len(args):
+            create = args[i + 1]
+            i += 1
+        elif not a.startswith("-"):
+            rest.append(a)
+        i += 1
+    if create is not None:
+        start = rest[0] if rest else "HEAD"
+        if repo.head() is None and start == "HEAD":
+            repo.point_head(create)
+        else:
+            if _create_branch(repo, create, start) != 0:
+                return 1
+            status = _switch(p, repo, create, repo.ref(f"refs/heads/{create}"), create)
+            if status:
+                return status
+        if not quiet:
+            p.ctx.err.write(f"Switched to a new branch '{create}'\n")
+        return 0
+    if (
+        specs is None
+        and rest
+        and not switch
+        and repo.ref(f"refs/heads/{rest[0]}") is None
+        and repo.resolve(rest[0]) is None
+    ):
+        specs = rest
+        rest = []
+    if specs is not None:
+        return _restore_paths(p, repo, rest[0] if rest else None, specs)
+    if not rest:
+        p.ctx.err.write("fatal: missing branch or commit argument\n" if switch else "")
+        return 128 if switch else 0
+    target = rest[0]
+    if repo.ref(f"refs/heads/{target}") is not None:
+        if target == repo.branch():
+            p.ctx.err.write(f"Already on '{target}'\n")
+            return 0
+        status = _switch(p, repo, target, repo.ref(f"refs/heads/{target}"), target)
+        if status == 0 and not quiet:
+            p.ctx.err.write(f"Switched to branch '{target}'\n")
+        return status
+    sha = repo.resolve(target)
+    if sha is None:
+        kind = (
+            "invalid reference" if switch else f"pathspec '{target}' did not match any file(s) known to git"
+        )
+        p.ctx.err.write(f"{'fatal' if switch else 'error'}: {kind}{': ' + target if switch else ''}\n")
+        return 128 if switch else 1
+    if switch and "--detach" not in args and "-d" not in args:
+        raise GitError("a branch is expected, got commit '" + target + "'")
+    status = _switch(p, repo, target, sha, None)
+    if status == 0 and not quiet:
+        p.ctx.err.write(f"HEAD is now at {sha[:7]} {repo.commit(sha).subject}\n")
+    return status
+
+
+def _restore_paths(p: _Proc, repo: Repo, rev: str | None, specs: list[str]) -> int:
+    index = repo.read_index()
+    source = index
+    if rev is not None:
+        sha = repo.resolve(rev)
+        if sha is None:
+            raise GitError(f"invalid reference: {rev}")
+        source = repo.commit_entries(sha)
+    count = 0
+    for spec, prefix in zip(specs, pathspec_filter(p, repo, specs)):
+        hits = [q for q in source if not prefix or q == prefix or q.startswith(prefix + "/")]
+        if not hits:
+            p.ctx.err.write(f"error: pathspec '{spec}' did not match any file(s) known to git\n")
+            return 1
+        for q in hits:
+            repo.write_file(q, *source[q])
+            if rev is not None:
+                index[q] = source[q]
+            count += 1
+    repo.write_index(index)
+    where = "the index" if rev is None else rev
+    if p.ctx.err.tty:  # git says it where stderr is a terminal
+        p.ctx.err.write(f"Updated {count} path{'s' if count != 1 else ''} from {where}\n")
+    return 0
+
+
+def cmd_rev_parse(p: _Proc, args: list[str]) -> int:
+    repo = need_repo(p)
+    short = False
+    abbrev = False
+    for a in args:
+        if a == "--show-toplevel":
+            p.out(repo.root + "\n")
+        elif a == "--git-dir":
+            p.out((".git" if p.vm.cwd == repo.root else repo.gitdir) + "\n")
+        elif a == "--is-inside-work-tree":
+            p.out("true\n")
+        elif a == "--show-prefix":
+            rel = repo.relpath(p.vm.cwd) or ""
+            p.out(rel + ("/" if rel else "") + "\n")
+        elif a.startswith("--short"):
+            short = True
+        elif a == "--abbrev-ref":
+            abbrev = True
+        elif a == "--verify" or a == "-q" or a == "--quiet":
+            continue
+        else:
+            if abbrev and a == "HEAD":
+                p.out((repo.branch() or "HEAD") + "\n")
+                continue
+            sha = repo.resolve(a)
+            if sha is None:
+                p.out(a + "\n")
+                raise GitError(
+                    f"ambiguous argument '{a}': unknown revision or path not in the working tree.\n"
+                    "Use '--' to separate paths from revisions, like this:\n"
+                    "'git <command> [<revision>...] -- [<file>...]'"
+                )
+            p.out((sha[:7] if short else sha) + "\n")
+    return 0
+
+
+def cmd_ls_files(p: _Proc, args: list[str]) -> int:
+    repo = need_repo(p)
+    index = repo.read_index()
+    p.out("".join(f"{shown_path(repo, p.vm.cwd, q)}\n" for q in sorted(index)))
+    return 0

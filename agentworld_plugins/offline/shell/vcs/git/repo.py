@@ -1,0 +1,458 @@
+"""A git repository kept in the virtual filesystem: objects, index, refs, config, work tree.
+
+Objects are stored the way git stores loose objects (``.git/objects/ab/cdef...``, zlib over
+``"<kind> <size>\\0" + body``) and named by the same SHA-1, so a blob's id is the one real git
+gives the same bytes. The index is a small JSON file (``.git/index``: path -> mode and blob id)
+rather than git's binary format; refs, ``HEAD`` and ``config`` are git's text files.
+"""
+
+from __future__ import annotations
+
+import configparser
+import hashlib
+import io
+import json
+import posixpath
+import re
+import zlib
+from dataclasses import dataclass
+
+from ....vfs import DirNode, FileNode, FsError, LinkNode, VirtualFS, content_of
+from ...patterns import path_glob
+
+#: the branch ``git init`` starts on (git 2.43 without init.defaultBranch)
+DEFAULT_BRANCH = "master"
+ZERO = "0" * 40
+
+#: path -> (mode, blob id): a tree flattened, the index, or the work tree hashed
+Entries = dict[str, tuple[str, str]]
+
+
+@dataclass
+class Commit:
+    sha: str
+    tree: str
+    parents: list[str]
+    author: str
+    committer: str
+    message: str
+
+    @property
+    def author_name(self) -> str:
+        return self.author.split(" <")[0]
+
+    @property
+    def author_email(self) -> str:
+        m = re.search(r"<([^>]*)>", self.author)
+        return m.group(1) if m else ""
+
+    @property
+    def time(self) -> int:
+        m = re.search(r"> (\d+) ", self.author)
+        return int(m.group(1)) if m else 0
+
+    @property
+    def subject(self) -> str:
+        return self.message.strip("\n").split("\n")[0]
+
+
+class GitError(Exception):
+    """A failure git reports as ``fatal: ...`` (status 128) or ``error: ...`` (given status)."""
+
+    def __init__(self, message: str, status: int = 128) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+def _bytes(content: str | bytes) -> bytes:
+    return content if isinstance(content, bytes) else content.encode("utf-8", "surrogateescape")
+
+
+def blob_id(data: bytes) -> str:
+    """The id git gives a blob of ``data``."""
+    return hashlib.sha1(b"blob %d\x00" % len(data) + data).hexdigest()
+
+
+class Repo:
+    """The repository whose work tree is ``root`` (``root/.git`` holds the rest)."""
+
+    def __init__(self, fs: VirtualFS, root: str) -> None:
+        self.fs = fs
+        self.root = root
+        self.gitdir = posixpath.join(root, ".git")
+
+    # -- finding and making ----------------------------------------------------------------------
+
+    @classmethod
+    def discover(cls, fs: VirtualFS, cwd: str) -> Repo | None:
+        """The repository ``cwd`` is in (searched upwards, as git does), or None."""
+        path = cwd
+        while True:
+            if fs.is_dir(posixpath.join(path, ".git")) and fs.is_file(posixpath.join(path, ".git", "HEAD")):
+                return cls(fs, path)
+            if path == "/":
+                return None
+            path = posixpath.dirname(path)
+
+    @classmethod
+    def init(cls, fs: VirtualFS, root: str) -> tuple[Repo, bool]:
+        """Create (or find) the repository at ``root``; whether it existed already."""
+        repo = cls(fs, root)
+        existed = fs.is_file(posixpath.join(repo.gitdir, "HEAD"))
+        if not existed:
+            for sub in ("objects", "refs/heads", "refs/tags", "info", "hooks"):
+                fs.mkdir(posixpath.join(repo.gitdir, sub), parents=True)
+            fs.write(posixpath.join(repo.gitdir, "HEAD"), f"ref: refs/heads/{DEFAULT_BRANCH}\n")
+            fs.write(
+                posixpath.join(repo.gitdir, "config"),
+                "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n"
+                "\tlogallrefupdates = true\n",
+            )
+            fs.write(posixpath.join(repo.gitdir, "description"), "Unnamed repository; edit this file.\n")
+            fs.write(
+                posixpath.join(repo.gitdir, "info", "exclude"), "# git ls-files --others --exclude-from\n"
+            )
+        return repo, existed
+
+    def _git(self, *parts: str) -> str:
+        return posixpath.join(self.gitdir, *parts)
+
+    # -- objects ---------------------------------------------------------------------------------
+
+    def write_object(self, kind: str, body: bytes) -> str:
+        raw = f"{kind} {len(body)}".encode() + b"\x00" + body
+        sha = hashlib.sha1(raw).hexdigest()
+        path = self._git("objects", sha[:2], sha[2:])
+        if not self.fs.exists(path):
+            self.fs.mkdir(self._git("objects", sha[:2]), parents=True)
+            self.fs.write(path, zlib.compress(raw))
+        return sha
+
+    def read_object(self, sha: str) -> tuple[str, bytes]:
+        try:
+            raw = zlib.decompress(_bytes(self.fs.read(self._git("objects", sha[:2], sha[2:]))))
+        except (FsError, zlib.error):
+            raise GitError(f"bad object {sha}") from None
+        header, _, body = raw.partition(b"\x00")
+        return header.split(b" ")[0].decode(), body
+
+    def has_object(self, sha: str) -> bool:
+        return self.fs.is_file(self._git("objects", sha[:2], sha[2:]))
+
+    def write_blob(self, data: bytes) -> str:
+        return self.write_object("blob", data)
+
+    def blob(self, sha: str) -> bytes:
+        return self.read_object(sha)[1]
+
+    def write_tree(self, entries: Entries) -> str:
+        """Store the nested trees of flat ``entries``; the root tree's id."""
+        children: dict[str, Entries] = {}
+        files: dict[str, tuple[str, str]] = {}
+        for path, entry in entries.items():
+            head, _, rest = path.partition("/")
+            if rest:
+                children.setdefault(head, {})[rest] = entry
+            else:
+                files[head] = entry
+        items = [(name, mode, sha) for name, (mode, sha) in files.items()]
+        items += [(name, "40000", self.write_tree(sub)) for name, sub in children.items()]
+        # git orders a tree's entries by name, a directory's name compared as if it ended in "/"
+        items.sort(key=lambda item: item[0] + ("/" if item[1] == "40000" else ""))
+        body = b"".join(f"{mode} {name}".encode() + b"\x00" + bytes.fromhex(sha) for name, mode, sha in items)
+        return self.write_object("tree", body)
+
+    def read_tree(self, sha: str, prefix: str = "") -> Entries:
+        """A tree flattened to ``{path: (mode, blob id)}``."""
+        kind, body = self.read_object(sha)
+        if kind != "tree":
+            raise GitError(f"not a tree object: {sha}")
+        out: Entries = {}
+        i = 0
+        while i < len(body):
+            space = body.index(b" ", i)
+            nul = body.index(b"\x00", space)
+            mode = body[i:space].decode()
+            name = body[space + 1 : nul].decode("utf-8", "surrogateescape")
+            sha_hex = body[nul + 1 : nul + 21].hex()
+            i = nul + 21
+            path = prefix + name
+            if mode == "40000":
+                out.update(self.read_tree(sha_hex, path + "/"))
+            else:
+                out[path] = (mode, sha_hex)
+        return out
+
+    def write_commit(self, tree: str, parents: list[str], author: str, message: str) -> str:
+        lines = [f"tree {tree}", *(f"parent {p}" for p in parents), f"author {author}", f"committer {author}"]
+        return self.write_object(
+            "commit", ("\n".join(lines) + "\n\n" + message).encode("utf-8", "surrogateescape")
+        )
+
+    def commit(self, sha: str) -> Commit:
+        kind, body = self.read_object(sha)
+        if kind != "commit":
+            raise GitError(f"{sha} is not a commit")
+        text = body.decode("utf-8", "surrogateescape")
+        header, _, message = text.partition("\n\n")
+        fields: dict[str, list[str]] = {}
+        for line in header.split("\n"):
+            key, _, value = line.partition(" ")
+            fields.setdefault(key, []).append(value)
+        return Commit(
+            sha,
+            fields["tree"][0],
+            fields.get("parent", []),
+            fields.get("author", [""])[0],
+            fields.get("committer", [""])[0],
+            message,
+        )
+
+    def commit_entries(self, sha: str | None) -> Entries:
+        return self.read_tree(self.commit(sha).tree) if sha else {}
+
+    # -- refs ------------------------------------------------------------------------------------
+
+    def head_ref(self) -> str | None:
+        """``refs/heads/<branch>`` HEAD points at, None when it is detached."""
+        text = self.fs.read_text(self._git("HEAD")).strip()
+        return text[5:].strip() if text.startswith("ref:") else None
+
+    def branch(self) -> str | None:
+        ref = self.head_ref()
+        return ref[len("refs/heads/") :] if ref and ref.startswith("refs/heads/") else None
+
+    def ref(self, name: str) -> str | None:
+        try:
+            return self.fs.read_text(self._git(name)).strip() or None
+        except FsError:
+            return None
+
+    def head(self) -> str | None:
+        """The commit HEAD names (None before the first commit)."""
+        ref = self.head_ref()
+        if ref is None:
+            return self.fs.read_text(self._git("HEAD")).strip()
+        return self.ref(ref)
+
+    def set_ref(self, name: str, sha: str) -> None:
+        self.fs.mkdir(posixpath.dirname(self._git(name)), parents=True)
+        self.fs.write(self._git(name), sha + "\n")
+
+    def set_head(self, sha: str) -> None:
+        """Move what HEAD points at (the branch, or HEAD itself when detached) to ``sha``."""
+        ref = self.head_ref()
+        if ref is None:
+            self.fs.write(self._git("HEAD"), sha + "\n")
+        else:
+            self.set_ref(ref, sha)
+
+    def point_head(self, branch: str | None, sha: str | None = None) -> None:
+        self.fs.write(self._git("HEAD"), f"ref: refs/heads/{branch}\n" if branch else f"{sha}\n")
+
+    def branches(self) -> list[str]:
+        out: list[str] = []
+        heads = self._git("refs", "heads")
+        if self.fs.is_dir(heads):
+            for top, _, files in self.fs.walk(heads):
+                out.extend(posixpath.relpath(posixpath.join(top, f), heads) for f in files)
+        return sorted(out)
+
+    def resolve(self, rev: str) -> str | None:
+        """A commit id for ``rev``: HEAD, a branch or tag, a (short) id, with ``~N``/``^`` suffixes."""
+        m = re.fullmatch(r"(.+?)((?:[~^]\d*)*)", rev)
+        if not m:
+            return None
+        base, suffix = m.group(1), m.group(2)
+        sha: str | None
+        if base == "HEAD" or base == "@":
+            sha = self.head()
+        else:
+            sha = self.ref(f"refs/heads/{base}") or self.ref(f"refs/tags/{base}")
+            if sha is None and re.fullmatch(r"[0-9a-f]{4,40}", base):
+                sha = self._expand(base)
+        for op, count in re.findall(r"([~^])(\d*)", suffix):
+            steps = int(count) if count else 1
+            for _ in range(steps if op == "~" else 1):
+                if sha is None:
+                    return None
+                parents = self.commit(sha).parents
+                index = (steps - 1) if op == "^" else 0
+                sha = parents[index] if index < len(parents) else None
+        return sha
+
+    def _expand(self, short: str) -> str | None:
+        folder = self._git("objects", short[:2])
+        if not self.fs.is_dir(folder):
+            return None
+        found = [short[:2] + name for name in self.fs.listdir(folder) if (short[:2] + name).startswith(short)]
+        return found[0] if len(found) == 1 else None
+
+    # -- index -----------------------------------------------------------------------------------
+
+    def read_index(self) -> Entries:
+        try:
+            data = json.loads(self.fs.read_text(self._git("index")))
+        except (FsError, ValueError):
+            return {}
+        return {path: (mode, sha) for path, (mode, sha) in data.get("entries", {}).items()}
+
+    def write_index(self, entries: Entries) -> None:
+        body = {"version": 1, "entries": {p: list(entries[p]) for p in sorted(entries)}}
+        self.fs.write(self._git("index"), json.dumps(body, indent=0) + "\n")
+
+    # -- work tree -------------------------------------------------------------------------------
+
+    def abspath(self, rel: str) -> str:
+        return posixpath.join(self.root, rel)
+
+    def relpath(self, path: str) -> str | None:
+        """``path`` (absolute) relative to the work tree root; None when outside it."""
+        if path == self.root:
+            return ""
+        if not path.startswith(self.root.rstrip("/") + "/"):
+            return None
+        return path[len(self.root.rstrip("/")) + 1 :]
+
+    def _ignore_rules(self) -> list[tuple[re.Pattern[str], bool, bool]]:
+        """(regex over the relative path, directories only, negated) per ``.gitignore`` line."""
+        rules: list[tuple[re.Pattern[str], bool, bool]] = []
+        for source in (posixpath.join(self.root, ".gitignore"), self._git("info", "exclude")):
+            try:
+                text = self.fs.read_text(source)
+            except FsError:
+                continue
+            for line in text.split("\n"):
+                line = line.rstrip()
+                if not line or line.startswith("#"):
+                    continue
+                negate = line.startswith("!")
+                line = line[1:] if negate else line
+                dir_only = line.endswith("/")
+                line = line.rstrip("/")
+                anchored = "/" in line
+                rx = path_glob(line.lstrip("/")) + r"\Z"
+                rules.append((re.compile(rx if anchored else "(?:.*/)?" + rx), dir_only, negate))
+        return rules
+
+    def worktree(self) -> dict[str, tuple[str, bytes]]:
+        """Every file of the work tree not ignored: ``{path: (mode, content)}`` (``.git`` left out)."""
+        rules = self._ignore_rules()
+
+        def ignored(rel: str, is_dir: bool) -> bool:
+            hit = False
+            for rx, dir_only, negate in rules:
+                if (is_dir or not dir_only) and rx.match(rel):
+                    hit = not negate
+            return hit
+
+        out: dict[str, tuple[str, bytes]] = {}
+
+        def visit(path: str, rel: str) -> None:
+            node = self.fs.lstat(path)
+            if isinstance(node, DirNode):
+                for name in sorted(node.children):
+                    if not rel and name == ".git":
+                        continue
+                    child_rel = f"{rel}/{name}" if rel else name
+                    child = node.children[name]
+                    if ignored(child_rel, isinstance(child, DirNode)):
+                        continue
+                    visit(posixpath.join(path, name), child_rel)
+            elif isinstance(node, LinkNode):
+                out[rel] = ("120000", node.target.encode("utf-8", "surrogateescape"))
+            elif isinstance(node, FileNode):
+                out[rel] = ("100755" if node.mode & 0o111 else "100644", _bytes(node.content))
+
+        visit(self.root, "")
+        return out
+
+    def hashed_worktree(self) -> Entries:
+        return {path: (mode, blob_id(data)) for path, (mode, data) in self.worktree().items()}
+
+    def checkout_entries(self, entries: Entries, old: Entries) -> None:
+        """Make the work tree hold ``entries`` where it held ``old`` (files only in ``old`` go)."""
+        for path in old:
+            if path not in entries:
+                try:
+                    self.fs.remove(self.abspath(path))
+                except FsError:
+                    pass
+                self._prune(posixpath.dirname(path))
+        for path, (mode, sha) in entries.items():
+            self.write_file(path, mode, sha)
+
+    def write_file(self, path: str, mode: str, sha: str) -> None:
+        full = self.abspath(path)
+        data = self.blob(sha)
+        if self.fs.is_dir(full):
+            self.fs.rmtree(full)
+        self.fs.mkdir(posixpath.dirname(full), parents=True)
+        if self.fs.lexists(full) and self.fs.is_link(full):
+            self.fs.remove(full)
+        if mode == "120000":
+            self.fs.symlink(data.decode("utf-8", "surrogateescape"), full)
+            return
+        self.fs.write(full, content_of(data))
+        self.fs.chmod(full, 0o755 if mode == "100755" else 0o644)
+
+    def _prune(self, rel_dir: str) -> None:
+        while rel_dir:
+            full = self.abspath(rel_dir)
+            try:
+                if self.fs.listdir(full):
+                    return
+                self.fs.rmdir(full)
+            except FsError:
+                return
+            rel_dir = posixpath.dirname(rel_dir)
+
+    # -- config ----------------------------------------------------------------------------------
+
+    def config_files(self) -> list[str]:
+        return [posixpath.join(self.fs.home, ".gitconfig"), self._git("config")]
+
+
+def read_config(fs: VirtualFS, paths: list[str]) -> dict[str, str]:
+    """``section.key`` -> value from git config files (later files win)."""
+    values: dict[str, str] = {}
+    for path in paths:
+        try:
+            text = fs.read_text(path)
+        except FsError:
+            continue
+        parser = configparser.ConfigParser(strict=False, interpolation=None)
+        try:
+            parser.read_string(text)
+        except configparser.Error:
+            continue
+        for section in parser.sections():
+            name = re.sub(r'\s+"(.*)"$', r".\1", section).lower()
+            for key, value in parser.items(section):
+                values[f"{name}.{key.lower()}"] = value
+    return values
+
+
+def write_config(fs: VirtualFS, path: str, key: str, value: str | None) -> None:
+    """Set (or with ``value`` None remove) ``section.key`` in the config file at ``path``."""
+    section, _, name = key.rpartition(".")
+    parser = configparser.ConfigParser(strict=False, interpolation=None)
+    try:
+        parser.read_string(fs.read_text(path))
+    except (FsError, configparser.Error):
+        pass
+    if value is None:
+        if parser.has_section(section):
+            parser.remove_option(section, name)
+    else:
+        if not parser.has_section(section):
+            parser.add_section(section)
+        parser.set(section, name, value)
+    buffer = io.StringIO()
+    for sec in parser.sections():
+        buffer.write(f"[{sec}]\n")
+        for k, v in parser.items(sec):
+            buffer.write(f"\t{k} = {v}\n")
+    fs.mkdir(posixpath.dirname(path), parents=True)
+    fs.write(path, buffer.getvalue())

@@ -1,0 +1,180 @@
+"""What git prints about changes: unified diffs (``diff --git``), stats, paths relative to cwd."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import time
+
+from ...unified import unified
+from .repo import ZERO, Entries, Repo
+
+
+def changed_paths(old: Entries, new: Entries) -> dict[str, str]:
+    """``{path: 'A' | 'M' | 'D'}`` between two sets of entries."""
+    out: dict[str, str] = {}
+    for path, entry in new.items():
+        before = old.get(path)
+        if before is None:
+            out[path] = "A"
+        elif before != entry:
+            out[path] = "M"
+    for path in old:
+        if path not in new:
+            out[path] = "D"
+    return out
+
+
+def shown_path(repo: Repo, cwd: str, rel: str) -> str:
+    """A work-tree path as git shows it to a user in ``cwd`` (relative, ``../`` where needed)."""
+    trailing = "/" if rel.endswith("/") else ""
+    shown = posixpath.relpath(posixpath.join(repo.root, rel.rstrip("/")), cwd)
+    return shown + trailing
+
+
+def _text(repo: Repo, sha: str | None) -> bytes:
+    return repo.blob(sha) if sha and sha != ZERO else b""
+
+
+def _is_binary(data: bytes) -> bool:
+    return b"\x00" in data[:8000]
+
+
+def file_diff(repo: Repo, path: str, old: tuple[str, str] | None, new: tuple[str, str] | None) -> str:
+    """One file's ``diff --git`` section (empty when nothing changed)."""
+    if old == new:
+        return ""
+    head = [f"diff --git a/{path} b/{path}\n"]
+    old_sha = old[1] if old else ZERO
+    new_sha = new[1] if new else ZERO
+    if old is None and new is not None:
+        head.append(f"new file mode {new[0]}\n")
+        head.append(f"index {old_sha[:7]}..{new_sha[:7]}\n")
+    elif new is None and old is not None:
+        head.append(f"deleted file mode {old[0]}\n")
+        head.append(f"index {old_sha[:7]}..{new_sha[:7]}\n")
+    else:
+        assert old is not None and new is not None
+        if old[0] != new[0]:
+            head.append(f"old mode {old[0]}\nnew mode {new[0]}\n")
+        if old_sha == new_sha:
+            return "".join(head)
+        mode = f" {new[0]}" if old[0] == new[0] else ""
+        head.append(f"index {old_sha[:7]}..{new_sha[:7]}{mode}\n")
+    a, b = _text(repo, old[1] if old else None), _text(repo, new[1] if new else None)
+    if _is_binary(a) or _is_binary(b):
+        head.append(
+            f"Binary files {'a/' + path if old else '/dev/null'} and {'b/' + path if new else '/dev/null'} differ\n"
+        )
+        return "".join(head)
+    old_text = a.decode("utf-8", "surrogateescape")
+    body = unified(
+        old_text,
+        b.decode("utf-8", "surrogateescape"),
+        f"a/{path}" if old else "/dev/null",
+        f"b/{path}" if new else "/dev/null",
+    )
+    return "".join(head) + _with_function_context(body, old_text.split("\n"))
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@$", re.M)
+#: git's default "funcname" line: one starting with a letter, ``_`` or ``$``
+_FUNCNAME = re.compile(r"[A-Za-z_$]")
+
+
+def _with_function_context(body: str, old_lines: list[str]) -> str:
+    """Hunk headers with the nearest preceding function line, as git's default funcname adds."""
+
+    def header(m: re.Match[str]) -> str:
+        start = int(m.group(1))
+        for line in reversed(old_lines[: max(start - 1, 0)]):
+            if _FUNCNAME.match(line):
+                return f"{m.group(0)} {line.rstrip()[:80]}"
+        return m.group(0)
+
+    return _HUNK.sub(header, body)
+
+
+def tree_diff(repo: Repo, old: Entries, new: Entries, paths: list[str] | None = None) -> str:
+    """The whole ``git diff`` text between two sets of entries, files in path order."""
+    out = []
+    for path in sorted(set(old) | set(new)):
+        if paths is not None and not any(_under(path, prefix) for prefix in paths):
+            continue
+        out.append(file_diff(repo, path, old.get(path), new.get(path)))
+    return "".join(out)
+
+
+def _under(path: str, prefix: str) -> bool:
+    return not prefix or path == prefix or path.startswith(prefix + "/")
+
+
+def _counts(repo: Repo, old: tuple[str, str] | None, new: tuple[str, str] | None) -> tuple[int, int, bool]:
+    a, b = _text(repo, old[1] if old else None), _text(repo, new[1] if new else None)
+    if _is_binary(a) or _is_binary(b):
+        return 0, 0, True
+    added = removed = 0
+    for line in unified(
+        a.decode("utf-8", "surrogateescape"), b.decode("utf-8", "surrogateescape"), "", ""
+    ).split("\n"):
+        if line.startswith("+"):
+            added += 1
+        elif line.startswith("-"):
+            removed += 1
+    return added, removed, False
+
+
+def summary_line(files: int, added: int, removed: int) -> str:
+    parts = [f" {files} file{'s' if files != 1 else ''} changed"]
+    if added or not removed:
+        parts.append(f"{added} insertion{'s' if added != 1 else ''}(+)")
+    if removed or not added:
+        parts.append(f"{removed} deletion{'s' if removed != 1 else ''}(-)")
+    return ", ".join(parts) + "\n"
+
+
+def diffstat(
+    repo: Repo, old: Entries, new: Entries, summary_only: bool = False, paths: list[str] | None = None
+) -> str:
+    """``--stat`` lines and the summary; ``summary_only`` gives what ``git commit`` prints (the
+    summary and ``create mode``/``delete mode`` lines)."""
+    changed = changed_paths(old, new)
+    if paths is not None:
+        changed = {p: k for p, k in changed.items() if any(_under(p, prefix) for prefix in paths)}
+    if not changed:
+        return ""
+    rows = []
+    total_add = total_del = 0
+    for path in sorted(changed):
+        added, removed, binary = _counts(repo, old.get(path), new.get(path))
+        total_add += added
+        total_del += removed
+        rows.append((path, added, removed, binary))
+    out = []
+    if not summary_only:
+        width = max(len(path) for path, *_ in rows)
+        for path, added, removed, binary in rows:
+            if binary:
+                out.append(f" {path:<{width}} | Bin\n")
+            else:
+                n = added + removed
+                out.append(
+                    f" {path:<{width}} | {n} {'+' * min(added, 50)}{'-' * min(removed, 50)}".rstrip() + "\n"
+                )
+    out.append(summary_line(len(rows), total_add, total_del))
+    if summary_only:
+        for path in sorted(changed):
+            kind = changed[path]
+            if kind == "A":
+                out.append(f" create mode {new[path][0]} {path}\n")
+            elif kind == "D":
+                out.append(f" delete mode {old[path][0]} {path}\n")
+            elif old[path][0] != new[path][0]:
+                out.append(f" mode change {old[path][0]} => {new[path][0]} {path}\n")
+    return "".join(out)
+
+
+def git_date(epoch: int) -> str:
+    """``Thu Jan 15 09:30:05 2026 +0000`` (git's default date format, in UTC)."""
+    t = time.gmtime(epoch)
+    return time.strftime("%a %b ", t) + f"{t.tm_mday} " + time.strftime("%H:%M:%S %Y", t) + " +0000"

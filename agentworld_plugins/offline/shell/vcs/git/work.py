@@ -1,0 +1,391 @@
+"""git init, status, add, rm, commit, reset, restore and config: the work-tree commands."""
+
+from __future__ import annotations
+
+import posixpath
+from typing import TYPE_CHECKING
+
+from ....vfs import FsError
+from .repo import Entries, GitError, Repo, read_config, write_config
+from .text import changed_paths, diffstat, shown_path
+
+if TYPE_CHECKING:
+    from ...proc import _Proc
+
+
+def need_repo(p: _Proc) -> Repo:
+    """The repository the current directory is in; git's fatal error where there is none."""
+    repo = Repo.discover(p.fs, p.vm.cwd)
+    if repo is None:
+        raise GitError("not a git repository (or any of the parent directories): .git")
+    return repo
+
+
+def cmd_init(p: _Proc, args: list[str]) -> int:
+    quiet = "-q" in args or "--quiet" in args
+    operands = [a for a in args if not a.startswith("-")]
+    root = p.path(operands[0]) if operands else p.vm.cwd
+    try:
+        p.fs.mkdir(root, parents=True)
+    except FsError as exc:
+        raise GitError(f"cannot mkdir {operands[0]}: {exc.strerror}") from None
+    repo, existed = Repo.init(p.fs, root)
+    if not quiet:
+        word = "Reinitialized existing" if existed else "Initialized empty"
+        p.out(f"{word} Git repository in {repo.gitdir}/\n")
+    return 0
+
+
+def status_sets(repo: Repo) -> tuple[Entries, Entries, Entries]:
+    """(HEAD's tree, the index, the work tree hashed)."""
+    return repo.commit_entries(repo.head()), repo.read_index(), repo.hashed_worktree()
+
+
+def untracked_paths(index: Entries, work: Entries) -> list[str]:
+    """Untracked files, a folder holding no tracked file shown once as ``folder/``."""
+    tracked_dirs = set()
+    for path in index:
+        parts = path.split("/")[:-1]
+        for k in range(1, len(parts) + 1):
+            tracked_dirs.add("/".join(parts[:k]))
+    shown: set[str] = set()
+    for path in work:
+        if path in index:
+            continue
+        parts = path.split("/")
+        entry = path
+        for k in range(1, len(parts)):
+            folder = "/".join(parts[:k])
+            if folder not in tracked_dirs:
+                entry = folder + "/"
+                break
+        shown.add(entry)
+    return sorted(shown)
+
+
+def _rel(p: _Proc, repo: Repo, path: str) -> str:
+    return shown_path(repo, p.vm.cwd, path)
+
+
+def cmd_status(p: _Proc, args: list[str]) -> int:
+    repo = need_repo(p)
+    head_sha = repo.head()
+    head, index, work = status_sets(repo)
+    staged = changed_paths(head, index)
+    unstaged = {path: kind for path, kind in changed_paths(index, work).items() if kind != "A"}
+    untracked = untracked_paths(index, work)
+    if "-s" in args or "--short" in args or any(a.startswith("--porcelain") for a in args):
+        lines = []
+        for path in sorted(set(staged) | set(unstaged)):
+            lines.append(f"{staged.get(path, ' ')}{unstaged.get(path, ' ')} {_rel(p, repo, path)}\n")
+        lines.extend(f"?? {_rel(p, repo, path)}\n" for path in untracked)
+        p.out("".join(lines))
+        return 0
+    p.out(long_status(p, repo, head_sha, staged, unstaged, untracked))
+    return 0
+
+
+def long_status(
+    p: _Proc,
+    repo: Repo,
+    head_sha: str | None,
+    staged: dict[str, str],
+    unstaged: dict[str, str],
+    untracked: list[str],
+) -> str:
+    names = {"A": "new file", "M": "modified", "D": "deleted"}
+    branch = repo.branch()
+    out = [f"On branch {branch}\n" if branch else f"HEAD detached at {(head_sha or '')[:7]}\n"]
+    if head_sha is None:
+        out.append("\nNo commits yet\n\n")
+    if staged:
+        hint = "git rm --cached <file>..." if head_sha is None else "git restore --staged <file>..."
+        out.append(f'Changes to be committed:\n  (use "{hint}" to unstage)\n')
+        out.extend(
+            f"\t{names[kind] + ':':<12}{_rel(p, repo, path)}\n" for path, kind in sorted(staged.items())
+        )
+        out.append("\n")
+    if unstaged:
+        verb = "add/rm" if "D" in unstaged.values() else "add"
+        out.append(
+            f'Changes not staged for commit:\n  (use "git {verb} <file>..." to update what will be committed)\n'
+            '  (use "git restore <file>..." to discard changes in working directory)\n'
+        )
+        out.extend(
+            f"\t{names[kind] + ':':<12}{_rel(p, repo, path)}\n" for path, kind in sorted(unstaged.items())
+        )
+        out.append("\n")
+    if untracked:
+        out.append('Untracked files:\n  (use "git add <file>..." to include in what will be committed)\n')
+        out.extend(f"\t{_rel(p, repo, path)}\n" for path in untracked)
+        out.append("\n")
+    if staged:
+        pass
+    elif unstaged:
+        out.append('no changes added to commit (use "git add" and/or "git commit -a")\n')
+    elif untracked:
+        out.append('nothing added to commit but untracked files present (use "git add" to track)\n')
+    elif head_sha is None:
+        out.append('nothing to commit (create/copy files and use "git add" to track)\n')
+    else:
+        out.append("nothing to commit, working tree clean\n")
+    return "".join(out)
+
+
+def pathspec_filter(p: _Proc, repo: Repo, specs: list[str]) -> list[str]:
+    """Pathspecs as paths relative to the work tree root ("" for the whole tree)."""
+    out = []
+    for spec in specs:
+        rel = repo.relpath(p.path(spec))
+        if rel is None:
+            raise GitError(f"{spec}: '{spec}' is outside repository at '{repo.root}'")
+        out.append(rel)
+    return out
+
+
+def under(path: str, prefix: str) -> bool:
+    return not prefix or path == prefix or path.startswith(prefix + "/")
+
+
+def cmd_add(p: _Proc, args: list[str]) -> int:
+    repo = need_repo(p)
+    everything = any(a in ("-A", "--all") for a in args)
+    update = any(a in ("-u", "--update") for a in args)
+    specs = [a for a in args if not a.startswith("-")]
+    if not specs and not everything and not update:
+        p.ctx.err.write("Nothing specified, nothing added.\nhint: Maybe you wanted to say 'git add .'?\n")
+        return 0
+    prefixes = pathspec_filter(p, repo, specs) if specs else [""]
+    index = repo.read_index()
+    work = repo.worktree()
+    for spec, prefix in zip(specs or ["."], prefixes):
+        matched = [path for path in work if under(path, prefix)]
+        gone = [path for path in index if under(path, prefix) and path not in work]
+        if not matched and not gone and spec != ".":
+            if p.fs.lexists(p.path(spec)):
+                p.ctx.err.write(
+                    "The following paths are ignored by one of your .gitignore files:\n"
+                    f"{spec}\nhint: Use -f if you really want to add them.\n"
+                )
+                return 1
+            raise GitError(f"pathspec '{spec}' did not match any files")
+        for path in matched:
+            if update and path not in index:
+                continue
+            mode, data = work[path]
+            index[path] = (mode, repo.write_blob(data))
+        for path in gone:
+            del index[path]
+    repo.write_index(index)
+    return 0
+
+
+def cmd_rm(p: _Proc, args: list[str]) -> int:
+    repo = need_repo(p)
+    cached = "--cached" in args
+    recursive = "-r" in args
+    quiet = "-q" in args or "--quiet" in args
+    specs = [a for a in args if not a.startswith("-")]
+    index = repo.read_index()
+    for spec, prefix in zip(specs, pathspec_filter(p, repo, specs)):
+        hits = [path for path in index if under(path, prefix)]
+        if not hits:
+            raise GitError(f"pathspec '{spec}' did not match any files")
+        if any(path != prefix for path in hits) and not recursive:
+            raise GitError(f"not removing '{spec}' recursively without -r")
+        for path in sorted(hits):
+            del index[path]
+            if not quiet:
+                p.out(f"rm '{path}'\n")
+            if not cached:
+                try:
+                    p.fs.remove(repo.abspath(path))
+                except FsError:
+                    pass
+    repo.write_index(index)
+    return 0
+
+
+def identity(p: _Proc, repo: Repo) -> str:
+    config = read_config(p.fs, repo.config_files())
+    env = p.vm.vars
+    name = env.get("GIT_AUTHOR_NAME") or config.get("user.name") or p.vm.user
+    email = env.get("GIT_AUTHOR_EMAIL") or config.get("user.email") or f"{p.vm.user}@{p.vm.hostname}"
+    return f"{name} <{email}> {p.fs.now()} +0000"
+
+
+def cmd_commit(p: _Proc, args: list[str]) -> int:
+    repo = need_repo(p)
+    messages: list[str] = []
+    all_tracked = allow_empty = quiet = amend = False
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-m", "--message") and i + 1 < len(args):
+            messages.append(args[i + 1])
+            i += 1
+        elif a.startswith("--message="):
+            messages.append(a.split("=", 1)[1])
+        elif a in ("-a", "--all"):
+            all_tracked = True
+        elif len(a) > 2 and a[0] == "-" and a[1] != "-" and set(a[1:].split("m")[0]) <= set("aqvsn"):
+            flags, has_m, value = a[1:].partition("m")  # bundled short options: -am msg, -qam msg
+            all_tracked = all_tracked or "a" in flags
+            quiet = quiet or "q" in flags
+            if has_m:
+                if value:
+                    messages.append(value)
+                elif i + 1 < len(args):
+                    messages.append(args[i + 1])
+                    i += 1
+        elif a == "--allow-empty":
+            allow_empty = True
+        elif a in ("-q", "--quiet"):
+            quiet = True
+        elif a == "--amend":
+            amend = True
+        i += 1
+    head_sha = repo.head()
+    index = repo.read_index()
+    if all_tracked:
+        work = repo.worktree()
+        for path in list(index):
+            if path in work:
+                mode, data = work[path]
+                index[path] = (mode, repo.write_blob(data))
+            else:
+                del index[path]
+        repo.write_index(index)
+    parents = [head_sha] if head_sha else []
+    if amend:
+        if head_sha is None:
+            raise GitError("You have nothing to amend.")
+        old = repo.commit(head_sha)
+        parents = old.parents
+        if not messages:
+            messages = [old.message.rstrip("\n")]
+    base = repo.commit_entries(parents[0] if parents else None)
+    if not amend and not allow_empty and not changed_paths(base, index):
+        work = repo.hashed_worktree()
+        unstaged = {path: kind for path, kind in changed_paths(index, work).items() if kind != "A"}
+        p.out(long_status(p, repo, head_sha, {}, unstaged, untracked_paths(index, work)))
+        return 1
+    if not messages or not any(m.strip() for m in messages):
+        p.ctx.err.write("Aborting commit due to empty commit message.\n")
+        return 1
+    message = "\n\n".join(m.strip("\n") for m in messages) + "\n"
+    sha = repo.write_commit(repo.write_tree(index), parents, identity(p, repo), message)
+    repo.set_head(sha)
+    if not quiet:
+        branch = repo.branch() or "detached HEAD"
+        root = " (root-commit)" if not parents else ""
+        p.out(f"[{branch}{root} {sha[:7]}] {message.split(chr(10))[0]}\n")
+        p.out(diffstat(repo, base, index, summary_only=True))
+    return 0
+
+
+def cmd_reset(p: _Proc, args: list[str]) -> int:
+    repo = need_repo(p)
+    mode = "mixed"
+    rest = []
+    for a in args:
+        if a in ("--hard", "--soft", "--mixed"):
+            mode = a[2:]
+        elif a not in ("-q", "--quiet", "--"):
+            rest.append(a)
+    target = repo.head()
+    if rest and repo.resolve(rest[0]) is not None:
+        target = repo.resolve(rest.pop(0))
+    entries = repo.commit_entries(target)
+    index = repo.read_index()
+    if rest:  # git reset <paths>: unstage them
+        for prefix in pathspec_filter(p, repo, rest):
+            for path in [q for q in index if under(q, prefix)]:
+                del index[path]
+            for path, entry in entries.items():
+                if under(path, prefix):
+                    index[path] = entry
+        repo.write_index(index)
+        return 0
+    if target is None:
+        repo.write_index({})
+        return 0
+    if mode == "hard":
+        repo.checkout_entries(entries, {**index, **repo.read_index()})
+    if mode != "soft":
+        repo.write_index(entries)
+    repo.set_head(target)
+    if mode == "hard":
+        p.out(f"HEAD is now at {target[:7]} {repo.commit(target).subject}\n")
+    elif mode == "mixed":
+        changed = changed_paths(entries, repo.hashed_worktree())
+        lines = [f"{kind}\t{path}\n" for path, kind in sorted(changed.items()) if kind != "A"]
+        if lines:
+            p.out("Unstaged changes after reset:\n" + "".join(lines))
+    return 0
+
+
+def cmd_restore(p: _Proc, args: list[str]) -> int:
+    repo = need_repo(p)
+    staged = "--staged" in args or "-S" in args
+    worktree = "--worktree" in args or "-W" in args or not staged
+    source = None
+    specs = []
+    for a in args:
+        if a.startswith("--source="):
+            source = a.split("=", 1)[1]
+        elif not a.startswith("-"):
+            specs.append(a)
+    if not specs:
+        raise GitError("you must specify path(s) to restore")
+    index = repo.read_index()
+    head = repo.commit_entries(repo.head())
+    origin = repo.commit_entries(repo.resolve(source)) if source else None
+    for spec, prefix in zip(specs, pathspec_filter(p, repo, specs)):
+        known = [q for q in {**index, **head} if under(q, prefix)]
+        if not known:
+            p.ctx.err.write(f"error: pathspec '{spec}' did not match any file(s) known to git\n")
+            return 1
+        for path in known:
+            if staged:
+                if path in (origin or head):
+                    index[path] = (origin or head)[path]
+                else:
+                    index.pop(path, None)
+            if worktree:
+                entry = (origin or index).get(path)
+                if entry is not None:
+                    repo.write_file(path, *entry)
+    repo.write_index(index)
+    return 0
+
+
+def cmd_config(p: _Proc, args: list[str]) -> int:
+    repo = Repo.discover(p.fs, p.vm.cwd)
+    global_file = posixpath.join(p.fs.home, ".gitconfig")
+    scope = global_file if ("--global" in args or repo is None) else posixpath.join(repo.gitdir, "config")
+    rest = [a for a in args if not a.startswith("--") or a in ("--get", "--unset", "--list")]
+    if "--list" in rest or "-l" in args:
+        values = read_config(p.fs, [global_file] + ([scope] if scope != global_file else []))
+        p.out("".join(f"{k}={v}\n" for k, v in values.items()))
+        return 0
+    rest = [a for a in rest if a not in ("--get",)]
+    if "--unset" in rest:
+        rest.remove("--unset")
+        write_config(p.fs, scope, rest[0], None)
+        return 0
+    if not rest:
+        p.ctx.err.write("usage: git config [<options>]\n")
+        return 129
+    if "." not in rest[0]:
+        p.ctx.err.write(f"error: key does not contain a section: {rest[0]}\n")
+        return 2
+    if len(rest) == 1:
+        files = [global_file] + ([scope] if scope != global_file else [])
+        value = read_config(p.fs, files).get(rest[0].lower())
+        if value is None:
+            return 1
+        p.out(value + "\n")
+        return 0
+    write_config(p.fs, scope, rest[0], " ".join(rest[1:]))
+    return 0
