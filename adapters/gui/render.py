@@ -55,7 +55,13 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
         return ImageFont.load_default()
 
 
+#: longer texts are measured on a prefix and scaled (Pillow refuses strings past about 1M characters)
+_MEASURED_CHARS = 4096
+
+
 def _text_width(font: Any, text: str) -> float:
+    if len(text) > _MEASURED_CHARS:
+        return _text_width(font, text[:_MEASURED_CHARS]) * len(text) / _MEASURED_CHARS
     try:
         return float(font.getlength(text))
     except (AttributeError, UnicodeEncodeError):  # pragma: no cover - bitmap font

@@ -15,6 +15,7 @@ from agentworld_plugins.adapters.gui.androidworld import AgentWorldAndroidEnv, J
 from agentworld_plugins.adapters.gui.osworld import DesktopEnv
 from gymnasium.utils.env_checker import check_env
 
+from agentworld_plugins.backends.fake import FakeBackend
 from agentworld_plugins.domains.web import WEB_ACTIONS
 
 browsergym_core = pytest.importorskip("browsergym.core", reason="browsergym-core is in the dev extra")
@@ -27,9 +28,8 @@ TOO_LONG = 1_200_000  # characters: past any world model's context
 
 
 def _web_env(**kwargs: object) -> gym.Env:
-    return gym.make(
-        "browsergym/agentworld.shop-find-mouse", backend="offline", disable_env_checker=True, **kwargs
-    )
+    kwargs.setdefault("backend", "offline")
+    return gym.make("browsergym/agentworld.shop-find-mouse", disable_env_checker=True, **kwargs)
 
 
 # -- BrowserGym --------------------------------------------------------------------------------------
@@ -222,11 +222,19 @@ def test_check_env_every_registered_id(env_id: str) -> None:
 
 
 def test_an_action_too_long_is_an_error_observation_everywhere() -> None:
-    web = _web_env()
+    # a world model's context is what such an action overflows: the offline world has no token
+    # budget (it reads the action, not a context), so the model path is taken with a fake model
+    web = _web_env(backend=FakeBackend())
     web.reset(seed=0)
     obs, *_ = web.step(f"fill('14', '{'x' * TOO_LONG}')")
     assert obs["last_action_error"].startswith("ValueError") and "too long" in obs["last_action_error"]
     web.close()
+
+    offline = _web_env()
+    offline.reset(seed=0)
+    obs, *_ = offline.step(f"fill('14', '{'x' * TOO_LONG}')")  # filled, and the page still renders
+    assert obs["last_action_error"] == "" and obs["screenshot"].size > 0
+    offline.close()
 
     for domain in ("terminal", "mcp", "os"):
         env = gym.make(f"agentworld/{domain}-v0", backend="offline", disable_env_checker=True)
@@ -235,12 +243,12 @@ def test_an_action_too_long_is_an_error_observation_everywhere() -> None:
         assert "allows at most 8192" in info["action_error"]
         env.close()
 
-    desktop = DesktopEnv(backend="offline")
+    desktop = DesktopEnv(backend=FakeBackend())
     desktop.reset()
     _, _, _, info = desktop.step(f"pyautogui.typewrite('{'x' * TOO_LONG}')", pause=0)
     assert "too long" in info["action_error"]
 
-    phone = AgentWorldAndroidEnv(backend="offline")
+    phone = AgentWorldAndroidEnv(backend=FakeBackend())
     phone.reset()
     phone.execute_action({"action_type": "input_text", "text": "x" * TOO_LONG, "index": 0})
     assert "too long" in phone.get_state().auxiliaries["last_action_error"]
