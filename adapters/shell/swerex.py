@@ -43,8 +43,9 @@ from .terminal import VirtualTerminal
 
 __all__ = ["swerex_app"]
 
-#: the exit status the simulation gives a command that would not finish (as coreutils' ``timeout``)
-TIMEOUT_STATUS = 124
+#: exit statuses of a command that would not finish: 124 as coreutils' ``timeout`` gives it, and
+#: 152 (128 + SIGXCPU) when the offline world's step budget stopped it (docs/shell.md)
+TIMEOUT_STATUSES = frozenset({124, 152})
 
 
 def _exception(class_path: str, message: str, **extra: Any) -> JSONResponse:
@@ -150,7 +151,7 @@ def swerex_app(
             return _no_session(name)
         result = await asyncio.to_thread(terminal.execute_bash, command)
         output = result.stdout[:-1] if result.stdout.endswith("\n") else result.stdout
-        if result.exit_code == TIMEOUT_STATUS:
+        if result.exit_code in TIMEOUT_STATUSES:
             return _exception(
                 "swerex.exceptions.CommandTimeoutError",
                 f"timeout after {body.get('timeout')} seconds while running command {command!r}",
@@ -209,7 +210,7 @@ def swerex_app(
             return _invalid("command", "Input should be a valid string or list of strings", command)
         env = body.get("env") if isinstance(body.get("env"), dict) else None
         result = await terminal.arun(command, cwd=body.get("cwd") or None, env=env)
-        if result.exit_code == TIMEOUT_STATUS and body.get("timeout") is not None:
+        if result.exit_code in TIMEOUT_STATUSES and body.get("timeout") is not None:
             return _exception(
                 "swerex.exceptions.CommandTimeoutError",
                 f"Timeout ({body.get('timeout')}s) exceeded while running command",

@@ -50,8 +50,11 @@ def test_remote_runtime_sessions_files_timeout_and_interrupt(world: World) -> No
                 await runtime.execute(Command(command="while true; do :; done", shell=True, timeout=3))
             await runtime.write_file(WriteFileRequest(path="/repo/a.py", content="A = 1\n"))
             assert (await runtime.read_file(ReadFileRequest(path="/repo/a.py"))).content == "A = 1\n"
-            ran = await runtime.execute(Command(command=["python3", "-c", "print(1)"], shell=False))
-            assert ran.exit_code == 0
+            ran = await runtime.execute(Command(command=["echo", "a b"], shell=False))
+            assert (ran.stdout, ran.exit_code) == ("a b\n", 0)
+            # a program the offline world cannot simulate says so (docs/shell.md), never fakes success
+            unknown = await runtime.execute(Command(command=["python3", "-c", "print(1)"], shell=False))
+            assert unknown.exit_code == 126 and "cannot run in the offline world" in unknown.stderr
             await runtime.close_session(CloseBashSessionRequest())
             with pytest.raises(SessionDoesNotExistError):
                 await runtime.run_in_session(BashAction(command="ls", timeout=5))
