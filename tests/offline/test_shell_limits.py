@@ -85,16 +85,30 @@ def test_no_silent_caps(vm: VirtualMachine) -> None:
 
 
 @pytest.mark.parametrize(
-    "command",
+    ("command", "bash_answer"),
     [
-        "if true; then " * 400 + "echo deep; " + "fi; " * 400,
-        "( " * 1000 + "echo deep" + " )" * 1000,
-        "echo " + "$(" * 200 + "echo deep" + ")" * 200,
+        ("if true; then " * 400 + "echo deep; " + "fi; " * 400, ("deep\n", "", 0)),
+        ("( " * 1000 + "echo deep" + " )" * 1000, ("deep\n", "", 0)),
+        # the innermost prints "deep", the next level runs it as a command
+        ("echo " + "$(" * 200 + "echo deep" + ")" * 200, ("\n", "deep: command not found\n", 0)),
     ],
 )
-def test_deep_nesting_is_an_error_not_silence(vm: VirtualMachine, command: str) -> None:
-    _, err, code = run(vm, command)
-    assert code == 2 and "maximum nesting level exceeded" in err
+def test_deep_nesting_is_bash_answer_or_an_error_never_silence(
+    vm: VirtualMachine, command: str, bash_answer: tuple[str, str, int]
+) -> None:
+    # whether the simulation's stack holds this depth depends on the interpreter's recursion
+    # limit; either way the agent sees bash's answer or the nesting error, never nothing
+    out, err, code = run(vm, command)
+    if code == 2:
+        assert "maximum nesting level exceeded" in err and out == ""
+    else:  # bash -c names the line ("bash: line 1: deep: ..."): compare the message's end
+        assert (out, code) == (bash_answer[0], bash_answer[2]) and err.endswith(bash_answer[1])
+    assert run(vm, "echo ok") == ("ok\n", "", 0)
+
+
+def test_nesting_past_the_stack_is_an_error(vm: VirtualMachine) -> None:
+    out, err, code = run(vm, "( " * 20_000 + "echo deep" + " )" * 20_000)
+    assert (out, code) == ("", 2) and "maximum nesting level exceeded" in err
     assert run(vm, "echo ok") == ("ok\n", "", 0)
 
 
