@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentworld_plugins.errors import AgentWorldError, ConfigError
+from agentworld_plugins.observation import raw_streams
 from agentworld_plugins.store import SessionStore, TurnRow
 
 from .machine import DEFAULT_PS1, MachineSpec, render_ps1
@@ -422,6 +423,9 @@ class VirtualTerminal:
             arguments["directory"] = cwd
         observation = self._step("command", {"tool_name": "run_shell_command", "arguments": arguments})
         stdout, stderr, code = parse_shell_result(observation.text, is_error=observation.is_error)
+        exact = raw_streams(observation)
+        if exact is not None:  # the world's own bytes: the text shows them lossily
+            stdout, stderr = (b.decode("utf-8", "surrogateescape") for b in exact)
         return CommandResult(truncate_output(stdout), truncate_output(stderr), code, observation)
 
     async def arun(

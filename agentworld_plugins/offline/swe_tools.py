@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..observation import RAW_STREAMS, raw_streams_metadata
 from .shell import VirtualMachine, brace_expand, glob_regex
 from .shell.patterns import path_glob
 from .shell.quoting import _display
@@ -129,7 +130,11 @@ class SweTools:
                 "Background PIDs: (none)",
             ]
         )
-        return ToolResult(text, result.exit_code != 0, _shell_metadata(result))
+        metadata = _shell_metadata(result)
+        # the text shows streams lossily (one trailing newline, U+FFFD, no NUL): fronts that hand
+        # the streams on (the bash shim) take the exact bytes from here
+        metadata[RAW_STREAMS] = raw_streams_metadata(text, result.stdout, result.stderr)
+        return ToolResult(text, result.exit_code != 0, metadata)
 
     def execute_bash(self, args: dict[str, Any]) -> ToolResult:
         command = str(args.get("command", ""))

@@ -241,3 +241,19 @@ def test_missing_or_locked_store_is_one_clear_line(tmp_path: Path, world: World)
     with store.lock("busy"), pytest.raises(StoreLockedError, match="busy in another process"):
         busy.run("true")  # another open of the lock file is another holder, as another process is
     busy.run("true")  # free again
+
+
+def test_run_gives_the_exact_bytes_and_the_model_text_stays_lossy() -> None:
+    """The streams are the shell's bytes (NUL, invalid UTF-8 as surrogate escapes, no added
+    newline); the observation text is the usual field format. A text rewritten afterwards (a
+    perturbation) makes the stored bytes stale, and then the text is what counts."""
+    from agentworld_plugins.observation import raw_streams
+
+    term = VirtualTerminal(World(backend="offline"))
+    result = term.run(r"printf '\xff\0a'; printf 'no newline' >&2")
+    assert (result.stdout, result.stderr) == ("\udcff\x00a", "no newline")
+    assert result.observation is not None
+    assert "Stdout: \ufffda\nStderr: no newline\n" in result.observation.text
+    assert raw_streams(result.observation) == (b"\xff\x00a", b"no newline")
+    changed = result.observation.model_copy(update={"text": result.observation.text.replace("a\n", "b\n")})
+    assert raw_streams(changed) is None

@@ -103,6 +103,30 @@ def test_stdin_scripts_and_pipes(shim_env: dict[str, str]) -> None:
     assert piped.stdout == "c\nb\na\n"
 
 
+def test_output_bytes_come_back_exactly(shim_env: dict[str, str]) -> None:
+    """The shim writes the shell's own bytes (invalid UTF-8, NUL, no added newline), not the
+    text the model is shown; a later process reads the session's stored bytes the same way."""
+
+    def raw(command: str) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
+            ["bash", "-c", command],
+            env=shim_env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=60,
+        )
+
+    binary = raw(r"printf '\xff\0a'")
+    assert (binary.stdout, binary.stderr, binary.returncode) == (b"\xff\x00a", b"", 0)
+    utf8 = raw(r"printf 'caf\xc3\xa9\n'; printf 'e\x80' >&2; exit 3")
+    assert (utf8.stdout, utf8.stderr, utf8.returncode) == (b"caf\xc3\xa9\n", b"e\x80", 3)
+    every = raw("printf '" + "".join(f"\\{k:03o}" for k in range(256)) + "'")
+    assert every.stdout == bytes(range(256))
+    stored = raw(r"printf '\xfe\0' > blob; cat blob")
+    assert stored.stdout == b"\xfe\x00"
+    assert raw("cat blob; wc -c < blob").stdout == b"\xfe\x002\n"
+
+
 def test_shell_true_through_an_sh_shim(shim_env: dict[str, str]) -> None:
     """``shell=True`` runs /bin/sh (an absolute path, so PATH cannot reach it): ``executable=``
     points it at the shim, which is what a harness does to simulate such an agent."""
