@@ -22,6 +22,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / ".importlinter"
+#: the contract on adapters/, which only an installed layout shows the linter
+ADAPTERS_CONFIG = ROOT / ".importlinter-adapters"
 MAX_LINES = 800
 
 
@@ -58,7 +60,11 @@ def lint(view: Path) -> subprocess.CompletedProcess[str]:
         f"""
         import sys
         from importlinter.cli import lint_imports
-        sys.exit(lint_imports(config_filename={str(CONFIG)!r}, no_cache=True, no_logo=True))
+        codes = [
+            lint_imports(config_filename=config, no_cache=True, no_logo=True)
+            for config in {[str(CONFIG), str(ADAPTERS_CONFIG)]!r}
+        ]
+        sys.exit(max(codes))
         """,
     )
 
@@ -82,10 +88,20 @@ def test_the_contracts_catch_a_domain_importing_an_offline_world(tmp_path: Path)
     assert "agentworld_plugins.domains.leaky -> agentworld_plugins.offline.vfs" in result.stdout
 
 
+def test_the_contracts_catch_an_adapter_reaching_into_the_offline_world(tmp_path: Path) -> None:
+    view = package_view(tmp_path)
+    bad = view / "agentworld_plugins" / "adapters" / "leaky.py"
+    bad.write_text("from agentworld_plugins.offline.vfs import VirtualFS\n", encoding="utf-8")
+    result = lint(view)
+    assert result.returncode != 0
+    assert "agentworld_plugins.adapters.leaky -> agentworld_plugins.offline.vfs" in result.stdout
+
+
 def test_every_top_level_module_has_a_layer() -> None:
     parser = configparser.ConfigParser()
     parser.read(CONFIG, encoding="utf-8")
-    layered = set(parser["importlinter:contract:layers"]["layers"].replace(":", " ").split())
+    layers = parser["importlinter:contract:layers"]["layers"]
+    layered = set(layers.replace(":", " ").replace("(", " ").replace(")", " ").split())  # (optional)
     package = ROOT / "agentworld_plugins"
     found = {
         f"agentworld_plugins.{p.stem if p.suffix == '.py' else p.name}"
