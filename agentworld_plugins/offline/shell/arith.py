@@ -6,6 +6,7 @@ import ast
 import operator
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from .errors import _ExpansionError
 
@@ -69,11 +70,18 @@ def _c_div(a: int, b: int) -> int:
     return q if (a >= 0) == (b >= 0) else -q
 
 
-def _arith_eval(expr: str, lookup: Callable[[str], str]) -> int:
-    """Evaluate a bash arithmetic expression (integers only; no assignments)."""
-    text = expr.strip()
-    if not text:
-        return 0
+def _arith_tree(text: str) -> ast.Expression:
+    """The Python syntax tree of a bash arithmetic expression; raises :class:`_ExpansionError`
+    for a syntax error. Short ones are cached: a loop's ``$((i+1))`` is translated once."""
+    return _short_tree(text) if len(text) <= 256 else _translate(text)
+
+
+@lru_cache(maxsize=1024)
+def _short_tree(text: str) -> ast.Expression:
+    return _translate(text)
+
+
+def _translate(text: str) -> ast.Expression:
     py = re.sub(
         r"\b(\d+)#([0-9a-zA-Z@_]+)\b",
         lambda m: str(int(m.group(2), int(m.group(1)))) if 2 <= int(m.group(1)) <= 36 else m.group(0),
@@ -83,11 +91,19 @@ def _arith_eval(expr: str, lookup: Callable[[str], str]) -> int:
     py = _ternary(py.replace("&&", " and ").replace("||", " or "))
     py = re.sub(r"!(?!=)", " not ", py)
     try:
-        tree = ast.parse(py, mode="eval")
+        return ast.parse(py, mode="eval")
     except SyntaxError:
         raise _ExpansionError(
             f'{text}: syntax error in expression (error token is "{text}")', fatal=True
         ) from None
+
+
+def _arith_eval(expr: str, lookup: Callable[[str], str]) -> int:
+    """Evaluate a bash arithmetic expression (integers only; no assignments)."""
+    text = expr.strip()
+    if not text:
+        return 0
+    tree = _arith_tree(text)
 
     def ev(node: ast.AST, depth: int = 0) -> int:
         if depth > 50:

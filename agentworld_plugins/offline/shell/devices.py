@@ -10,6 +10,7 @@ The random bytes are deterministic per machine (the same actions give the same b
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 from .limits import TIME_STATUS, ResourceLimit
 
@@ -31,6 +32,16 @@ def device_text(path: str, size: int, rng: random.Random) -> str:
         return "\x00" * size
     data = rng.randbytes(size)
     return data.decode("utf-8", "surrogateescape")
+
+
+def device_chunks(path: str, rng: random.Random, size: int = 65536) -> Iterator[str]:
+    """An endless device read to its end by a streaming program: chunk after chunk, until the
+    pipe's reader stops (``cat /dev/zero | head -c 5``) or the step's budget does."""
+    from .limits import current
+
+    while True:
+        current().check_time()
+        yield device_text(path, size, rng)
 
 
 def endless(path: str) -> ResourceLimit:

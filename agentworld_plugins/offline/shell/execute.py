@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 from .constants import STEP_BUDGET
 from .errors import _AbortLine, _ExpansionError, _LoopControl, _Unsupported
 from .limits import CHECK_EVERY, TIME_STATUS, ResourceLimit
-from .proc import _Capture, _Input
+from .pipes import _finish, _Pipe, _PipeInput
+from .proc import _Input
 from .state import MachineState
 
 if TYPE_CHECKING:
@@ -34,7 +35,9 @@ class ExecuteMixin(MachineState):
         self._step()
         kind = node.kind
         if kind == "command":
-            return self._exec_command(node, ctx)
+            status = self._exec_command(node, ctx)
+            self._pipestatus = (status,)  # bash: every simple command sets ${PIPESTATUS[@]}
+            return status
         if kind == "list":
             return self._exec_list(node.parts, ctx)
         if kind == "pipeline":
@@ -79,20 +82,35 @@ class ExecuteMixin(MachineState):
                 pipes.append(part.pipe)
             else:
                 commands.append(part)
+        if len(commands) == 1:  # `! cmd`
+            status = self._exec(commands[0], ctx)
+            return (0 if status else 1) if negate else status
         stdin = ctx.stdin
-        status = 0
-        for i, command in enumerate(commands):
-            last = i == len(commands) - 1
-            out: _Sink = ctx.out if last else _Capture()
-            err = out if (not last and i < len(pipes) and pipes[i] == "|&") else ctx.err
-            sub = ctx.with_(stdin=stdin, out=out, err=err)
-            if len(commands) > 1:
-                status = self._subshell(lambda c=command, s=sub: self._exec(c, s))  # type: ignore[misc]
-            else:
-                status = self._exec(command, sub)
-            if not last:
-                assert isinstance(out, _Capture)
-                stdin = _Input(out.text)
+        statuses: list[int] = []
+        readers: list[_Input] = []
+        try:
+            for i, command in enumerate(commands):
+                last = i == len(commands) - 1
+                out: _Sink = ctx.out if last else _Pipe()
+                err = out if (not last and i < len(pipes) and pipes[i] == "|&") else ctx.err
+                # a stage that is one simple command may stream into the pipe (pipes.py)
+                lazy = not last and command.kind == "command" and err is not out
+                sub = ctx.with_(stdin=stdin, out=out, err=err, lazy=lazy)
+                statuses.append(self._subshell(lambda c=command, s=sub: self._exec(c, s)))  # type: ignore[misc]
+                if not last:
+                    assert isinstance(out, _Pipe)
+                    stdin = out.reader()
+                    readers.append(stdin)
+            # the last command has ended; the others end as bash's would: done, or SIGPIPE
+            for k in range(len(readers) - 1, -1, -1):
+                statuses[k] = _finish(readers[k], statuses[k])
+        finally:
+            for reader in readers:
+                if isinstance(reader, _PipeInput):
+                    reader.close()
+        self._pipestatus = tuple(statuses)
+        # with pipefail: the status of the last command that failed, else 0
+        status = next((s for s in reversed(statuses) if s), 0) if self.pipefail else statuses[-1]
         if negate:
             status = 0 if status else 1
         return status
@@ -110,7 +128,9 @@ class ExecuteMixin(MachineState):
             return self._run_nodes(inner, ctx)
 
         if items and items[0].kind == "reservedword" and items[0].word == "(":
-            return self._subshell(run_items)
+            status = self._subshell(run_items)
+            self._pipestatus = (status,)
+            return status
         return run_items()
 
     def _groups(self, node: Any) -> list[tuple[str, list[Any]]]:
@@ -230,6 +250,8 @@ class ExecuteMixin(MachineState):
         except _ExpansionError as exc:
             self._complain(ctx, exc.message)
             return exc.status
+        if ctx.lazy and rctx is not ctx and rctx.out is ctx.out and rctx.err is not rctx.out:
+            rctx = rctx.with_(lazy=True)  # `seq 9 2>/dev/null | head`: stdout is still the pipe
         if not argv:
             for name, value, append in values:
                 self._assign(name, value, append)

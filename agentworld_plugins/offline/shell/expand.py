@@ -40,6 +40,8 @@ class ExpandMixin(MachineState):
         raw = ctx.src.text[node.pos[0] : node.pos[1]]
         if raw in ('"$@"', '"${@}"'):
             return list(self.positional)
+        if raw == '"${PIPESTATUS[@]}"':
+            return self.pipestatus_words()
         variants = brace_expand(raw) if "{" in raw else [raw]
         if len(variants) == 1:
             segs = self._segments(raw, ctx, node.pos[0], self._subst_index(node))

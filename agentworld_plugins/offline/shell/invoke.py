@@ -11,6 +11,7 @@ from ..vfs import DirNode, FileNode, FsError, as_text, stub_program
 from .constants import _GNU_VERSIONS, _VERSIONS
 from .errors import _HelpRequested, _Return, _UsageError
 from .limits import UNKNOWN_STATUS, StepLimits
+from .pipes import _Pipe
 from .proc import _Proc
 from .registry import BUILTINS, PROGRAMS
 from .state import MachineState
@@ -56,8 +57,16 @@ class InvokeMixin(MachineState):
         return self.find_in_path(name) if "/" not in name else self.fs.normalize(name, self.cwd)
 
     def _call(self, fn: Callable[[_Proc], int], name: str, args: list[str], ctx: _Ctx) -> int:
+        producer = getattr(fn, "streams", None)
+        if ctx.lazy:  # a whole pipeline stage: a streaming program hands its output over lazily
+            lazy_if = getattr(fn, "lazy_if", None)
+            if producer is None or (lazy_if is not None and not lazy_if(args)):
+                ctx = ctx.with_()
         proc = _Proc(self, name, args, ctx)  # type: ignore[arg-type]  # self is always a VirtualMachine
         try:
+            if ctx.lazy:
+                assert isinstance(ctx.out, _Pipe) and producer is not None
+                return ctx.out.attach(producer(proc), proc)
             return fn(proc)
         except _UsageError as exc:
             proc.err(exc.message)
@@ -117,8 +126,16 @@ class InvokeMixin(MachineState):
         return self._run_script(text, argv, ctx)
 
     def _run_script(
-        self, text: str, argv: list[str], ctx: _Ctx, source: bool = False, name: str | None = None
+        self,
+        text: str,
+        argv: list[str],
+        ctx: _Ctx,
+        source: bool = False,
+        name: str | None = None,
+        pipefail: bool = False,
     ) -> int:
+        """Run a script: sourced in this shell, or (``source=False``) as a new bash process
+        would, in a subshell whose options start afresh (``pipefail``: ``bash -o pipefail``)."""
         name = name or argv[0]
 
         def go() -> int:
@@ -128,6 +145,7 @@ class InvokeMixin(MachineState):
             self.positional = list(argv[1:])
             if not source:
                 self.argv0 = argv[0]
+                self.pipefail = pipefail
             if not source:
                 self._scripts.append(name)
             try:

@@ -25,6 +25,7 @@ from .limits import Budget, ResourceLimit, StepLimits, enter, leave
 from .params import ParamMixin
 from .parser import _parse, _Source
 from .proc import _Ctx, _Input, _Null, _Stream
+from .reader import script_pieces
 from .redirect import RedirectMixin
 from .result import ShellResult
 from .state import MachineState
@@ -52,6 +53,10 @@ class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, Redirec
     ``interactive`` machines behave like a terminal's bash (aliases, history, ``ls`` in columns);
     others like ``bash -c`` (what coding-agent shell tools spawn).
     """
+
+    # defaults for machines pickled before these existed (stored sessions)
+    pipefail = False
+    _pipestatus: tuple[int, ...] = (0,)
 
     def __init__(
         self,
@@ -215,9 +220,9 @@ class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, Redirec
 
     # -- running text ----------------------------------------------------------------------------
 
-    def _syntax_message(self, exc: _ShellSyntaxError, text: str) -> str:
+    def _syntax_message(self, exc: _ShellSyntaxError, text: str, first_line: int = 1) -> str:
         lines = text.rstrip("\n").split("\n")
-        where = "" if self.interactive and not self._scripts else f"-c: line {len(lines)}: "
+        where = "" if self.interactive and not self._scripts else f"-c: line {first_line + len(lines) - 1}: "
         if exc.incomplete:
             if "matching" in exc.message:
                 m = re.search(r"matching ['\"](.)['\"]", exc.message)
@@ -233,30 +238,40 @@ class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, Redirec
         return msg
 
     def _run_text(self, text: str, ctx: _Ctx, top: bool = False) -> Any:
-        """Parse and run ``text``; at the top level return the status (or the _ExitShell)."""
+        """Parse and run ``text`` a complete command at a time, as bash reads a script (the
+        commands before a syntax error run); at the top level return the status (or the
+        _ExitShell)."""
+        status = self.last_status
+        current = text  # the piece being run, for the messages about it
         try:
-            try:
-                nodes, src = _parse_guarded(text)
-            except _ShellSyntaxError as exc:
-                if exc.wanted is not None:
+            for piece in script_pieces(text, _parse_guarded):
+                current = piece.text
+                nodes, src = piece.nodes, piece.src
+                exc = piece.error
+                if isinstance(exc, _ShellSyntaxError) and exc.wanted is not None:
                     self._complain(
                         ctx,
-                        f"warning: here-document at line 1 delimited by end-of-file (wanted `{exc.wanted}')",
+                        f"warning: here-document at line {piece.first_line} delimited by end-of-file "
+                        f"(wanted `{exc.wanted}')",
                     )
-                    nodes, src = _parse_guarded(text.rstrip("\n") + "\n" + exc.wanted + "\n")
-                else:
-                    raise
-        except _ShellSyntaxError as exc:
-            ctx.err.write(self._syntax_message(exc, text))
-            return 2
-        except _Unsupported as exc:
-            return self._unsupported(text, exc, ctx)
-        ctx = ctx.with_(src=src)
-        status = self.last_status
-        try:
-            for node in nodes:
-                status = self._exec(node, ctx)
-                self.last_status = status
+                    try:
+                        nodes, src = _parse_guarded(piece.text.rstrip("\n") + "\n" + exc.wanted + "\n")
+                    except _ShellSyntaxError as again:
+                        exc = again
+                    else:
+                        exc = None
+                        if piece.first_line != 1:
+                            src = src.at_line(piece.first_line)
+                if isinstance(exc, _ShellSyntaxError):
+                    ctx.err.write(self._syntax_message(exc, piece.text, piece.first_line))
+                    return 2
+                if isinstance(exc, _Unsupported):
+                    return self._unsupported(piece.text, exc, ctx)
+                assert src is not None
+                pctx = ctx.with_(src=src)
+                for node in nodes:
+                    status = self._exec(node, pctx)
+                    self.last_status = status
         except _ExpansionError as exc:
             self._complain(ctx, exc.message)
             if exc.fatal and not top:
@@ -274,7 +289,7 @@ class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, Redirec
             self._unknown.append(text.strip())
             return 124
         except _Unsupported as exc:
-            return self._unsupported(text, exc, ctx)
+            return self._unsupported(current, exc, ctx)
         except _LoopControl:
             return 0
         except _Return:
@@ -311,12 +326,20 @@ class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, Redirec
             dict(self.functions),
             list(self.positional),
             dict(self.aliases),
+            self.pipefail,
         )
 
     def _restore(self, saved: tuple[Any, ...]) -> None:
-        (self.cwd, self.oldpwd, self.vars, self.exported, self.functions, self.positional, self.aliases) = (
-            saved
-        )
+        (
+            self.cwd,
+            self.oldpwd,
+            self.vars,
+            self.exported,
+            self.functions,
+            self.positional,
+            self.aliases,
+            self.pipefail,
+        ) = saved
 
     def _subshell(self, fn: Callable[[], int]) -> int:
         saved = self._save()

@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from .proc import _Ctx
 
 
+_PIPESTATUS = re.compile(r"(#?)PIPESTATUS\[([^\]]*)\]")
+
+
 class ParamMixin(MachineState):
     """Variables and parameter expansion: $?, ${VAR:-x}, ${#VAR}, ${VAR%x}, $((...)).
 
@@ -55,7 +58,25 @@ class ParamMixin(MachineState):
             return BASH_VERSION
         if name == "BASHPID":
             return "1"
+        if name == "PIPESTATUS":
+            return str(self._pipestatus[0])
         return self.vars.get(name)
+
+    def pipestatus_words(self) -> list[str]:
+        """``"${PIPESTATUS[@]}"``: one word per command of the last pipeline."""
+        return [str(s) for s in self._pipestatus]
+
+    def _pipestatus_item(self, index: str, ctx: _Ctx, *, length: bool) -> str:
+        """``${PIPESTATUS[i]}``, ``${PIPESTATUS[@]}`` and their lengths (``${#...}``); the one
+        array the offline shell has (bash's own, set after every pipeline)."""
+        words = self.pipestatus_words()
+        if index in ("@", "*"):
+            return str(len(words)) if length else " ".join(words)
+        k = _arith_eval(self.expand_text(index, ctx), lambda v: self.getvar(v) or "")
+        if k < 0:
+            k += len(words)
+        value = words[k] if 0 <= k < len(words) else ""
+        return str(len(value)) if length else value
 
     def _arith(self, expr: str, ctx: _Ctx) -> int:
         expanded = self.expand_text(expr, ctx)
@@ -90,6 +111,10 @@ class ParamMixin(MachineState):
     def _param(self, inner: str, ctx: _Ctx) -> str:
         if inner in ctx.src.arith:
             return str(self._arith(ctx.src.arith[inner], ctx))
+        if "PIPESTATUS[" in inner:
+            m = _PIPESTATUS.fullmatch(inner)
+            if m:
+                return self._pipestatus_item(m.group(2), ctx, length=bool(m.group(1)))
         if inner.startswith("#") and len(inner) > 1 and (_NAME.fullmatch(inner[1:]) or inner[1:] in "@*#?"):
             if inner[1:] in "@*":
                 return str(len(self.positional))

@@ -14,6 +14,7 @@ import bashlex.errors
 import bashlex.subst
 
 from .errors import _ShellSyntaxError, _Unsupported
+from .simple import simple_command
 
 
 def _guard_paramexpand() -> None:
@@ -44,15 +45,27 @@ class _Source:
     quoted_heredocs: set[int]
     arith: dict[str, str]
     unsupported: bool = False
+    #: the text ends inside ``[[ ... ]]`` (bash reads on, looking for the ``]]``)
+    open_test: bool = False
+    #: the line of the whole script this text starts on (a script is parsed a command at a time)
+    first_line: int = 1
 
     def line_of(self, offset: int) -> int:
         """The line number (from 1) of a character offset: a search in the cached line starts, so
         a long script costs no rescan per command."""
+        if len(self.text) < 512:  # a line or a short piece: counting beats a cached index
+            return self.text.count("\n", 0, offset) + self.first_line
         starts = self.__dict__.get("_line_starts")
         if starts is None:
             starts = [m.end() for m in re.finditer("\n", self.text)]
             self.__dict__["_line_starts"] = starts
-        return bisect.bisect_right(starts, offset) + 1
+        return bisect.bisect_right(starts, offset) + self.first_line
+
+    def at_line(self, first_line: int) -> _Source:
+        """This source as a piece of a script that starts on line ``first_line``."""
+        return _Source(
+            self.text, self.quoted_heredocs, self.arith, self.unsupported, self.open_test, first_line
+        )
 
 
 def _unquoted(text: str, i: int = 0) -> Iterator[int]:
@@ -89,6 +102,10 @@ def _match_double_paren(text: str, start: int) -> int:
     return -1
 
 
+#: what may stand before a command: the start, an operator, or a keyword that a command follows
+_COMMAND_POSITION = re.compile(r"(?:^|[\n;&|(!{]|(?:^|[\s;&|(])(?:if|elif|while|until|then|do|else))[ \t]*\Z")
+
+
 def _prepare(text: str) -> _Source:
     """Rewrite quoted here-document delimiters (same length), ``$((...))`` and ``[[ ... ]]`` so
     bashlex can parse them, and note what was rewritten."""
@@ -101,6 +118,7 @@ def _prepare(text: str) -> _Source:
     n = len(text)
     in_dq = False
     in_test = False
+    test_command = False  # the open `[[` stands where a command does (not `echo [[`)
     pos = 0  # length of the output so far
 
     def emit(s: str) -> None:
@@ -148,13 +166,14 @@ def _prepare(text: str) -> _Source:
             continue
         if not in_test and text.startswith("[[", i) and at_word_start and text[i + 2 : i + 3] in (" ", "\t"):
             in_test = True
+            test_command = _COMMAND_POSITION.search(text, max(0, i - 16), i) is not None
             emit("\\[\\[")
             i += 2
             continue
         if in_test:
             if (
                 text.startswith("]]", i)
-                and text[i - 1] in " \t"
+                and text[i - 1] in " \t\n"
                 and (i + 2 >= n or text[i + 2] in " \t\n;&|)")
             ):
                 in_test = False
@@ -167,6 +186,10 @@ def _prepare(text: str) -> _Source:
                 continue
             if c in "<>()|":
                 emit("\\" + c)
+                i += 1
+                continue
+            if c == "\n":  # bash reads newlines inside [[ ]] as blanks
+                emit(" ")
                 i += 1
                 continue
         if text.startswith("<<<", i):
@@ -229,19 +252,30 @@ def _prepare(text: str) -> _Source:
             continue
         emit(c)
         i += 1
-    return _Source("".join(out), quoted, arith, unsupported)
+    return _Source("".join(out), quoted, arith, unsupported, in_test and test_command)
 
 
 _UNSUPPORTED_HINT = re.compile(r"(^|[\s;&|(])(case|select|coproc)\s|\(\(|\w=\(|\[\[")
 
 
-@lru_cache(maxsize=256)
 def _parse(text: str) -> tuple[list[Any], _Source]:
     """bashlex nodes for ``text``; raises :class:`_ShellSyntaxError` or :class:`_Unsupported`.
-    Cached: the nodes are only read, never changed."""
+    A line that is one simple command of plain words is split without bashlex (:mod:`.simple`);
+    other texts are parsed once and cached (the nodes are only read, never changed)."""
+    fast = simple_command(text)
+    if fast is not None:
+        nodes, prepared, arith = fast
+        return nodes, _Source(prepared, set(), arith)
+    return _parse_full(text)
+
+
+@lru_cache(maxsize=256)
+def _parse_full(text: str) -> tuple[list[Any], _Source]:
     src = _prepare(text)
     if src.unsupported:
         raise _Unsupported("arithmetic command")
+    if src.open_test:
+        raise _ShellSyntaxError("unexpected EOF while looking for `]]'", incomplete=True)
     body = src.text
     stripped = "\n".join(line for line in body.split("\n") if not line.lstrip().startswith("#"))
     if not stripped.strip():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -16,8 +16,16 @@ if TYPE_CHECKING:
     from .parser import _Source
 
 
+#: what one read of a pipe or a file takes at most (the size GNU tools read with)
+CHUNK = 65536
+
+
 class _Input:
-    """A command's standard input: consumed as it is read, shared by the commands of a block."""
+    """A command's standard input: consumed as it is read, shared by the commands of a block.
+
+    A pipe from a streaming producer is a :class:`~.pipes._PipeInput`, which pulls its text as
+    it is read: readers that stop early (``head``, ``grep -m``, ``read``) take only what they use.
+    """
 
     __slots__ = ("data", "pos")
 
@@ -38,6 +46,30 @@ class _Input:
         line = self.data[self.pos : end]
         self.pos = end
         return line
+
+    def read_chunk(self, size: int = CHUNK) -> str | None:
+        """Up to ``size`` characters (at least one), or None at the end."""
+        if self.pos >= len(self.data):
+            return None
+        end = min(len(self.data), self.pos + size)
+        text = self.data[self.pos : end]
+        self.pos = end
+        return text
+
+    def lines(self) -> Iterator[str]:
+        """The lines still to read, each with its newline (the last may lack one), one at a time."""
+        while (line := self.readline()) is not None:
+            yield line
+
+    def chunks(self) -> Iterator[str]:
+        """What is still to read, a chunk at a time."""
+        while (chunk := self.read_chunk()) is not None:
+            yield chunk
+
+    @property
+    def unread(self) -> int:
+        """Characters written into this input that nobody has read (yet)."""
+        return len(self.data) - self.pos
 
 
 class _Sink:
@@ -100,6 +132,10 @@ class _Ctx:
     out: _Sink
     err: _Sink
     src: _Source
+    #: stdout is a pipe that a streaming program may feed lazily (``_Pipe.attach``): true only
+    #: for the simple command that makes up a whole stage of a pipeline, so ``with_`` drops it
+    #: unless it is asked for (a function's body or a script under that command writes eagerly)
+    lazy: bool = False
 
     def with_(self, **kw: Any) -> _Ctx:
         return _Ctx(
@@ -107,6 +143,7 @@ class _Ctx:
             kw.get("out", self.out),
             kw.get("err", self.err),
             kw.get("src", self.src),
+            kw.get("lazy", False),
         )
 
 
@@ -175,7 +212,10 @@ class _Proc:
         ``size``: the most bytes the program wants (what it may read of an endless device)."""
         if name == "-":
             return self.stdin()
-        path = self.path(name)
+        return self.read_path(self.path(name), size)
+
+    def read_path(self, path: str, size: int | None = None) -> str:
+        """:meth:`read` of a path already made absolute."""
         if path in ("/dev/null", "/dev/full", "/dev/tty"):
             return ""
         if path in ("/dev/stdin", "/proc/self/fd/0"):

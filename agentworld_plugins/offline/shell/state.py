@@ -43,6 +43,10 @@ class MachineState:
     _loop_depth: int
     _budget: Budget
     limits: StepLimits
+    #: ``set -o pipefail``
+    pipefail: bool
+    #: ``${PIPESTATUS[@]}``: the statuses of the last pipeline (one for a simple command)
+    _pipestatus: tuple[int, ...]
 
     if TYPE_CHECKING:
         # methods one part calls on another, as the part that defines them spells them
@@ -89,3 +93,5 @@ class MachineState:
         def expand_text(self, text: str, ctx: _Ctx | None = None) -> str: ...
 
         def getvar(self, name: str) -> str | None: ...
+
+        def pipestatus_words(self) -> list[str]: ...

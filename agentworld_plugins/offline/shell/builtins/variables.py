@@ -111,9 +111,63 @@ def _b_set(p: _Proc) -> int:
             shown = value if _SAFE_NAME.fullmatch(value or "x") else "'" + value.replace("'", "'\\''") + "'"
             p.out(f"{name}={shown}\n")
         return 0
-    if "--" in p.args:
-        vm.positional = p.args[p.args.index("--") + 1 :]
+    args = p.args
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--" or a == "-":
+            vm.positional = args[i + 1 :]
+            return 0
+        if len(a) < 2 or a[0] not in "-+":
+            vm.positional = args[i:]  # `set a b c`
+            return 0
+        on = a[0] == "-"
+        for flag in a[1:]:
+            if flag == "o":
+                i += 1
+                if i >= len(args):  # `set -o` / `set +o`: the options and their values
+                    _list_options(p, as_commands=not on)
+                    continue
+                if args[i] not in _OPTIONS:
+                    p.shell_err(f"set: {args[i]}: invalid option name")
+                    return 2
+                if args[i] == "pipefail":
+                    vm.pipefail = on
+            elif flag not in _SET_FLAGS:
+                p.shell_err(f"set: {a[0]}{flag}: invalid option")
+                p.ctx.err.write(f"set: usage: {_SET_USAGE}\n")
+                return 2
+            # the other flags (-e, -u, -x, ...) are accepted and not simulated
+        i += 1
     return 0
+
+
+#: bash 5.2's `set -o` names (the shim, a front that imports nothing, keeps its own copy); only
+#: pipefail changes what the offline shell does
+# fmt: off
+_OPTIONS = [
+    "allexport", "braceexpand", "emacs", "errexit", "errtrace", "functrace", "hashall",
+    "histexpand", "history", "ignoreeof", "interactive-comments", "keyword", "monitor",
+    "noclobber", "noexec", "noglob", "nolog", "notify", "nounset", "onecmd", "physical",
+    "pipefail", "posix", "privileged", "verbose", "vi", "xtrace",
+]
+# fmt: on
+_ON = {"braceexpand", "hashall", "interactive-comments"}
+_ON_INTERACTIVE = _ON | {"emacs", "histexpand", "history", "monitor"}
+_SET_FLAGS = "abefhkmnptuvxBCEHPTo"
+_SET_USAGE = "set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg ...]"
+
+
+def _list_options(p: _Proc, *, as_commands: bool) -> None:
+    """``set -o`` (a table) or ``set +o`` (commands that restore the options), as bash prints them."""
+    on = set(_ON_INTERACTIVE if p.vm.interactive else _ON)
+    if p.vm.pipefail:
+        on.add("pipefail")
+    for name in _OPTIONS:
+        if as_commands:
+            p.out(f"set {'-' if name in on else '+'}o {name}\n")
+        else:
+            p.out(f"{name:<15}\t{'on' if name in on else 'off'}\n")
 
 
 @builtin("shift")

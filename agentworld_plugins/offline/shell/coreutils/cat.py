@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from ...vfs import FsError
 from ..applet_io import _Inputs, _lines
+from ..devices import ENDLESS, device_chunks
 from ..getopt import _getopt
-from ..quoting import quote_always
+from ..pipes import streaming
+from ..quoting import quote_always, quote_if_needed
 from ..registry import applet
 
 if TYPE_CHECKING:
@@ -14,7 +18,9 @@ if TYPE_CHECKING:
 
 
 @applet("cat")
-def _u_cat(p: _Proc) -> int:
+@streaming()
+def _u_cat(p: _Proc) -> Iterator[str]:
+    """cat, streaming: a pipe's reader that stops stops it (``cat /dev/zero | head -c 5``)."""
     opts, files = _getopt(
         p.args,
         "nbAEsTvtue",
@@ -27,41 +33,77 @@ def _u_cat(p: _Proc) -> int:
             "show-tabs": "T",
         },
     )
-    inputs = _Inputs(p, files)
-    number = 0
-    for _, text in inputs:
-        if not (set(opts) & set("nbAEsT")):
-            p.out(text)
+    # paths now: the generator may run on after the shell's directory has changed
+    sources = [(name, None if name == "-" else p.path(name)) for name in files or ["-"]]
+    plain = not (set(opts) & set("nbAEsT"))
+    numbering = _Numbering(opts)
+    status = 0
+    for name, path in sources:
+        try:
+            chunks = _chunks_of(p, path)
+        except FsError as exc:
+            p.err(f"{quote_if_needed(name)}: {exc.strerror}")
+            status = 1
             continue
+        if plain:
+            yield from chunks
+            continue
+        for chunk in chunks:
+            yield numbering.feed(chunk)
+    return status
+
+
+def _chunks_of(p: _Proc, path: str | None) -> Iterable[str]:
+    """What cat reads of stdin (None) or a file; raises FsError. An endless device streams,
+    where cat streams; elsewhere reading one to its end meets the step's budget at once."""
+    if path is None:
+        return p.ctx.stdin.chunks()
+    if path in ENDLESS and p.ctx.lazy:
+        return device_chunks(path, p.vm.device_random())
+    return [p.read_path(path)]
+
+
+class _Numbering:
+    """cat's line options (-n, -b, -s, -E, -T, -A), applied as text comes, across files: a
+    line is shown as it arrives, so a line that never ends (``cat -n /dev/zero``) still streams."""
+
+    def __init__(self, opts: dict[str, object]) -> None:
+        self.opts = opts
+        self.number = 0
+        self.blank_run = False
+        self.at_start = True
+
+    def feed(self, chunk: str) -> str:
+        opts = self.opts
         out: list[str] = []
-        blank_run = False
-        pieces = text.split("\n")
-        for k, line in enumerate(pieces):
-            last = k == len(pieces) - 1
-            if last and line == "":
-                break
-            if "s" in opts:
-                if line == "":
-                    if blank_run:
+        start = 0
+        while start < len(chunk):
+            end = chunk.find("\n", start)
+            ended = end >= 0
+            piece = chunk[start:end] if ended else chunk[start:]
+            start = end + 1 if ended else len(chunk)
+            if self.at_start:
+                if not piece and not ended:
+                    break
+                blank = not piece  # the line is just its newline
+                if "s" in opts:
+                    if blank and self.blank_run:
                         continue
-                    blank_run = True
-                else:
-                    blank_run = False
-            shown = line
+                    self.blank_run = blank
+                if "b" in opts:
+                    if not blank:
+                        self.number += 1
+                        out.append(f"{self.number:6d}\t")
+                elif "n" in opts:
+                    self.number += 1
+                    out.append(f"{self.number:6d}\t")
             if "T" in opts or "A" in opts:
-                shown = shown.replace("\t", "^I")
-            if "E" in opts or "A" in opts:
-                shown += "$" if not last else ""
-            if "b" in opts:
-                if line:
-                    number += 1
-                    shown = f"{number:6d}\t{shown}"
-            elif "n" in opts:
-                number += 1
-                shown = f"{number:6d}\t{shown}"
-            out.append(shown + ("" if last else "\n"))
-        p.out("".join(out))
-    return inputs.status
+                piece = piece.replace("\t", "^I")
+            out.append(piece)
+            if ended:
+                out.append("$\n" if ("E" in opts or "A" in opts) else "\n")
+            self.at_start = ended
+        return "".join(out)
 
 
 @applet("tac")

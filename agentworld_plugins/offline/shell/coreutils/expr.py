@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import operator
 import re
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..arith import _c_div
+from ..errors import _HelpRequested, _UsageError
+from ..pipes import streaming
+from ..proc import CHUNK
 from ..registry import applet
 
 if TYPE_CHECKING:
@@ -59,8 +63,22 @@ def _u_expr(p: _Proc) -> int:
 
 
 @applet("yes")
-def _u_yes(p: _Proc) -> int:
-    text = " ".join(p.args) or "y"
-    p.out((text + "\n") * 1000)
-    p.unknown()
-    return 0
+@streaming()
+def _u_yes(p: _Proc) -> Iterator[str]:
+    """Its line, forever: a pipe's reader that stops ends it (``yes | head -n 2``); otherwise
+    the step's budget does, as a real ``yes`` runs until something kills it."""
+    args = list(p.args)
+    if args[:1] == ["--help"] or args[:1] == ["--version"]:
+        raise _HelpRequested(version=args[0] == "--version")
+    if args[:1] == ["--"]:
+        args.pop(0)
+    else:
+        bad = next((a for a in args if a.startswith("-") and a != "-"), None)
+        if bad is not None:
+            raise _UsageError(
+                f"unrecognized option '{bad}'" if bad.startswith("--") else f"invalid option -- '{bad[1]}'"
+            )
+    line = (" ".join(args) or "y") + "\n"
+    chunk = line * max(1, CHUNK // len(line))
+    while True:
+        yield chunk

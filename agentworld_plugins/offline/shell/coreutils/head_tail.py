@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from ...vfs import FsError
@@ -13,7 +14,7 @@ from ..quoting import quote_always
 from ..registry import applet
 
 if TYPE_CHECKING:
-    from ..proc import _Proc
+    from ..proc import _Input, _Proc
 
 
 def _head_tail_args(args: list[str]) -> list[str]:
@@ -66,6 +67,12 @@ def _head_or_tail(p: _Proc, tail: bool) -> int:
     status = 0
     first = True
     for name in files:
+        if name == "-" and not tail and n >= 0:  # read no more of stdin than is printed
+            if headers:
+                p.out(("" if first else "\n") + "==> standard input <==\n")
+            first = False
+            p.out(_head_bytes(p.ctx.stdin, n) if bytes_mode else "".join(islice(p.ctx.stdin.lines(), n)))
+            continue
         try:
             if name != "-" and p.fs.is_dir(p.path(name)):
                 raise FsError("EISDIR", name)
@@ -92,3 +99,14 @@ def _head_or_tail(p: _Proc, tail: bool) -> int:
     if "f" in opts or "F" in opts:
         p.unknown()
     return status
+
+
+def _head_bytes(stdin: _Input, n: int) -> str:
+    """The first ``n`` bytes of ``stdin``, reading no further (characters are 1-4 bytes)."""
+    parts: list[bytes] = []
+    left = n
+    while left > 0 and (chunk := stdin.read_chunk(left)) is not None:
+        data = chunk.encode("utf-8", "surrogateescape")[:left]
+        parts.append(data)
+        left -= len(data)
+    return b"".join(parts).decode("utf-8", "surrogateescape")

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ..errors import _UsageError
 from ..limits import reserve
+from ..pipes import streaming
 from ..quoting import quote_always
 from ..registry import applet
 
@@ -14,8 +16,14 @@ if TYPE_CHECKING:
     from ..proc import _Proc
 
 
+#: numbers per chunk written (a few dozen KiB: under a pipe's capacity, as GNU seq's buffer is)
+_BATCH = 8192
+
+
 @applet("seq")
-def _u_seq(p: _Proc) -> int:
+@streaming()
+def _u_seq(p: _Proc) -> Iterator[str]:
+    """seq, streaming: ``seq 1 1e15 | head -3`` ends when head does."""
     args = list(p.args)
     sep = "\n"
     width = False
@@ -53,16 +61,16 @@ def _u_seq(p: _Proc) -> int:
         return 1
     integral = all(re.fullmatch(r"-?\d+", a) for a in args)
     decimals = max((len(a.split(".")[1]) for a in args if "." in a), default=0)
-    if (last - first) / step > 10**12:  # bounded only by the step budget: refuse at once
-        reserve(int((last - first) / step))
+    if (last - first) / step > 10**12 and not p.ctx.lazy:  # only the step budget would end it
+        reserve(int((last - first) / step))  # (a reader that stops early can: it streams then)
     if integral and not fmt and not width:  # the common case, made fast: whole numbers by range()
         stop = int(last) + (1 if step > 0 else -1)
         numbers = range(int(first), stop, int(step))
-        for k in range(0, len(numbers), 65536):
+        for k in range(0, len(numbers), _BATCH):
             p.vm._budget.check_time()
-            p.out(("" if not k else sep) + sep.join(map(str, numbers[k : k + 65536])))
+            yield ("" if not k else sep) + sep.join(map(str, numbers[k : k + _BATCH]))
         if numbers:
-            p.out("\n")
+            yield "\n"
         return 0
     count = 0
     v = first
@@ -74,21 +82,18 @@ def _u_seq(p: _Proc) -> int:
         chunk.append(v)
         count += 1
         v = first + step * count
-        if len(chunk) == 8192:
+        if len(chunk) == _BATCH:
             p.vm._budget.check_time()
-            p.out(
-                ("" if not wrote else sep)
-                + sep.join(_text(x, fmt, integral, decimals).zfill(w) for x in chunk)
+            yield ("" if not wrote else sep) + sep.join(
+                _text(x, fmt, integral, decimals).zfill(w) for x in chunk
             )
             wrote = True
             chunk = []
     if chunk:
-        p.out(
-            ("" if not wrote else sep) + sep.join(_text(x, fmt, integral, decimals).zfill(w) for x in chunk)
-        )
+        yield ("" if not wrote else sep) + sep.join(_text(x, fmt, integral, decimals).zfill(w) for x in chunk)
         wrote = True
     if wrote:
-        p.out("\n")
+        yield "\n"
     return 0
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from ..errors import _UsageError
 from ..getopt import _getopt
+from ..pipes import streaming
 from ..quoting import quote_always
 from ..registry import applet
 
@@ -58,7 +60,9 @@ def _tr_set(spec: str) -> list[str]:
 
 
 @applet("tr")
-def _u_tr(p: _Proc) -> int:
+@streaming()
+def _u_tr(p: _Proc) -> Iterator[str]:
+    """tr, streaming: translated a chunk at a time (``cat /dev/urandom | tr -dc a-z | head -c 8``)."""
     opts, sets = _getopt(p.args, "dscCt", {"delete": "d", "squeeze-repeats": "s", "complement": "c"})
     if not sets:
         raise _UsageError("missing operand")
@@ -68,7 +72,6 @@ def _u_tr(p: _Proc) -> int:
         raise _UsageError(
             f"missing operand after {quote_always(sets[0])}\nTwo strings must be given when translating."
         )
-    text = p.stdin()
     set1 = _tr_set(sets[0])
     complement = "c" in opts or "C" in opts
     member1 = set(set1)
@@ -76,27 +79,48 @@ def _u_tr(p: _Proc) -> int:
     def in1(ch: str) -> bool:
         return (ch not in member1) if complement else (ch in member1)
 
+    convert: Callable[[str], str]
+    squeezed: set[str] | None = None
     if delete:
-        text = "".join(ch for ch in text if not in1(ch))
+
+        def convert(text: str) -> str:
+            return "".join(ch for ch in text if not in1(ch))
+
         if squeeze and len(sets) > 1:
-            text = _squeeze(text, set(_tr_set(sets[1])))
-        p.out(text)
-        return 0
-    if len(sets) >= 2:
+            squeezed = set(_tr_set(sets[1]))
+    elif len(sets) >= 2:
         set2 = _tr_set(sets[1])
         if complement:
             last = set2[-1] if set2 else ""
-            text = "".join(last if in1(ch) else ch for ch in text)
+
+            def convert(text: str) -> str:
+                return "".join(last if in1(ch) else ch for ch in text)
+
         else:
             if set2 and len(set2) < len(set1):
                 set2 = set2 + [set2[-1]] * (len(set1) - len(set2))
-            table = {a: b for a, b in zip(set1, set2)}
-            text = "".join(table.get(ch, ch) for ch in text)
+            table = str.maketrans(dict(zip(set1, set2)))
+
+            def convert(text: str) -> str:
+                return text.translate(table)
+
         if squeeze:
-            text = _squeeze(text, set(set2))
-    elif squeeze:
-        text = _squeeze(text, member1) if not complement else "".join(text)
-    p.out(text)
+            squeezed = set(set2)
+    else:
+
+        def convert(text: str) -> str:
+            return text
+
+        if squeeze and not complement:
+            squeezed = member1
+    previous = ""  # the last character written: a run may go on in the next chunk
+    for chunk in p.ctx.stdin.chunks():
+        text = convert(chunk)
+        if squeezed is not None and text:
+            text = _squeeze(previous + text, squeezed)[len(previous) :]
+        if text:
+            previous = text[-1]
+            yield text
     return 0
 
 

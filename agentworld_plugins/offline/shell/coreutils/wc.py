@@ -25,10 +25,12 @@ def _u_wc(p: _Proc) -> int:
     regular_total = 0
     has_stdin = False
     for name in inputs:
+        counter = _Counter(order)
         try:
             if name == "-":
                 has_stdin = True
-                text = p.stdin()
+                for chunk in p.ctx.stdin.chunks():  # counted as read: nothing is held
+                    counter.feed(chunk)
             else:
                 path = p.path(name)
                 if p.fs.is_dir(path):
@@ -38,19 +40,12 @@ def _u_wc(p: _Proc) -> int:
                     continue
                 text = p.read(name)
                 regular_total += len(text.encode("utf-8", "surrogateescape"))
+                counter.feed(text)
         except FsError as exc:
             p.err(f"{quote_if_needed(name)}: {exc.strerror}")
             status = 1
             continue
-        data = text.encode("utf-8", "surrogateescape")
-        values = {
-            "l": text.count("\n"),
-            "w": len(text.split()),
-            "c": len(data),
-            "m": len(data.decode("utf-8", "replace")),
-            "L": max((len(line) for line in text.split("\n")), default=0),
-        }
-        rows.append(([values[k] for k in order], None if name == "-" and not files else name))
+        rows.append((counter.values(), None if name == "-" and not files else name))
     if len(inputs) > 1:
         totals = [sum(r[0][k] for r in rows) for k in range(len(order))]
         if "L" in order:
@@ -66,3 +61,41 @@ def _u_wc(p: _Proc) -> int:
         line = " ".join(str(v).rjust(width) for v in counts)
         p.out(line + (f" {label}" if label is not None else "") + "\n")
     return status
+
+
+class _Counter:
+    """wc's counts of one input, fed a chunk at a time (words and lines may span chunks)."""
+
+    def __init__(self, order: list[str]) -> None:
+        self.order = order
+        self.counts = dict.fromkeys("lwcmL", 0)
+        self.in_word = False
+        self.line_length = 0
+
+    def feed(self, text: str) -> None:
+        if not text:
+            return
+        counts = self.counts
+        if "l" in self.order:
+            counts["l"] += text.count("\n")
+        if "w" in self.order:
+            words = len(text.split())
+            if self.in_word and not text[0].isspace():
+                words -= 1  # the last chunk's final word goes on here
+            counts["w"] += words
+            self.in_word = not text[-1].isspace()
+        if "c" in self.order or "m" in self.order:
+            data = text.encode("utf-8", "surrogateescape")
+            counts["c"] += len(data)
+            if "m" in self.order:
+                counts["m"] += len(data.decode("utf-8", "replace"))
+        if "L" in self.order:
+            pieces = text.split("\n")
+            self.line_length += len(pieces[0])
+            longest = max(self.line_length, *(len(piece) for piece in pieces[1:]), 0)
+            counts["L"] = max(counts["L"], longest)
+            if len(pieces) > 1:
+                self.line_length = len(pieces[-1])
+
+    def values(self) -> list[int]:
+        return [self.counts[k] for k in self.order]

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ...vfs import FsError
-from ..applet_io import _lines
+from ..applet_io import _split_lines
 from ..getopt import _getopt, _last
 from ..patterns import _regex_error, posix_regex
 from ..regex import compile_regex
@@ -187,25 +187,57 @@ def _sed_parse(script: str, extended: bool) -> list[dict[str, Any]]:
     return commands
 
 
-def _sed_run(commands: list[dict[str, Any]], text: str, quiet: bool, p: _Proc) -> tuple[str, int | None]:
-    lines = _lines(text)
+class _SedInput:
+    """sed's input lines, read one ahead (so that ``$`` knows the last) and no further: a script
+    that quits (``sed 5q``) leaves the rest of a pipe unread, as GNU sed does."""
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self.lines = iter(lines)
+        self.ahead = next(self.lines, None)
+        self.number = 0
+        #: the last line read had no newline (sed writes it back without one)
+        self.unterminated = False
+
+    @property
+    def last(self) -> bool:
+        return self.ahead is None
+
+    def read(self) -> str | None:
+        """The next line without its newline; None at the end."""
+        line = self.ahead
+        if line is None:
+            return None
+        self.ahead = next(self.lines, None)
+        self.number += 1
+        self.unterminated = not line.endswith("\n")
+        return line if self.unterminated else line[:-1]
+
+
+def _sed_run(
+    commands: list[dict[str, Any]], text: str | _SedInput, quiet: bool, p: _Proc
+) -> tuple[str, int | None]:
+    source = text if isinstance(text, _SedInput) else _SedInput(_split_lines([text]))
     out: list[str] = []
     hold = ""
-    total = len(lines)
-    index = 0
 
     def matches(addr: Any, k: int, line: str) -> bool:
         if addr == "$":
-            return k == total
+            return source.last
         if isinstance(addr, int):
             return k == addr
         return bool(addr.search(line))
 
     quit_code: int | None = None
-    while index < total:
-        line = lines[index]
-        index += 1
-        k = index
+    whole = False  # the pattern space got a newline of its own (G)
+
+    def end() -> str:
+        """The pattern space's newline: none after a last line that had none (GNU sed)."""
+        return "" if source.unterminated and not whole else "\n"
+
+    while (read := source.read()) is not None:
+        line = read
+        k = source.number
+        whole = False
         append_after: list[str] = []
         deleted = False
         skip_depth = 0
@@ -259,9 +291,9 @@ def _sed_run(commands: list[dict[str, Any]], text: str, quiet: bool, p: _Proc) -
                 if num:
                     line = new
                     if cmd["print"]:
-                        out.append(line + "\n")
+                        out.append(line + end())
             elif c == "p":
-                out.append(line + "\n")
+                out.append(line + end())
             elif c == "P":
                 out.append(line.split("\n")[0] + "\n")
             elif c == "d":
@@ -287,24 +319,23 @@ def _sed_run(commands: list[dict[str, Any]], text: str, quiet: bool, p: _Proc) -
                 line = hold
             elif c == "G":
                 line = line + "\n" + hold
+                whole = True
             elif c == "x":
                 line, hold = hold, line
             elif c == "n":
                 if not quiet:
-                    out.append(line + "\n")
-                if index < total:
-                    line = lines[index]
-                    index += 1
-                    k = index
+                    out.append(line + end())
+                if not source.last:
+                    line = source.read() or ""
+                    k = source.number
                 else:
                     deleted = True
                     quiet = True
                     break
             elif c == "N":
-                if index < total:
-                    line = line + "\n" + lines[index]
-                    index += 1
-                    k = index
+                if not source.last:
+                    line = line + "\n" + (source.read() or "")
+                    k = source.number
             elif c == "w":
                 try:
                     p.fs.append(p.path(cmd["file"]), line + "\n")
@@ -312,14 +343,12 @@ def _sed_run(commands: list[dict[str, Any]], text: str, quiet: bool, p: _Proc) -
                     pass
             elif c in "qQ":
                 if c == "q" and not quiet:
-                    out.append(line + "\n")
+                    out.append(line + end())
                 out.extend(append_after)
                 return "".join(out), cmd["code"]
         if not deleted and not quiet:
-            out.append(line + "\n")
+            out.append(line + end())
         out.extend(append_after)
-    if text and not text.endswith("\n") and out and out[-1].endswith("\n"):
-        out[-1] = out[-1][:-1]
     return "".join(out), quit_code
 
 
@@ -391,26 +420,42 @@ def _u_sed(p: _Proc) -> int:
                 p.fs.write(path + suffix, text)
             p.fs.write(path, result)
         return status
-    pieces = []
-    for name in operands or ["-"]:
-        try:
-            if name != "-" and p.fs.is_dir(p.path(name)):
-                p.err(
-                    f"couldn't edit {name}: not a regular file"
-                    if inplace
-                    else f"read error on {name}: Is a directory"
-                )
-                status = 2
-                continue
-            pieces.append(p.read(name))
-        except FsError as exc:
-            p.err(f"can't read {name}: {exc.strerror}")
-            status = 2
-    text = ""
-    for piece in pieces:
-        if text and not text.endswith("\n"):
-            text += "\n"
-        text += piece
-    result, code = _sed_run(commands, text, quiet, p)
+    files = _SedFiles(p, operands or ["-"])
+    result, code = _sed_run(commands, _SedInput(files), quiet, p)
     p.out(result)
-    return code if code is not None else status
+    return code if code is not None else files.status
+
+
+class _SedFiles:
+    """The lines of sed's input files, one stream, read as sed asks for them (a file whose last
+    line has no newline gets one when another file follows); ``status`` 2 if one was unreadable."""
+
+    def __init__(self, p: _Proc, names: list[str]) -> None:
+        self.p = p
+        # paths now: reading happens as the script runs
+        self.names = [(name, None if name == "-" else p.path(name)) for name in names]
+        self.status = 0
+
+    def __iter__(self) -> Iterator[str]:
+        p = self.p
+        held: str | None = None  # the last line so far, which may still need a newline
+        for name, path in self.names:
+            try:
+                if path is not None and p.fs.is_dir(path):
+                    p.err(f"read error on {name}: Is a directory")
+                    self.status = 2
+                    continue
+                chunks: Iterable[str] = p.ctx.stdin.chunks() if path is None else [p.read_path(path)]
+            except FsError as exc:
+                p.err(f"can't read {name}: {exc.strerror}")
+                self.status = 2
+                continue
+            if held is not None:
+                yield held if held.endswith("\n") else held + "\n"
+                held = None
+            for line in _split_lines(chunks):
+                if held is not None:
+                    yield held
+                held = line
+        if held is not None:
+            yield held

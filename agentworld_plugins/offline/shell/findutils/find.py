@@ -5,12 +5,13 @@ from __future__ import annotations
 import math
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from ...vfs import DirNode, FileNode, FsError, LinkNode, Node
 from ..applet_io import _join
 from ..patterns import glob_regex, posix_regex
+from ..pipes import streaming
 from ..quoting import locale_quote
 from ..regex import compile_regex
 from ..registry import applet
@@ -23,8 +24,16 @@ class _FindError(Exception):
     pass
 
 
+def _find_may_stream(args: list[str]) -> bool:
+    """Whether find may run lazily as a pipeline stage: not when its actions change things or
+    run commands (those happen in order, whoever reads the output)."""
+    return not any(a in ("-exec", "-execdir", "-ok", "-okdir", "-delete") for a in args)
+
+
 @applet("find")
-def _u_find(p: _Proc) -> int:
+@streaming(lazy_if=_find_may_stream)
+def _u_find(p: _Proc) -> Iterator[str]:
+    """find, streaming where it only prints: ``find / | head -1`` walks no further."""
     args = list(p.args)
     paths: list[str] = []
     while args and not args[0].startswith(("-", "(", "!")):
@@ -178,13 +187,18 @@ def _u_find(p: _Proc) -> int:
                 argv = [c.replace("{}", shown) for c in command]
                 if not argv:
                     return False
+                if buffer:  # what find printed before comes first (-exec never streams)
+                    p.out("".join(buffer))
+                    buffer.clear()
                 return vm._invoke(argv, p.ctx) == 0
 
             return run_exec
         raise _FindError(f"unknown predicate `{tok}'")
 
+    buffer: list[str] = []  # what find printed since its last yield
+
     def emit(text: str) -> bool:
-        p.out(text)
+        buffer.append(text)
         return True
 
     try:
@@ -198,23 +212,33 @@ def _u_find(p: _Proc) -> int:
         p.err("invalid expression")
         return 1
     status = 0
+    visited = 0
 
-    def visit(shown: str, path: str, node: Node, depth: int) -> None:
+    def visit(shown: str, path: str, node: Node, depth: int) -> Iterator[str]:
+        nonlocal visited
         if depth >= mindepth and (maxdepth is None or depth <= maxdepth):
             ok = test(shown, path, node, depth)
             if ok and not has_action:
-                p.out(shown + "\n")
+                buffer.append(shown + "\n")
+        visited += 1
+        if not visited % 256:  # hand over what was found (a pause, even if nothing was)
+            yield "".join(buffer)
+            buffer.clear()
         if isinstance(node, DirNode) and (maxdepth is None or depth < maxdepth):
             for name in sorted(node.children):
                 child = node.children.get(name)
                 if child is None:
                     continue
-                visit(_join(shown, name), posixpath.join(path, name), child, depth + 1)
+                yield from visit(_join(shown, name), posixpath.join(path, name), child, depth + 1)
 
-    for start in paths:
-        node = p.node(start, "{}: {}", quote=locale_quote)
-        if node is None:
+    # paths now: the walk may go on after the shell's directory has changed
+    for start, path in [(start, p.path(start)) for start in paths]:
+        try:
+            node = p.fs.stat(path)
+        except FsError as exc:
+            p.err(f"{locale_quote(start)}: {exc.strerror}")
             status = 1
             continue
-        visit(start, p.path(start), node, 0)
+        yield from visit(start, path, node, 0)
+    yield "".join(buffer)
     return status

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections import deque
+from collections.abc import Iterable, Iterator
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from ...vfs import DirNode, FileNode, FsError, as_text, is_binary
-from ..applet_io import _join, _lines
+from ..applet_io import _join, _lines, _split_lines
 from ..getopt import _getopt, _last
 from ..patterns import _regex_error, glob_regex, posix_regex
+from ..pipes import streaming
 from ..regex import compile_regex
 from ..registry import applet
 
@@ -37,7 +41,9 @@ def _grep_regex(p: _Proc, patterns: list[str], opts: dict[str, Any]) -> re.Patte
 
 
 @applet("grep", "egrep", "fgrep")
-def _u_grep(p: _Proc) -> int:
+@streaming()
+def _u_grep(p: _Proc) -> Iterator[str]:
+    """grep, streaming: it reads only as far as it needs (``-m``, ``-q``, a reader that stops)."""
     opts, operands = _getopt(
         p.args,
         "ivncltLrRhHwxEFGPoqse:f:A:B:C:m:ZzaIy",
@@ -160,81 +166,129 @@ def _u_grep(p: _Proc) -> int:
         ]
     dir_operand = recursive and (implicit_dot or any(p.fs.is_dir(p.path(f)) for f in files if f != "-"))
     with_name = ("H" in opts or len(files) > 1 or dir_operand) and "h" not in opts
-    invert = "v" in opts
-    any_match = False
+    matcher = _Matcher(p, rx, opts, after, before, max_count, with_name)
     out: list[str] = []
     for shown, target_path in targets:
         if target_path is None:
-            text = p.stdin()
+            first = p.ctx.stdin.read_chunk() or ""  # binary or not, as grep decides: its first buffer
+            chunks: Iterable[str] = chain([first], p.ctx.stdin.chunks())
         else:
             try:
                 node = p.fs.stat(target_path)
                 if not isinstance(node, FileNode):
                     continue
-                text = as_text(node.content) if target_path != "/dev/null" else ""
+                first = as_text(node.content) if target_path != "/dev/null" else ""
             except FsError:
                 continue
-        binary = is_binary(text) and "a" not in opts
+            chunks = [first]
+        binary = is_binary(first) and "a" not in opts
         if binary and "I" in opts:
             continue
-        lines = _lines(text)
-        matched: list[int] = []
-        for k, line in enumerate(lines):
-            if bool(rx.search(line)) != invert:
-                matched.append(k)
-                if max_count >= 0 and len(matched) >= max_count:
-                    break
-        if matched:
-            any_match = True
-        if "q" in opts:
-            if any_match:
-                break
-            continue
-        prefix = f"{shown}:" if with_name else ""
-        if "c" in opts:
-            out.append(f"{prefix}{len(matched)}\n")
-            continue
-        if "l" in opts:
-            if matched:
-                out.append(shown + "\n")
-            continue
-        if "L" in opts:
-            if not matched:
-                out.append(shown + "\n")
-            continue
-        if not matched:
-            continue
-        if binary:
-            p.ctx.out.write("".join(out))
-            out = []
-            p.ctx.err.write(f"{p.name}: {shown}: binary file matches\n")
-            continue
-        if after or before:
-            shown_lines: set[int] = set()
-            last_printed = -2
-            for k in matched:
-                lo, hi = max(0, k - before), min(len(lines) - 1, k + after)
-                if last_printed >= 0 and lo > last_printed + 1:
-                    out.append("--\n")
-                for j in range(lo, hi + 1):
-                    if j in shown_lines:
-                        continue
-                    shown_lines.add(j)
-                    sep = ":" if j in matched else "-"
-                    name_part = f"{shown}{sep}" if with_name else ""
-                    num = f"{j + 1}{sep}" if "n" in opts else ""
-                    out.append(f"{name_part}{num}{lines[j]}\n")
-                    last_printed = j
-            continue
-        for k in matched:
-            num = f"{k + 1}:" if "n" in opts else ""
-            if "o" in opts and not invert:
-                for m in rx.finditer(lines[k]):
-                    if m.group(0):
-                        out.append(f"{prefix}{num}{m.group(0)}\n")
-            else:
-                out.append(f"{prefix}{num}{lines[k]}\n")
-    p.out("".join(out))
-    if errors and not ("q" in opts and any_match):
+        # output goes on as the input is read: a pipe's reader may stop this grep early
+        for piece in matcher.scan(shown, _split_lines(chunks), binary):
+            if piece:
+                out.append(piece)
+            else:  # a pause every few hundred lines read: hand over what was found, if anything
+                yield "".join(out)
+                out = []
+        if "q" in opts and matcher.any_match:
+            break
+    yield "".join(out)
+    if errors and not ("q" in opts and matcher.any_match):
         return 2
-    return 0 if any_match else 1
+    return 0 if matcher.any_match else 1
+
+
+class _Matcher:
+    """grep's scan of one input's lines, streaming: context lines (-A/-B/-C) from a window of
+    lines before and a count after, -m, -c, -l/-L, -q, -o, -n. ``scan`` yields output pieces, and
+    an empty string now and then so that its caller can pass on what was found so far."""
+
+    def __init__(
+        self,
+        p: _Proc,
+        rx: re.Pattern[str],
+        opts: dict[str, Any],
+        after: int,
+        before: int,
+        max_count: int,
+        with_name: bool,
+    ) -> None:
+        self.p = p
+        self.rx = rx
+        self.opts = opts
+        self.after = after
+        self.before = before
+        self.max_count = max_count
+        self.with_name = with_name
+        self.any_match = False
+        #: a group of context lines was printed (the next one, in any file, follows a `--`)
+        self.printed = False
+
+    def scan(self, shown: str, lines: Iterator[str], binary: bool) -> Iterator[str]:
+        opts = self.opts
+        rx, invert, numbered = self.rx, "v" in opts, "n" in opts
+        only = "o" in opts and not invert
+        context = bool(self.after or self.before)
+        summary = next((k for k in "qclL" if k in opts), None)
+        prefix = f"{shown}:" if self.with_name else ""
+        window: deque[tuple[int, str]] = deque(maxlen=self.before or None)
+        last_printed = -1
+        after_left = 0
+        count = 0
+        for k, raw in enumerate(lines if self.max_count else ()):
+            if not k % 256:
+                yield ""
+            line = raw[:-1] if raw.endswith("\n") else raw
+            if self.max_count >= 0 and count >= self.max_count:
+                if not after_left or summary or binary:
+                    break
+                yield self._context_line(shown, k, line, "-")  # trailing context after -m
+                after_left -= 1
+                continue
+            if bool(rx.search(line)) == invert:
+                if after_left and context and not summary and not binary:
+                    yield self._context_line(shown, k, line, "-")
+                    last_printed = k
+                    after_left -= 1
+                elif self.before:
+                    window.append((k, line))
+                continue
+            count += 1
+            self.any_match = True
+            if summary in ("q", "l", "L"):
+                break
+            if summary == "c":
+                continue
+            if binary:
+                yield ""  # what was found before goes out first
+                self.p.ctx.err.write(f"{self.p.name}: {shown}: binary file matches\n")
+                break
+            if context:
+                start = window[0][0] if window else k
+                if self.printed and (last_printed < 0 or start > last_printed + 1):
+                    yield "--\n"  # between groups of context, in one file or across files
+                self.printed = True
+                for j, text in window:
+                    yield self._context_line(shown, j, text, "-")
+                window.clear()
+                yield self._context_line(shown, k, line, ":")
+                last_printed = k
+                after_left = self.after
+                continue
+            num = f"{k + 1}:" if numbered else ""
+            if only:
+                for m in rx.finditer(line):
+                    if m.group(0):
+                        yield f"{prefix}{num}{m.group(0)}\n"
+            else:
+                yield f"{prefix}{num}{line}\n"
+        if summary == "c":
+            yield f"{prefix}{count}\n"
+        elif (summary == "l" and count) or (summary == "L" and not count):
+            yield shown + "\n"
+
+    def _context_line(self, shown: str, k: int, line: str, sep: str) -> str:
+        name = f"{shown}{sep}" if self.with_name else ""
+        num = f"{k + 1}{sep}" if "n" in self.opts else ""
+        return f"{name}{num}{line}\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from ...vfs import FsError
@@ -12,27 +13,28 @@ if TYPE_CHECKING:
     from ..proc import _Proc
 
 
+_FLAGS = re.compile(r"[-+][abcefhklmnprstuvxBCEHPTio]+")
+
+
 @applet("bash", "sh", "dash")
 def _u_bash(p: _Proc) -> int:
     vm = p.vm
     args = list(p.args)
-    while args and args[0] in (
-        "-e",
-        "-x",
-        "-u",
-        "-l",
-        "--login",
-        "-i",
-        "-o",
-        "pipefail",
-        "-eu",
-        "-ex",
-        "-xe",
-        "-euo",
-        "--norc",
-        "--noprofile",
-    ):
-        args.pop(0)
+    pipefail = False
+    command_mode = False
+    # options before the command or script, as bash reads them: flags (-e, -eu, +x, ...), -c,
+    # -o NAME / +o NAME (a cluster holding `o` takes the next word: `bash -euo pipefail x.sh`)
+    while args and (args[0] in ("--login", "--norc", "--noprofile") or _FLAGS.fullmatch(args[0])):
+        flags = args.pop(0)
+        for flag in flags[1:]:
+            if flag == "c" and flags[0] == "-":
+                command_mode = True
+            elif flag == "o" and args:
+                name = args.pop(0)
+                if name == "pipefail":
+                    pipefail = flags[0] == "-"
+    if command_mode:
+        args.insert(0, "-c")
     if args and args[0] in ("--version",):
         p.out(f"GNU bash, version {BASH_VERSION} (x86_64-pc-linux-gnu)\n")
         return 0
@@ -42,11 +44,11 @@ def _u_bash(p: _Proc) -> int:
             return 2
         command = args[1]
         script_args = args[2:] or [p.name]
-        return vm._run_script(command, script_args, p.ctx, name="bash")
+        return vm._run_script(command, script_args, p.ctx, name="bash", pipefail=pipefail)
     if not args:
         stdin = p.ctx.stdin.read()
         if stdin:
-            return vm._run_script(stdin, [p.name], p.ctx, name="bash")
+            return vm._run_script(stdin, [p.name], p.ctx, name="bash", pipefail=pipefail)
         vm._unknown.append(p.name)
         return 0
     path = p.path(args[0])
@@ -55,4 +57,4 @@ def _u_bash(p: _Proc) -> int:
     except FsError as exc:
         p.ctx.err.write(f"{p.name}: {args[0]}: {exc.strerror}\n")
         return 127
-    return vm._run_script(text, args, p.ctx)
+    return vm._run_script(text, args, p.ctx, pipefail=pipefail)
