@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from ..vfs import FsError
-from .limits import reserve
 from .quoting import locale_quote, quote_if_needed
 
 if TYPE_CHECKING:
@@ -29,28 +28,6 @@ def _lines(text: str) -> list[str]:
     if parts[-1] == "":
         parts.pop()
     return parts
-
-
-def _split_lines(chunks: Iterable[str]) -> Iterator[str]:
-    """The lines of a text that comes in chunks, each with its newline (the last may lack one)."""
-    partial: list[str] = []
-    size = 0
-    for chunk in chunks:
-        start = 0
-        while (end := chunk.find("\n", start)) >= 0:
-            if partial:
-                partial.append(chunk[start : end + 1])
-                yield "".join(partial)
-                partial, size = [], 0
-            else:
-                yield chunk[start : end + 1]
-            start = end + 1
-        if start < len(chunk):
-            size += len(chunk) - start
-            reserve(size)  # a line that never ends (`cat /dev/zero | grep x`)
-            partial.append(chunk[start:])
-    if partial:
-        yield "".join(partial)
 
 
 class _InvalidCount(Exception):

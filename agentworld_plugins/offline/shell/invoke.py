@@ -60,12 +60,15 @@ class InvokeMixin(MachineState):
         producer = getattr(fn, "streams", None)
         if ctx.lazy:  # a whole pipeline stage: a streaming program hands its output over lazily
             lazy_if = getattr(fn, "lazy_if", None)
-            if producer is None or (lazy_if is not None and not lazy_if(args)):
+            if producer is None:
+                if not getattr(fn, "passes_lazy", False):
+                    ctx = ctx.with_()
+            elif lazy_if is not None and not lazy_if(args):
                 ctx = ctx.with_()
         proc = _Proc(self, name, args, ctx)  # type: ignore[arg-type]  # self is always a VirtualMachine
         try:
-            if ctx.lazy:
-                assert isinstance(ctx.out, _Pipe) and producer is not None
+            if ctx.lazy and producer is not None:
+                assert isinstance(ctx.out, _Pipe)
                 return ctx.out.attach(producer(proc), proc)
             return fn(proc)
         except _UsageError as exc:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from .limits import current, reserve
 from .proc import CHUNK, _Capture, _Input
@@ -71,6 +71,16 @@ def streaming(
         return run
 
     return wrap
+
+
+_Fn = TypeVar("_Fn", bound=Callable[..., int])
+
+
+def delegating(fn: _Fn) -> _Fn:
+    """Mark a program that runs one other command with its own streams (``command``, ``exec``,
+    ``env``, ``nohup``): as a whole pipeline stage, that command may stream (``env yes | head``)."""
+    fn.passes_lazy = True  # type: ignore[attr-defined]
+    return fn
 
 
 def _status(value: object) -> int:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..vfs import FsError, Node, VirtualFS, as_text
 from .devices import ENDLESS, device_text, endless
-from .limits import current
+from .limits import current, reserve
 from .quoting import quote_always
 
 if TYPE_CHECKING:
@@ -20,6 +20,28 @@ if TYPE_CHECKING:
 CHUNK = 65536
 
 
+def _split_lines(chunks: Iterable[str]) -> Iterator[str]:
+    """The lines of a text that comes in chunks, each with its newline (the last may lack one)."""
+    partial: list[str] = []
+    size = 0
+    for chunk in chunks:
+        start = 0
+        while (end := chunk.find("\n", start)) >= 0:
+            if partial:
+                partial.append(chunk[start : end + 1])
+                yield "".join(partial)
+                partial, size = [], 0
+            else:
+                yield chunk[start : end + 1]
+            start = end + 1
+        if start < len(chunk):
+            size += len(chunk) - start
+            reserve(size)  # a line that never ends (`cat /dev/zero | grep x`)
+            partial.append(chunk[start:])
+    if partial:
+        yield "".join(partial)
+
+
 class _Input:
     """A command's standard input: consumed as it is read, shared by the commands of a block.
 
@@ -28,6 +50,12 @@ class _Input:
     """
 
     __slots__ = ("data", "pos")
+
+    #: a regular file (``< file``): a program that stops early leaves the offset just after
+    #: what it used (GNU head, grep -m and sed q seek back); from a pipe, a here-document or a
+    #: here-string, what it read in its last block is gone (bash 5.2 feeds short here-documents
+    #: through a pipe)
+    seekable = False
 
     def __init__(self, data: str = "") -> None:
         self.data = data
@@ -56,6 +84,24 @@ class _Input:
         self.pos = end
         return text
 
+    def put_back(self, text: str) -> None:
+        """Put back ``text``, the last thing read (a program that seeks back on a file)."""
+        if self.data.endswith(text, 0, self.pos):
+            self.pos -= len(text)
+
+    def peek(self, size: int = CHUNK) -> str:
+        """Up to ``size`` characters of what is still to read, left unread."""
+        return self.data[self.pos : self.pos + size]
+
+    def blocks(self, size: int) -> Iterator[str]:
+        """Lines read the way a program reads a pipe, ``size`` characters at a time (a line may
+        span blocks); what is left of the last block when the caller stops is gone, as it is for
+        the real program. From a seekable input: exactly the lines used."""
+        if self.seekable:
+            yield from self.lines()
+            return
+        yield from _split_lines(iter(lambda: self.read_chunk(size), None))
+
     def lines(self) -> Iterator[str]:
         """The lines still to read, each with its newline (the last may lack one), one at a time."""
         while (line := self.readline()) is not None:
@@ -70,6 +116,13 @@ class _Input:
     def unread(self) -> int:
         """Characters written into this input that nobody has read (yet)."""
         return len(self.data) - self.pos
+
+
+class _FileInput(_Input):
+    """Standard input redirected from a regular file (``< file``)."""
+
+    __slots__ = ()
+    seekable = True
 
 
 class _Sink:

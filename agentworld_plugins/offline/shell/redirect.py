@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from ..vfs import DirNode, FsError
 from .devices import ENDLESS, REDIRECT_BYTES, device_text
 from .errors import _ExpansionError, _Unsupported
-from .proc import _FileSink, _Input, _Null, _Sink
+from .proc import _FileInput, _FileSink, _Input, _Null, _Sink
 from .state import MachineState
 
 if TYPE_CHECKING:
@@ -107,7 +107,8 @@ class RedirectMixin(MachineState):
                         content = ""
                     else:
                         raise _ExpansionError(f"{target}: {exc.strerror}") from None
-                fds[0 if src_fd is None else src_fd] = _Input(content)
+                regular = not path.startswith("/dev/")
+                fds[0 if src_fd is None else src_fd] = _FileInput(content) if regular else _Input(content)
             elif kind in ("<<", "<<-"):
                 fds[0 if src_fd is None else src_fd] = _Input(self._heredoc(r, ctx))
             elif kind == "<<<":

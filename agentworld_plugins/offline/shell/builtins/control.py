@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from ...vfs import FsError
 from ..errors import _ExitShell, _LoopControl, _Return
+from ..pipes import delegating
 from ..registry import applet, builtin
 
 if TYPE_CHECKING:
@@ -99,6 +100,7 @@ def _b_eval(p: _Proc) -> int:
 
 
 @builtin("exec")
+@delegating
 def _b_exec(p: _Proc) -> int:
     if not p.args:
         return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..pipes import delegating
 from ..registry import BUILTINS, builtin
 
 if TYPE_CHECKING:
@@ -87,6 +88,7 @@ def _b_type(p: _Proc) -> int:
 
 
 @builtin("command")
+@delegating
 def _b_command(p: _Proc) -> int:
     args = list(p.args)
     if args and args[0] in ("-v", "-V"):

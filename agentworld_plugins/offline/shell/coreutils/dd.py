@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from ...vfs import FsError, content_of
 from ..errors import _UsageError
 from ..limits import reserve
+from ..pipes import delegating
 from ..quoting import quote_always
 from ..registry import applet
 
@@ -109,6 +110,7 @@ def _scaled(n: float, base: int, units: str, spec: str) -> str:
 
 
 @applet("nohup")
+@delegating
 def _u_nohup(p: _Proc) -> int:
     if not p.args:
         raise _UsageError("missing operand", status=125)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..names import _valid_name
+from ..pipes import delegating
 from ..quoting import quote_always
 from ..registry import applet
 
@@ -13,6 +14,7 @@ if TYPE_CHECKING:
 
 
 @applet("env")
+@delegating
 def _u_env(p: _Proc) -> int:
     vm = p.vm
     args = list(p.args)

@@ -71,7 +71,8 @@ def _head_or_tail(p: _Proc, tail: bool) -> int:
             if headers:
                 p.out(("" if first else "\n") + "==> standard input <==\n")
             first = False
-            p.out(_head_bytes(p.ctx.stdin, n) if bytes_mode else "".join(islice(p.ctx.stdin.lines(), n)))
+            # from a pipe head reads blocks of BUFSIZ (8192): the rest of the last one is gone
+            p.out(_head_bytes(p.ctx.stdin, n) if bytes_mode else "".join(islice(p.ctx.stdin.blocks(8192), n)))
             continue
         try:
             if name != "-" and p.fs.is_dir(p.path(name)):

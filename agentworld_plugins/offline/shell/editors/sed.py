@@ -7,9 +7,9 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ...vfs import FsError
-from ..applet_io import _split_lines
 from ..getopt import _getopt, _last
 from ..patterns import _regex_error, posix_regex
+from ..proc import CHUNK, _split_lines
 from ..regex import compile_regex
 from ..registry import applet
 
@@ -191,8 +191,9 @@ class _SedInput:
     """sed's input lines, read one ahead (so that ``$`` knows the last) and no further: a script
     that quits (``sed 5q``) leaves the rest of a pipe unread, as GNU sed does."""
 
-    def __init__(self, lines: Iterable[str]) -> None:
+    def __init__(self, lines: Iterable[str], give_back: Callable[[str], None] | None = None) -> None:
         self.lines = iter(lines)
+        self.give_back = give_back
         self.ahead = next(self.lines, None)
         self.number = 0
         #: the last line read had no newline (sed writes it back without one)
@@ -201,6 +202,12 @@ class _SedInput:
     @property
     def last(self) -> bool:
         return self.ahead is None
+
+    def quit(self) -> None:
+        """``q``/``Q``: the line read ahead goes back to a seekable stdin (GNU sed seeks back)."""
+        if self.ahead is not None and self.give_back is not None:
+            self.give_back(self.ahead)
+            self.ahead = None
 
     def read(self) -> str | None:
         """The next line without its newline; None at the end."""
@@ -345,6 +352,7 @@ def _sed_run(
                 if c == "q" and not quiet:
                     out.append(line + end())
                 out.extend(append_after)
+                source.quit()
                 return "".join(out), cmd["code"]
         if not deleted and not quiet:
             out.append(line + end())
@@ -421,7 +429,9 @@ def _u_sed(p: _Proc) -> int:
             p.fs.write(path, result)
         return status
     files = _SedFiles(p, operands or ["-"])
-    result, code = _sed_run(commands, _SedInput(files), quiet, p)
+    stdin = p.ctx.stdin
+    give_back = stdin.put_back if (operands or ["-"]) == ["-"] and stdin.seekable else None
+    result, code = _sed_run(commands, _SedInput(files, give_back), quiet, p)
     p.out(result)
     return code if code is not None else files.status
 
@@ -438,24 +448,23 @@ class _SedFiles:
 
     def __iter__(self) -> Iterator[str]:
         p = self.p
-        held: str | None = None  # the last line so far, which may still need a newline
-        for name, path in self.names:
+        for index, (name, path) in enumerate(self.names):
             try:
                 if path is not None and p.fs.is_dir(path):
                     p.err(f"read error on {name}: Is a directory")
                     self.status = 2
                     continue
-                chunks: Iterable[str] = p.ctx.stdin.chunks() if path is None else [p.read_path(path)]
+                # stdin as sed reads it: blocks from a pipe, exact lines from a file (sed q seeks back)
+                lines = p.ctx.stdin.blocks(CHUNK) if path is None else _split_lines([p.read_path(path)])
             except FsError as exc:
                 p.err(f"can't read {name}: {exc.strerror}")
                 self.status = 2
                 continue
-            if held is not None:
-                yield held if held.endswith("\n") else held + "\n"
-                held = None
-            for line in _split_lines(chunks):
-                if held is not None:
-                    yield held
-                held = line
-        if held is not None:
-            yield held
+            for line in lines:
+                if not line.endswith("\n") and self._more_after(index):
+                    line += "\n"  # only a last line lacks one
+                yield line
+
+    def _more_after(self, index: int) -> bool:
+        """Whether a file after the ``index``th will be read (its lines follow this one's)."""
+        return any(path is None or self.p.fs.is_file(path) for _, path in self.names[index + 1 :])

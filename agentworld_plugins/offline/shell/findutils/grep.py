@@ -5,15 +5,16 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from ...vfs import DirNode, FileNode, FsError, as_text, is_binary
-from ..applet_io import _join, _lines, _split_lines
+from ..applet_io import _join, _lines
 from ..getopt import _getopt, _last
 from ..patterns import _regex_error, glob_regex, posix_regex
 from ..pipes import streaming
+from ..proc import _split_lines
 from ..regex import compile_regex
 from ..registry import applet
 
@@ -169,9 +170,15 @@ def _u_grep(p: _Proc) -> Iterator[str]:
     matcher = _Matcher(p, rx, opts, after, before, max_count, with_name)
     out: list[str] = []
     for shown, target_path in targets:
-        if target_path is None:
-            first = p.ctx.stdin.read_chunk() or ""  # binary or not, as grep decides: its first buffer
-            chunks: Iterable[str] = chain([first], p.ctx.stdin.chunks())
+        lines: Iterator[str]
+        if target_path is None:  # binary or not, as grep decides: by its first buffer
+            stdin = p.ctx.stdin
+            if stdin.seekable:  # `< file`: grep -m leaves the offset after the last line it used
+                first = stdin.peek()
+                lines = stdin.lines()
+            else:
+                first = stdin.read_chunk() or ""
+                lines = _split_lines(chain([first], stdin.chunks()))
         else:
             try:
                 node = p.fs.stat(target_path)
@@ -180,12 +187,12 @@ def _u_grep(p: _Proc) -> Iterator[str]:
                 first = as_text(node.content) if target_path != "/dev/null" else ""
             except FsError:
                 continue
-            chunks = [first]
+            lines = _split_lines([first])
         binary = is_binary(first) and "a" not in opts
         if binary and "I" in opts:
             continue
         # output goes on as the input is read: a pipe's reader may stop this grep early
-        for piece in matcher.scan(shown, _split_lines(chunks), binary):
+        for piece in matcher.scan(shown, lines, binary):
             if piece:
                 out.append(piece)
             else:  # a pause every few hundred lines read: hand over what was found, if anything
@@ -259,12 +266,12 @@ class _Matcher:
             if summary in ("q", "l", "L"):
                 break
             if summary == "c":
-                continue
-            if binary:
+                pass
+            elif binary:
                 yield ""  # what was found before goes out first
                 self.p.ctx.err.write(f"{self.p.name}: {shown}: binary file matches\n")
                 break
-            if context:
+            elif context:
                 start = window[0][0] if window else k
                 if self.printed and (last_printed < 0 or start > last_printed + 1):
                     yield "--\n"  # between groups of context, in one file or across files
@@ -275,14 +282,16 @@ class _Matcher:
                 yield self._context_line(shown, k, line, ":")
                 last_printed = k
                 after_left = self.after
-                continue
-            num = f"{k + 1}:" if numbered else ""
-            if only:
-                for m in rx.finditer(line):
-                    if m.group(0):
-                        yield f"{prefix}{num}{m.group(0)}\n"
             else:
-                yield f"{prefix}{num}{line}\n"
+                num = f"{k + 1}:" if numbered else ""
+                if only:
+                    for m in rx.finditer(line):
+                        if m.group(0):
+                            yield f"{prefix}{num}{m.group(0)}\n"
+                else:
+                    yield f"{prefix}{num}{line}\n"
+            if count == self.max_count and not after_left:
+                break  # -m: read no further (from a file, the offset stays just after this line)
         if summary == "c":
             yield f"{prefix}{count}\n"
         elif (summary == "l" and count) or (summary == "L" and not count):
