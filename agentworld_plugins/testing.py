@@ -5,11 +5,20 @@ Fixtures:
 - ``fake_world_server``: a running :class:`FakeWorldModelServer` (real HTTP on 127.0.0.1);
 - ``fake_backend``: a :class:`FakeBackend` with ``enqueue()`` and ``history``;
 - ``agentworld``: a :class:`~agentworld_plugins.World` wired to ``fake_backend``.
+
+And a helper for testing that long jobs resume: :func:`kill_cli_midway` SIGKILLs a real
+``agentworld`` subprocess once its output file has grown.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import pytest
 
@@ -17,7 +26,14 @@ from .backends.fake import FakeBackend
 from .fake_server import FakeWorldModelServer, Fault, RecordedRequest, default_responder
 from .session import World
 
-__all__ = ["FakeBackend", "FakeWorldModelServer", "Fault", "RecordedRequest", "default_responder"]
+__all__ = [
+    "FakeBackend",
+    "FakeWorldModelServer",
+    "Fault",
+    "RecordedRequest",
+    "default_responder",
+    "kill_cli_midway",
+]
 
 
 @pytest.fixture
@@ -38,3 +54,29 @@ def agentworld(fake_backend: FakeBackend) -> Iterator[World]:
     """A World whose backend is ``fake_backend``."""
     with World(backend=fake_backend) as world:
         yield world
+
+
+def kill_cli_midway(args: Sequence[str], output: Path, lines: int, timeout: float = 60.0) -> None:
+    """Run ``agentworld ARGS`` in a subprocess (without the caller's ``AGENTWORLD_*`` variables) and
+    SIGKILL it once ``output`` holds ``lines`` lines, or after ``timeout`` seconds. Fails the test
+    when the run ends by itself first: a job that finishes before the kill tests no resume."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTWORLD_")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentworld_plugins", *args],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stderr is not None
+    try:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if output.exists() and output.read_bytes().count(b"\n") >= lines:
+                break
+            if proc.poll() is not None:
+                pytest.fail(f"the run ended before it could be killed: {proc.stderr.read().decode()}")
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    finally:
+        proc.stderr.close()
