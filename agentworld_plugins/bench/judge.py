@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -143,11 +143,13 @@ def _literal(text: str) -> Any:
         return None
 
 
-def _close_truncated(text: str) -> str:
-    """Add the closing quotes and brackets a cut-off object lacks (strings are respected)."""
-    stack: list[str] = []
+def _json_chars(text: str, start: int = 0) -> Iterator[tuple[int, str, bool]]:
+    """``(index, character, in_string)`` for each character of ``text`` from ``start``:
+    ``in_string`` is whether a double-quoted string is open after it (backslash escapes
+    respected), so an opening quote reads as inside and a closing one as outside."""
     in_string = escaped = False
-    for ch in text:
+    for i in range(start, len(text)):
+        ch = text[i]
         if in_string:
             if escaped:
                 escaped = False
@@ -157,7 +159,17 @@ def _close_truncated(text: str) -> str:
                 in_string = False
         elif ch == '"':
             in_string = True
-        elif ch in "{[":
+        yield i, ch, in_string
+
+
+def _close_truncated(text: str) -> str:
+    """Add the closing quotes and brackets a cut-off object lacks (strings are respected)."""
+    stack: list[str] = []
+    in_string = False
+    for _, ch, in_string in _json_chars(text):
+        if in_string:
+            continue
+        if ch in "{[":
             stack.append("}" if ch == "{" else "]")
         elif ch in "}]" and stack:
             stack.pop()
@@ -215,20 +227,11 @@ def _object_spans(text: str) -> list[tuple[int, int]]:
     spans = []
     for start in starts:
         depth = 0
-        in_string = escaped = False
         end = len(text)
-        for i in range(start, len(text)):
-            ch = text[i]
+        for i, ch, in_string in _json_chars(text, start):
             if in_string:
-                if escaped:
-                    escaped = False
-                elif ch == "\\":
-                    escaped = True
-                elif ch == '"':
-                    in_string = False
-            elif ch == '"':
-                in_string = True
-            elif ch == "{":
+                continue
+            if ch == "{":
                 depth += 1
             elif ch == "}":
                 depth -= 1
