@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,7 @@ from ..backends import Backend, Completion, Sampling
 from ..errors import ConfigError
 from ..turns import split_reasoning
 from .data import record_domain
+from .jsonscan import json_chars, object_end
 from .judge_template import JudgeTemplate
 from .official import extract_prediction, parse_official_judgement
 from .runner import JobResult, RunOptions, RunSummary, release_connections, retrying, run_jobs
@@ -143,30 +144,11 @@ def _literal(text: str) -> Any:
         return None
 
 
-def _json_chars(text: str, start: int = 0) -> Iterator[tuple[int, str, bool]]:
-    """``(index, character, in_string)`` for each character of ``text`` from ``start``:
-    ``in_string`` is whether a double-quoted string is open after it (backslash escapes
-    respected), so an opening quote reads as inside and a closing one as outside."""
-    in_string = escaped = False
-    for i in range(start, len(text)):
-        ch = text[i]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        yield i, ch, in_string
-
-
 def _close_truncated(text: str) -> str:
     """Add the closing quotes and brackets a cut-off object lacks (strings are respected)."""
     stack: list[str] = []
     in_string = False
-    for _, ch, in_string in _json_chars(text):
+    for _, ch, in_string in json_chars(text):
         if in_string:
             continue
         if ch in "{[":
@@ -226,19 +208,8 @@ def _object_spans(text: str) -> list[tuple[int, int]]:
     starts = [m.start() for m in re.finditer(r"\{", text)][-_MAX_CANDIDATES:]
     spans = []
     for start in starts:
-        depth = 0
-        end = len(text)
-        for i, ch, in_string in _json_chars(text, start):
-            if in_string:
-                continue
-            if ch == "{":
-                depth += 1
-            elif ch == "}":
-                depth -= 1
-                if depth == 0:
-                    end = i + 1
-                    break
-        spans.append((start, end))
+        end = object_end(text, start)
+        spans.append((start, len(text) if end is None else end))
     return spans
 
 
