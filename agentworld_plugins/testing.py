@@ -6,8 +6,9 @@ Fixtures:
 - ``fake_backend``: a :class:`FakeBackend` with ``enqueue()`` and ``history``;
 - ``agentworld``: a :class:`~agentworld_plugins.World` wired to ``fake_backend``.
 
-And a helper for testing that long jobs resume: :func:`kill_cli_midway` SIGKILLs a real
-``agentworld`` subprocess once its output file has grown.
+And helpers for subprocesses: :func:`clean_env` (this environment without ``AGENTWORLD_*``
+settings), :func:`kill_cli_midway` (SIGKILLs a real ``agentworld`` run once its output file has
+grown, for testing that long jobs resume).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ __all__ = [
     "FakeWorldModelServer",
     "Fault",
     "RecordedRequest",
+    "clean_env",
     "default_responder",
     "kill_cli_midway",
 ]
@@ -56,14 +58,21 @@ def agentworld(fake_backend: FakeBackend) -> Iterator[World]:
         yield world
 
 
+def clean_env(**extra: str) -> dict[str, str]:
+    """This process's environment without any ``AGENTWORLD_*`` setting (so a subprocess answers
+    from the offline world, not from whatever the machine is configured for), plus ``extra``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTWORLD_")}
+    env.update(extra)
+    return env
+
+
 def kill_cli_midway(args: Sequence[str], output: Path, lines: int, timeout: float = 60.0) -> None:
     """Run ``agentworld ARGS`` in a subprocess (without the caller's ``AGENTWORLD_*`` variables) and
     SIGKILL it once ``output`` holds ``lines`` lines, or after ``timeout`` seconds. Fails the test
     when the run ends by itself first: a job that finishes before the kill tests no resume."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTWORLD_")}
     proc = subprocess.Popen(
         [sys.executable, "-m", "agentworld_plugins", *args],
-        env=env,
+        env=clean_env(),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )

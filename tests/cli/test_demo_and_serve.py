@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -16,8 +15,9 @@ import openai
 import pytest
 
 from agentworld_plugins.session import Trajectory
+from agentworld_plugins.testing import clean_env
 
-ENV = {k: v for k, v in os.environ.items() if not k.startswith("AGENTWORLD_")}
+ENV = clean_env()
 
 
 def test_demo_runs_every_domain_offline(tmp_path):

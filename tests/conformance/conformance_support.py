@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agentworld_plugins.http_guard import serving
+from agentworld_plugins.testing import clean_env as clean_env  # re-exported for the suite
 
 #: one tool, as a tools file or a ``tools/list`` result holds it
 TOOLS = {
@@ -37,13 +38,6 @@ def cache_dir(*parts: str) -> Path:
     path = CACHE_ROOT.joinpath(*parts)
     path.mkdir(parents=True, exist_ok=True)
     return path
-
-
-def clean_env(**extra: str) -> dict[str, str]:
-    """This process's environment without AGENTWORLD_* settings (so the offline world answers)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTWORLD_")}
-    env.update(extra)
-    return env
 
 
 def served(app: Any) -> AbstractContextManager[str]:
