@@ -6,19 +6,25 @@ Fixtures:
 - ``fake_backend``: a :class:`FakeBackend` with ``enqueue()`` and ``history``;
 - ``agentworld``: a :class:`~agentworld_plugins.World` wired to ``fake_backend``.
 
-And helpers for subprocesses: :func:`clean_env` (this environment without ``AGENTWORLD_*``
-settings), :func:`kill_cli_midway` (SIGKILLs a real ``agentworld`` run once its output file has
-grown, for testing that long jobs resume).
+And helpers for subprocesses: :func:`serve_process`, a real ``agentworld serve`` in a subprocess
+(to test an agent, or our own client, against a served world: ``--perturb``, a cassette, a
+scenario); :func:`clean_env` (this environment without ``AGENTWORLD_*`` settings);
+:func:`kill_cli_midway` (SIGKILLs a real ``agentworld`` run once its output file has grown, for
+testing that long jobs resume).
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Iterator, Sequence
+import urllib.request
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -35,6 +41,7 @@ __all__ = [
     "clean_env",
     "default_responder",
     "kill_cli_midway",
+    "serve_process",
 ]
 
 
@@ -89,3 +96,47 @@ def kill_cli_midway(args: Sequence[str], output: Path, lines: int, timeout: floa
         proc.wait()
     finally:
         proc.stderr.close()
+
+
+@contextmanager
+def serve_process(*args: str, env: Mapping[str, str] | None = None, startup_s: float = 60.0) -> Iterator[str]:
+    """``agentworld serve ARGS`` in a subprocess on a free 127.0.0.1 port; yields its root URL
+    (``http://127.0.0.1:PORT``, the API under ``/v1``) once ``/health`` answers, and stops it after.
+
+    ``env`` replaces the environment (default: this one without ``AGENTWORLD_*`` variables).
+    """
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    if env is None:
+        env = clean_env()
+    with tempfile.TemporaryFile("w+") as stderr:  # a file, not a pipe: a chatty server never blocks
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "agentworld_plugins", "serve", "--port", str(port), *args],
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            text=True,
+            env=dict(env),
+        )
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + startup_s
+        try:
+            while True:
+                try:
+                    urllib.request.urlopen(url + "/health", timeout=2).read()
+                    break
+                except OSError:
+                    if proc.poll() is not None or time.monotonic() > deadline:
+                        proc.kill()
+                        proc.wait()
+                        stderr.seek(0)
+                        raise RuntimeError(f"agentworld serve did not start: {stderr.read()}") from None
+                    time.sleep(0.1)
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
