@@ -106,6 +106,10 @@ def _match_double_paren(text: str, start: int) -> int:
 _COMMAND_POSITION = re.compile(r"(?:^|[\n;&|(!{]|(?:^|[\s;&|(])(?:if|elif|while|until|then|do|else))[ \t]*\Z")
 
 
+#: a line that starts with the keyword `do`
+_DO_LINE = re.compile(r"[ \t]*do(?=[\s;]|\Z)")
+
+
 def _prepare(text: str) -> _Source:
     """Rewrite quoted here-document delimiters (same length), ``$((...))`` and ``[[ ... ]]`` so
     bashlex can parse them, and note what was rewritten."""
@@ -249,6 +253,14 @@ def _prepare(text: str) -> _Source:
                     if (line.lstrip("\t") if strip else line) == delim:
                         break
             pending = []
+            continue
+        if (
+            c == "\n"
+            and _DO_LINE.match(text, i + 1)
+            and "".join(out).rstrip(" \t")[-1:] not in ("", *"\n;&|(")
+        ):
+            emit(";\n")  # bashlex refuses `while cond` + newline + `do`; bash reads it as `cond; do`
+            i += 1
             continue
         emit(c)
         i += 1

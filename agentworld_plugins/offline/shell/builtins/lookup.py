@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from ..pipes import delegating
 from ..registry import BUILTINS, builtin
+from ..simple import RESERVED
 
 if TYPE_CHECKING:
     from ..proc import _Proc
@@ -29,29 +30,8 @@ def _describe(p: _Proc, name: str) -> str | None:
     return f"{name} is {found}" if found else None
 
 
-_KEYWORDS = {
-    "if",
-    "then",
-    "else",
-    "elif",
-    "fi",
-    "for",
-    "while",
-    "until",
-    "do",
-    "done",
-    "case",
-    "esac",
-    "function",
-    "in",
-    "!",
-    "[[",
-    "]]",
-    "{",
-    "}",
-    "time",
-    "select",
-}
+#: what ``type`` calls a shell keyword: the reserved words and the ones that stand alone
+_KEYWORDS = RESERVED | {"!", "[[", "]]", "{", "}"}
 
 
 @builtin("type")
