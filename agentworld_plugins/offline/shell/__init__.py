@@ -26,21 +26,24 @@ over the virtual files (``vcs/git``). Every run has a wall-clock and memory budg
 :class:`TerminalScreen` puts a machine behind a 160x40 terminal pane (keystrokes in, screen out)
 and :func:`machine_from_context` builds one from a session's context (``files``, ``cwd``, ``env``).
 
-Simplifications: commands run one after the other (``&`` does not background); stdin that is not
-redirected reads as empty; ``case``, ``select``, ``((...))``, C-style ``for``, arrays, process
+Simplifications: commands run one after the other (``&`` does not background), though a pipeline
+stage of a streaming program (``yes``, ``seq``, ``cat``, ``grep``, ...) is pulled lazily by the
+next one, so readers that stop early stop it (``pipes``); stdin that is not redirected reads as
+empty; ``case``, ``select``, ``((...))``, C-style ``for``, arrays, process
 substitution and job control are not parsed (they count as unknown effect); loops stop after a
 fixed budget of commands (``STEP_BUDGET``); ``find`` and ``grep -r`` walk directories in sorted
 order (real ones use the filesystem's order).
 
-Layout, split the way shells and busybox are: the shell's phases (``parser``, ``braces``,
-``expand``, ``params``, ``arith``, ``redirect``, ``execute``, ``invoke``; ``machine`` joins them
-into :class:`VirtualMachine`), what commands share (``proc``, ``getopt``, ``applet_io``,
+Layout, split the way shells and busybox are: the shell's phases (``reader``, which reads a
+script a command at a time, ``parser`` and its bashlex-free fast path ``simple``, ``braces``,
+``expand``, ``params``, ``arith``, ``redirect``, ``execute``, ``pipes``, ``invoke``; ``machine``
+joins them into :class:`VirtualMachine`), what commands share (``proc``, ``getopt``, ``applet_io``,
 ``patterns``, ``quoting``, ``escapes``), ``terminal`` (the screen) and ``context``. Builtins live
 in ``builtins/`` and programs in ``coreutils/``, ``findutils/``, ``editors/``, ``procps/``,
 ``debianutils/`` and ``interpreters/``; each registers itself with ``@builtin(...)`` or
 ``@applet(...)`` from ``registry`` when this package is imported. A new program is a function
 ``(p: _Proc) -> int`` decorated with ``@applet("name")`` in a module imported by its folder's
-``__init__``.
+``__init__``; one that can stream is a generator of output chunks under ``@streaming()``.
 """
 
 from __future__ import annotations

@@ -20,6 +20,8 @@ from .patterns import _escape_glob, _unescape_glob, glob_regex, has_glob
 from .proc import _Capture, _Ctx, _Input, _Null
 from .state import MachineState
 
+_PLAIN_WORD = re.compile(r"[A-Za-z0-9_./:,+%@=\]-]+")
+
 
 class ExpandMixin(MachineState):
     """Word expansion: quoting, $-expansions, command substitution, splitting, globbing.
@@ -35,9 +37,11 @@ class ExpandMixin(MachineState):
         return index
 
     def _expand_word(self, node: Any, ctx: _Ctx) -> list[str]:
+        raw = ctx.src.text[node.pos[0] : node.pos[1]]
+        if _PLAIN_WORD.fullmatch(raw):  # nothing to expand, split or match (`echo`, `-ge`, `0`)
+            return [raw]
         if any(part.kind == "processsubstitution" for part in getattr(node, "parts", None) or []):
             raise _Unsupported("process substitution")
-        raw = ctx.src.text[node.pos[0] : node.pos[1]]
         if raw in ('"$@"', '"${@}"'):
             return list(self.positional)
         if raw == '"${PIPESTATUS[@]}"':

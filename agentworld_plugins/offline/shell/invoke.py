@@ -35,7 +35,7 @@ class InvokeMixin(MachineState):
             return self._call(builtin, name, argv[1:], ctx)
         if "/" in name:
             return self._exec_path(self.fs.normalize(name, self.cwd), argv, ctx)
-        found = self.find_in_path(name)
+        found = self._hashed(name)
         if found is None:
             self._complain(ctx, f"{name}: command not found")
             return 127
@@ -51,6 +51,26 @@ class InvokeMixin(MachineState):
             if isinstance(node, FileNode) and node.mode & 0o111:
                 return path
         return None
+
+    def _hashed(self, name: str) -> str | None:
+        """:meth:`find_in_path`, remembered as bash's command hash table remembers it (a
+        remembered path that is no longer an executable file is searched for again)."""
+        key = (self.vars.get("PATH", ""), name)
+        table = self.__dict__.setdefault("_command_hash", {})
+        path = table.get(key)
+        if path is not None:
+            try:
+                node = self.fs.stat(path)
+            except FsError:
+                node = None
+            if isinstance(node, FileNode) and node.mode & 0o111:
+                return path
+        path = self.find_in_path(name)
+        if path is not None:
+            if len(table) >= 1024:
+                table.clear()
+            table[key] = path
+        return path
 
     def _locate(self, name: str) -> str | None:
         """The path a command name runs: searched on ``PATH`` unless it has a slash."""

@@ -181,6 +181,7 @@ class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, Redirec
         self._tty_out, self._tty_err = out, err
         self._unknown = []
         self._steps = 0
+        self.__dict__.pop("_command_hash", None)  # each run is a new shell's: paths found afresh
         exited = False
         if self.interactive and command.strip():
             self.history.append(command.rstrip("\n"))

@@ -18,7 +18,7 @@ their status from what their reader left unread.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
 from .limits import current, reserve
@@ -27,8 +27,8 @@ from .proc import CHUNK, _Capture, _Input
 if TYPE_CHECKING:
     from .proc import _Proc
 
-#: what a Linux pipe holds before its writer blocks (pipe(7): 16 pages); a writer whose reader
-#: is gone gets SIGPIPE on the next write that does not fit
+#: what a Linux pipe holds before its writer blocks (pipe(7): 16 pages): a writer runs ahead of
+#: its reader by that much, and one still writing when its reader has gone gets SIGPIPE
 PIPE_CAPACITY = 65536
 #: 128 + SIGPIPE
 SIGPIPE_STATUS = 141
@@ -37,7 +37,7 @@ SIGPIPE_STATUS = 141
 _FINISH_STEPS = 16
 
 #: a streaming program: a generator of output chunks whose return value is the exit status
-Producer = Callable[["_Proc"], Iterator[str]]
+Producer = Callable[["_Proc"], Generator[str, None, int]]
 
 
 def streaming(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable
 from typing import TYPE_CHECKING
 
 from ...vfs import FsError
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 @applet("cat")
 @streaming()
-def _u_cat(p: _Proc) -> Iterator[str]:
+def _u_cat(p: _Proc) -> Generator[str, None, int]:
     """cat, streaming: a pipe's reader that stops stops it (``cat /dev/zero | head -c 5``)."""
     opts, files = _getopt(
         p.args,

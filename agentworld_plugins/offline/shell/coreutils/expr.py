@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from ..arith import _c_div
@@ -64,7 +64,7 @@ def _u_expr(p: _Proc) -> int:
 
 @applet("yes")
 @streaming()
-def _u_yes(p: _Proc) -> Iterator[str]:
+def _u_yes(p: _Proc) -> Generator[str, None, int]:
     """Its line, forever: a pipe's reader that stops ends it (``yes | head -n 2``); otherwise
     the step's budget does, as a real ``yes`` runs until something kills it."""
     args = list(p.args)

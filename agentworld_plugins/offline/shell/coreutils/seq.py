@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import TYPE_CHECKING
 
 from ..errors import _UsageError
@@ -22,7 +22,7 @@ _BATCH = 8192
 
 @applet("seq")
 @streaming()
-def _u_seq(p: _Proc) -> Iterator[str]:
+def _u_seq(p: _Proc) -> Generator[str, None, int]:
     """seq, streaming: ``seq 1 1e15 | head -3`` ends when head does."""
     args = list(p.args)
     sep = "\n"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import TYPE_CHECKING
 
 from ...vfs import FsError
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 @applet("tee")
 @streaming()
-def _u_tee(p: _Proc) -> Iterator[str]:
+def _u_tee(p: _Proc) -> Generator[str, None, int]:
     """tee, streaming: the files get what it read before its reader stopped (``yes | tee f | head``)."""
     opts, files = _getopt(p.args, "ai", {"append": "a", "ignore-interrupts": "i"})
     status = 0

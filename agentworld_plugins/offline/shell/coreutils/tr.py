@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING
 
 from ..errors import _UsageError
@@ -61,7 +61,7 @@ def _tr_set(spec: str) -> list[str]:
 
 @applet("tr")
 @streaming()
-def _u_tr(p: _Proc) -> Iterator[str]:
+def _u_tr(p: _Proc) -> Generator[str, None, int]:
     """tr, streaming: translated a chunk at a time (``cat /dev/urandom | tr -dc a-z | head -c 8``)."""
     opts, sets = _getopt(p.args, "dscCt", {"delete": "d", "squeeze-repeats": "s", "complement": "c"})
     if not sets:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import posixpath
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING
 
 from ...vfs import DirNode, FileNode, FsError, LinkNode, Node
@@ -32,7 +32,7 @@ def _find_may_stream(args: list[str]) -> bool:
 
 @applet("find")
 @streaming(lazy_if=_find_may_stream)
-def _u_find(p: _Proc) -> Iterator[str]:
+def _u_find(p: _Proc) -> Generator[str, None, int]:
     """find, streaming where it only prints: ``find / | head -1`` walks no further."""
     args = list(p.args)
     paths: list[str] = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
@@ -43,7 +43,7 @@ def _grep_regex(p: _Proc, patterns: list[str], opts: dict[str, Any]) -> re.Patte
 
 @applet("grep", "egrep", "fgrep")
 @streaming()
-def _u_grep(p: _Proc) -> Iterator[str]:
+def _u_grep(p: _Proc) -> Generator[str, None, int]:
     """grep, streaming: it reads only as far as it needs (``-m``, ``-q``, a reader that stops)."""
     opts, operands = _getopt(
         p.args,
