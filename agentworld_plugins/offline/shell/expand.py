@@ -20,7 +20,8 @@ from .patterns import _escape_glob, _unescape_glob, glob_regex, has_glob
 from .proc import _Capture, _Ctx, _Input, _Null
 from .state import MachineState
 
-_PLAIN_WORD = re.compile(r"[A-Za-z0-9_./:,+%@=\]-]+")
+#: a word with nothing to expand, split or match (a lone `[` is no pattern: it stays itself)
+_PLAIN_WORD = re.compile(r"\[|[A-Za-z0-9_./:,+%@=\]-]+")
 
 
 class ExpandMixin(MachineState):
@@ -38,7 +39,7 @@ class ExpandMixin(MachineState):
 
     def _expand_word(self, node: Any, ctx: _Ctx) -> list[str]:
         raw = ctx.src.text[node.pos[0] : node.pos[1]]
-        if _PLAIN_WORD.fullmatch(raw):  # nothing to expand, split or match (`echo`, `-ge`, `0`)
+        if _PLAIN_WORD.fullmatch(raw):  # `echo`, `-ge`, `0`: the word itself
             return [raw]
         if any(part.kind == "processsubstitution" for part in getattr(node, "parts", None) or []):
             raise _Unsupported("process substitution")
@@ -92,7 +93,7 @@ class ExpandMixin(MachineState):
         result: list[str] = []
         for chunks in fields:
             literal = "".join(t for t, _ in chunks)
-            if any(g and any(ch in t for ch in "*?[") for t, g in chunks):
+            if any(g and ("*" in t or "?" in t or "[" in t) for t, g in chunks):
                 pattern = "".join(t if g else _escape_glob(t) for t, g in chunks)
                 if has_glob(pattern):
                     matches = self.glob(pattern)
