@@ -121,7 +121,7 @@ def long_scripts(lines: int, rounds: int, before: str | None) -> None:
                 row = f"{best[before]:.2f} s | {best[None]:.2f} s | **{ratio:.1f}x** | {verdicts[0]} / {verdicts[1]}"
             else:
                 row = f"{best[None]:.2f} s | {verdicts[0]}"
-            print(f"| {name} | {row} |")
+            print(f"| {name.replace('|', chr(92) + '|')} | {row} |")  # a | inside a cell is escaped
 
 
 def main() -> None:
