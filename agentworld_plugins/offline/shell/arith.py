@@ -7,6 +7,7 @@ import operator
 import re
 from collections.abc import Callable
 
+from ... import pyast
 from .errors import _ExpansionError
 
 _ARITH_BIN = {
@@ -83,7 +84,7 @@ def _arith_eval(expr: str, lookup: Callable[[str], str]) -> int:
     py = _ternary(py.replace("&&", " and ").replace("||", " or "))
     py = re.sub(r"!(?!=)", " not ", py)
     try:
-        tree = ast.parse(py, mode="eval")
+        tree = pyast.parse(py, mode="eval")
     except SyntaxError:
         raise _ExpansionError(
             f'{text}: syntax error in expression (error token is "{text}")', fatal=True
