@@ -224,7 +224,7 @@ async def test_a_judge_without_an_endpoint_stops_the_run_before_any_episode(
         "t",
     )
     with FakeWorldModelServer() as agent:
-        with pytest.raises(ConfigError, match="task 't': reward.0: The judge reward has no endpoint"):
+        with pytest.raises(ConfigError, match=r"task 't': reward\.0: The judge reward has no endpoint"):
             await arollout([task], tmp_path / "e.jsonl", _spec(agent))
         assert agent.chat_requests == []
 
