@@ -86,3 +86,29 @@ def test_an_llm_generator_is_asked_again_until_the_environment_validates(tmp_pat
     assert summary.run.ok == 1 and summary.kept == [good["name"]]
     assert len(server.chat_requests) == 3
     assert "ledger_item" in prompt
+
+
+def test_a_generator_without_a_model_uses_the_one_its_server_lists(tmp_path: Path) -> None:
+    """``envgen --generator-base-url URL`` alone (the documented command) asks /v1/models."""
+    good = offline_environment(2, 4)
+    with FakeWorldModelServer(model="served-generator") as server:
+        server.enqueue(json.dumps(good))
+        result = CliRunner().invoke(
+            cli,
+            ["envgen", "--n", "1", "-o", str(tmp_path), "--generator-base-url", server.url, "--no-progress"],
+        )
+        asked = server.chat_requests[0].body
+    assert result.exit_code == 0, result.output
+    assert asked["model"] == "served-generator"
+    assert load_tasks(tmp_path / "tasks.jsonl")[0].id.startswith(good["name"])
+
+
+def test_a_generator_that_never_answers_fails_the_command(tmp_path: Path) -> None:
+    """Every environment failed: exit 1 with the commonest error, naming envgen's own options."""
+    with FakeWorldModelServer() as server:
+        url = server.url
+    args = ["envgen", "--n", "2", "-o", str(tmp_path), "--generator-base-url", url, "--generator-model", "g"]
+    result = CliRunner().invoke(cli, [*args, "--max-retries", "0", "--no-progress"])
+    assert result.exit_code == 1
+    assert "envgen: no environment could be made (2 failed" in result.output
+    assert "The generator server at" in result.output and "did not answer" in result.output

@@ -51,6 +51,9 @@ def test_scripted_offline_run_scores_every_episode(
         first["group_id"] == "issue-bug" and first["seeds"]["world"] != by_id["issue-bug#1"]["seeds"]["world"]
     )
     assert {"agent_s", "world_s", "reward_s", "total_s"} <= set(first["timings"])
+    swe_tools = {t["function"]["name"] for t in json.loads(by_id["notes-swe#0"]["tools"])}
+    assert {"write_file", "run_shell_command"} <= swe_tools  # a real agent gets the coding tools too
+    assert json.loads(by_id["greeting-file#0"]["tools"]) == []  # action-text domain: no tools
     terminal = by_id["greeting-file#0"]["messages"]
     assert terminal[3]["role"] == "user" and "hello world" in terminal[5]["content"]
 
@@ -166,7 +169,7 @@ def test_a_sigkilled_run_resumes_to_the_same_file(tmp_path: Path) -> None:
         proc.wait()
         proc.stderr.close()
         release.set()
-        done = len(_lines(out))
+        done = out.read_bytes().count(b"\n")  # whole lines (a torn last one is dropped by the rerun)
         assert 3 <= done < 12
         result = runner.invoke(cli, args(out))
         assert result.exit_code == 0, result.output
@@ -248,3 +251,18 @@ def test_cli_perturbations_apply_to_every_episode(tmp_path: Path) -> None:
     by_id = {line["id"]: line for line in _lines(out)}
     assert by_id["issue-bug#0"]["reward"] < 1.0 and by_id["issue-bug#0"]["world_errors"] == 1
     assert by_id["notes-swe#0"]["reward"] == 1.0  # write_file is not a create_* tool
+
+
+def test_a_run_where_no_episode_could_be_played_exits_1(tmp_path: Path) -> None:
+    """An agent server that refuses every request: each episode is written as failed (for the
+    next run) and the command fails with the commonest error instead of exiting 0."""
+    with FakeWorldModelServer(responder=lambda body: FakeWorldModelServer.error(400, "bad model")) as agent:
+        args = ["rollout", "run", "--tasks", "bundled", "--backend", "offline", "--no-progress"]
+        args += ["--agent-base-url", agent.url, "--agent-model", "m", "-o", str(tmp_path / "e.jsonl")]
+        result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1
+    assert (
+        "rollout: no episode could be made (3 failed; commonest: 3 x agent: The agent server" in result.output
+    )
+    assert "HTTP 400" in result.output
+    assert [line["rollout"]["status"] for line in _lines(tmp_path / "e.jsonl")] == ["failed"] * 3
