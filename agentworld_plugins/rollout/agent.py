@@ -131,6 +131,12 @@ class OpenAIPolicy(Policy):
     def describe(self) -> str:
         return f"openai({','.join(self.base_urls)}, model={self.model or '?'})"
 
+    def _unanswered(self, base: str, exc: Exception) -> BackendUnavailableError:
+        return BackendUnavailableError(
+            f"The {self.role} server at {base} did not answer: {type(exc).__name__}",
+            hint=f"check --{self.role}-base-url and that the server is up",
+        )
+
     async def _discover_model(self, base: str) -> None:
         """Take the first model the server lists (vLLM and SGLang list the one they serve)."""
         import httpx
@@ -140,10 +146,7 @@ class OpenAIPolicy(Policy):
                 f"{base}/models", headers={"Authorization": f"Bearer {self.api_key}"}
             )
         except httpx.HTTPError as exc:
-            raise BackendUnavailableError(
-                f"The {self.role} server at {base} did not answer: {type(exc).__name__}",
-                hint=f"check --{self.role}-base-url and that the server is up",
-            ) from None
+            raise self._unanswered(base, exc) from None
         try:
             self.model = self.model or str(response.json()["data"][0]["id"])
         except (ValueError, KeyError, IndexError, TypeError):
@@ -199,10 +202,7 @@ class OpenAIPolicy(Policy):
                 headers={"Authorization": f"Bearer {self.api_key}"},
             )
         except (httpx.TransportError, httpx.TimeoutException) as exc:
-            raise BackendUnavailableError(
-                f"The {self.role} server at {self.base_urls[index]} did not answer: {type(exc).__name__}",
-                hint=f"check --{self.role}-base-url and that the server is up",
-            ) from None
+            raise self._unanswered(self.base_urls[index], exc) from None
         finally:
             self._outstanding[index] -= 1
         if response.status_code != 200:
