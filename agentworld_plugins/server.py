@@ -24,7 +24,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from .backends.base import Backend, Completion, Sampling
-from .current import current_conversation
+from .current import CONVERSATION_HEADER, conversation_from_header, current_conversation
 from .errors import AgentWorldError, BackendError, BackendUnavailableError
 from .http_guard import BodyError, HttpGuard, HttpLimits, read_json, secret_matches
 from .redaction import redact_text
@@ -90,9 +90,11 @@ def _completion_body(completion: Completion, model: str) -> dict[str, Any]:
 
 
 def _conversation_name(request: Request, body: dict[str, Any]) -> str | None:
-    """What the client calls the conversation (``X-Agentworld-Conversation`` or ``conversation_id``):
-    a ``--perturb`` server keys its random streams by it."""
-    name = request.headers.get("x-agentworld-conversation") or body.get("conversation_id")
+    """What the client calls the conversation (``X-Agentworld-Conversation``, percent-decoded, or
+    ``conversation_id``): a ``--perturb`` server keys its random streams by it, and an ``openai``
+    backend behind this server passes it on."""
+    header = request.headers.get(CONVERSATION_HEADER)
+    name = conversation_from_header(header) if header else body.get("conversation_id")
     return str(name) if name else None
 
 

@@ -11,7 +11,8 @@ import json
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -20,7 +21,7 @@ from pydantic import BaseModel
 
 from .backends import Backend, BackendRequest, Completion, Sampling, make_backend
 from .config import Settings, load_settings
-from .current import current_session
+from .current import current_conversation, current_session
 from .domains.base import Domain
 from .errors import AgentWorldError, ConfigError, ContextBudgetError
 from .files import open_private
@@ -370,6 +371,26 @@ class Session:
         self.trajectory.turns.append(Turn(self.turn_number, action, prompt, observation))
         return observation
 
+    @property
+    def conversation(self) -> str:
+        """The name of this session's conversation, ``domain/session-id`` (as ``bench infer`` names
+        a record ``domain/episode-id``): what a remote world keys its random streams by."""
+        return f"{self.domain.name}/{self.id}"
+
+    @contextmanager
+    def _answering(self) -> Iterator[None]:
+        """Around the backend call: the session being stepped (:data:`current_session`) and the
+        conversation's name (:data:`current_conversation`, unless the caller named it already),
+        so an ``openai`` backend sends it as ``X-Agentworld-Conversation``."""
+        token = current_session.set(self)
+        named = current_conversation.set(self.conversation) if current_conversation.get() is None else None
+        try:
+            yield
+        finally:
+            if named is not None:
+                current_conversation.reset(named)
+            current_session.reset(token)
+
     def step(self, action: Any) -> Observation:
         """Send one action; return the world model's observation."""
         return self.run_step(self.domain.validate_action(action))
@@ -397,11 +418,8 @@ class Session:
             return self._finish(validated, prompt, short)
         assert request is not None
         started = time.perf_counter()
-        token = current_session.set(self)
-        try:
+        with self._answering():
             completion = self.pm.hook.call_backend(session=self, request=request)
-        finally:
-            current_session.reset(token)
         observation = self._observation(completion, validated, started, dropped, request.backend)
         return self._finish(validated, prompt, observation)
 
@@ -419,11 +437,8 @@ class Session:
             return self._finish(validated, prompt, short)
         assert request is not None
         started = time.perf_counter()
-        token = current_session.set(self)
-        try:
+        with self._answering():
             completion = await self.pm.hook.call_backend(session=self, request=request)
-        finally:
-            current_session.reset(token)
         observation = self._observation(completion, validated, started, dropped, request.backend)
         return self._finish(validated, prompt, observation)
 

@@ -162,8 +162,31 @@ def _strip_marker(text: str) -> str:
     return text.rstrip()
 
 
+def _exact_content(body: str, opened: bool, closed: bool) -> str:
+    """The observation in ``body`` with only the format taken off: the newline that follows an
+    opening tag and the one that precedes a closing tag (we write a block as
+    ``<predicted_observation>\\nTEXT\\n</predicted_observation>``), blank lines before bare text
+    (what separates it from the reasoning), and a leading ``**Environment Observation:**`` with
+    the newlines after it. Everything else, trailing newlines and spaces included, is content."""
+    if not opened:
+        body = body.lstrip("\n")
+    elif body.startswith("\n"):
+        body = body[1:]
+    if closed and body.endswith("\n"):
+        body = body[:-1]
+    while True:
+        unmarked = _MARKER.sub("", body, count=1)
+        if unmarked == body:
+            return body
+        body = unmarked.lstrip("\n")
+
+
 def parse_output(
-    content: str | None, reasoning: str | None = None, *, require_block: bool = False
+    content: str | None,
+    reasoning: str | None = None,
+    *,
+    require_block: bool = False,
+    exact: bool = False,
 ) -> ParsedOutput:
     """Find the observation in a model answer. Never raises.
 
@@ -171,29 +194,36 @@ def parse_output(
     ``<predicted_observation>`` block is taken (an unclosed one runs to the end), and without a
     block the cleaned text is used. A leading ``**Environment Observation:**`` is stripped.
     ``require_block`` adds a warning when the block is missing (web, android and os templates
-    demand one).
+    demand one). By default surrounding blank lines and trailing whitespace go too (a screen's
+    trailing blanks are not content); ``exact`` takes off only the format (the newline inside each
+    tag, see :func:`_exact_content`), for observations an agent gets verbatim (an MCP tool's text).
     """
     text = content if isinstance(content, str) else ""
     kept, thoughts, warnings = split_reasoning(text)
     if isinstance(reasoning, str) and reasoning.strip():
         thoughts.insert(0, reasoning.strip())
     start = kept.rfind(_OPEN_OBS)
+    opened = closed = False
     if start >= 0:
         body = kept[start + len(_OPEN_OBS) :]
         end = body.find(_CLOSE_OBS)
+        opened = True
         if end >= 0:
             body = body[:end]
+            closed = True
         else:
             warnings.append("unclosed <predicted_observation> block: taken to the end")
     elif _CLOSE_OBS in kept:
         before = kept[: kept.rfind(_CLOSE_OBS)]
         body = before.split(_CLOSE_OBS)[-1]
+        closed = True
         warnings.append("</predicted_observation> without an opening tag")
     else:
         body = kept
         if require_block:
             warnings.append("no <predicted_observation> block: the whole answer was used")
-    observation = _strip_marker(body.replace(_OPEN_OBS, "").replace(_CLOSE_OBS, ""))
+    body = body.replace(_OPEN_OBS, "").replace(_CLOSE_OBS, "")
+    observation = _exact_content(body, opened, closed) if exact else _strip_marker(body)
     if not observation.strip():
         warnings.append("empty observation")
     return ParsedOutput(text=observation, reasoning="\n\n".join(thoughts) or None, warnings=warnings)

@@ -79,22 +79,20 @@ def test_import_contracts_are_kept(view: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_the_contracts_catch_a_domain_importing_an_offline_world(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("layer", "line"),
+    [
+        ("domains", "from ..offline.vfs import VirtualFS"),  # a domain importing an offline world
+        ("adapters", "from agentworld_plugins.offline.vfs import VirtualFS"),  # a front reaching in
+    ],
+    ids=["domain", "adapter"],
+)
+def test_the_contracts_catch_an_import_of_an_offline_world(tmp_path: Path, layer: str, line: str) -> None:
     view = package_view(tmp_path)
-    bad = view / "agentworld_plugins" / "domains" / "leaky.py"
-    bad.write_text("from ..offline.vfs import VirtualFS\n", encoding="utf-8")
+    (view / "agentworld_plugins" / layer / "leaky.py").write_text(line + "\n", encoding="utf-8")
     result = lint(view)
     assert result.returncode != 0
-    assert "agentworld_plugins.domains.leaky -> agentworld_plugins.offline.vfs" in result.stdout
-
-
-def test_the_contracts_catch_an_adapter_reaching_into_the_offline_world(tmp_path: Path) -> None:
-    view = package_view(tmp_path)
-    bad = view / "agentworld_plugins" / "adapters" / "leaky.py"
-    bad.write_text("from agentworld_plugins.offline.vfs import VirtualFS\n", encoding="utf-8")
-    result = lint(view)
-    assert result.returncode != 0
-    assert "agentworld_plugins.adapters.leaky -> agentworld_plugins.offline.vfs" in result.stdout
+    assert f"agentworld_plugins.{layer}.leaky -> agentworld_plugins.offline.vfs" in result.stdout
 
 
 def test_every_top_level_module_has_a_layer() -> None:

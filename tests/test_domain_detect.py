@@ -5,13 +5,9 @@ answer. Real HTTP on 127.0.0.1."""
 from __future__ import annotations
 
 import json
-import socket
-import threading
-import time
 
 import openai
 import pytest
-import uvicorn
 
 from agentworld_plugins.backends.base import Sampling
 from agentworld_plugins.bench.data import DOMAINS
@@ -19,25 +15,12 @@ from agentworld_plugins.bench.official import inference_messages
 from agentworld_plugins.bench.sample import sample_records
 from agentworld_plugins.cli.serve import ForcedDomainBackend
 from agentworld_plugins.domain_detect import classify_action, forced_domain, guess_domain
+from agentworld_plugins.http_guard import serving
 from agentworld_plugins.plugins import get_plugin_manager
 from agentworld_plugins.server import create_app
 
 # system prompts worded unlike ours: the official ones all open with the same heading
 OTHER_WORDING = "# Role and Objective\n\nYou simulate an environment. Predict what it returns.\n"
-
-
-def _serve(app):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "server did not start"
-        time.sleep(0.01)
-    return server, thread, f"http://127.0.0.1:{port}/v1"
 
 
 def _reworded(system: str) -> str:
@@ -53,10 +36,8 @@ def _reworded(system: str) -> str:
 def offline_url():
     from agentworld_plugins.backends.offline import OfflineBackend
 
-    server, thread, url = _serve(create_app(OfflineBackend(get_plugin_manager().registry)))
-    yield url
-    server.should_exit = True
-    thread.join(5)
+    with serving(create_app(OfflineBackend(get_plugin_manager().registry))) as base:
+        yield base + "/v1"
 
 
 @pytest.mark.parametrize("domain", DOMAINS)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,7 @@ from agentworld_plugins import hookspecs
 from agentworld_plugins.backends.base import BackendRequest, Completion
 from agentworld_plugins.backends.fake import FakeBackend
 from agentworld_plugins.hookspecs import hookimpl
-from agentworld_plugins.plugins import PluginManager, new_plugin_manager
+from agentworld_plugins.plugins import PluginManager
 from agentworld_plugins.session import Observation, Session, World
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "plugin-hooks.md"
@@ -67,29 +67,7 @@ def test_the_documentation_check_catches_a_missing_section() -> None:
     assert undocumented(hookspec_names(), without) == ["before_step"]
 
 
-# --- fixtures ---------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def pm() -> PluginManager:
-    """A fresh manager with the built-ins only: nothing installed, nothing from other tests."""
-    return new_plugin_manager(load_entrypoints=False)
-
-
-@pytest.fixture
-def register(pm: PluginManager) -> Iterator[Callable[[object], object]]:
-    """``register(plugin)`` on the test's manager; every plugin is unregistered after the test."""
-    added: list[object] = []
-
-    def add(plugin: object) -> object:
-        pm.register(plugin)
-        added.append(plugin)
-        return plugin
-
-    yield add
-    for plugin in added:
-        if pm.is_registered(plugin):
-            pm.unregister(plugin)
+# --- fixtures (pm and register: tests/conftest.py) ----------------------------------------------------
 
 
 @pytest.fixture
@@ -460,7 +438,7 @@ def test_after_observation_is_chained_and_recorded(
 
 
 class Tagged:
-    """Records its tag in every chained step hook; ``tryfirst``/``trylast`` set per class below."""
+    """Records its tag in every chained step hook; ``tryfirst``/``trylast`` set by ``_tagged`` below."""
 
     def __init__(self, tag: str, log: list[str]) -> None:
         self.tag = tag
@@ -470,46 +448,28 @@ class Tagged:
         self.log.append(f"{hook}:{self.tag}")
 
 
-class PlainTagged(Tagged):
-    @hookimpl
-    def prepare_system_prompt(self) -> None:
-        self._note("prompt")
+def _tagged(**marks: bool) -> type[Tagged]:
+    """A ``Tagged`` whose three chained step hooks carry ``marks`` (``tryfirst``/``trylast``)."""
 
-    @hookimpl
-    def transform_messages(self) -> None:
-        self._note("messages")
+    class Marked(Tagged):
+        @hookimpl(**marks)
+        def prepare_system_prompt(self) -> None:
+            self._note("prompt")
 
-    @hookimpl
-    def after_observation(self) -> None:
-        self._note("observation")
+        @hookimpl(**marks)
+        def transform_messages(self) -> None:
+            self._note("messages")
 
+        @hookimpl(**marks)
+        def after_observation(self) -> None:
+            self._note("observation")
 
-class FirstTagged(Tagged):
-    @hookimpl(tryfirst=True)
-    def prepare_system_prompt(self) -> None:
-        self._note("prompt")
-
-    @hookimpl(tryfirst=True)
-    def transform_messages(self) -> None:
-        self._note("messages")
-
-    @hookimpl(tryfirst=True)
-    def after_observation(self) -> None:
-        self._note("observation")
+    return Marked
 
 
-class LastTagged(Tagged):
-    @hookimpl(trylast=True)
-    def prepare_system_prompt(self) -> None:
-        self._note("prompt")
-
-    @hookimpl(trylast=True)
-    def transform_messages(self) -> None:
-        self._note("messages")
-
-    @hookimpl(trylast=True)
-    def after_observation(self) -> None:
-        self._note("observation")
+PlainTagged = _tagged()
+FirstTagged = _tagged(tryfirst=True)
+LastTagged = _tagged(trylast=True)
 
 
 def test_tryfirst_and_trylast_order_the_chains(world: World, register: Callable[[object], object]) -> None:

@@ -7,16 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import threading
 import time
 import urllib.request
 from typing import Any
 
-import uvicorn
-
 from agentworld_plugins import World
 from agentworld_plugins.config import load_settings
+from agentworld_plugins.http_guard import serving
 from agentworld_plugins.server import create_app
 
 #: long enough that the other requests (a few ms each, seconds on a loaded machine) finish first
@@ -39,12 +37,6 @@ def _post(url: str, body: dict[str, Any]) -> dict[str, Any]:
         return json.loads(response.read())  # type: ignore[no-any-return]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _finished_in_background(fn: Any) -> tuple[threading.Thread, dict[str, Any]]:
     box: dict[str, Any] = {}
 
@@ -59,16 +51,7 @@ def _finished_in_background(fn: Any) -> tuple[threading.Thread, dict[str, Any]]:
 def test_serve_answers_health_and_other_conversations_during_a_slow_step(monkeypatch: Any) -> None:
     monkeypatch.setenv("AGENTWORLD_OFFLINE_STEP_SECONDS", str(SLOW_SECONDS))
     world = World(backend="offline")
-    port = _free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(world.backend), host="127.0.0.1", port=port, log_level="error")
-    )
-    serving = threading.Thread(target=server.run, daemon=True)
-    serving.start()
-    while not server.started:
-        time.sleep(0.01)
-    base = f"http://127.0.0.1:{port}"
-    try:
+    with serving(create_app(world.backend)) as base:
         slow_thread, slow = _finished_in_background(
             lambda: _post(base + "/v1/chat/completions", {"messages": _terminal_messages(world, LOOP)})
         )
@@ -82,9 +65,6 @@ def test_serve_answers_health_and_other_conversations_during_a_slow_step(monkeyp
         ]  # the slow step had not finished yet
         slow_thread.join(120)
         assert "CPU time limit exceeded" in slow["result"]["choices"][0]["message"]["content"]
-    finally:
-        server.should_exit = True
-        serving.join(30)
 
 
 def test_async_sessions_of_one_world_step_concurrently() -> None:

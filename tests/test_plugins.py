@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from importlib.metadata import EntryPoint
 from pathlib import Path
 from types import ModuleType
@@ -33,27 +33,6 @@ else:  # pytest depends on tomli before 3.11
 ROOT = Path(__file__).resolve().parents[1]
 HELLO = ROOT / "examples" / "agentworld-hello"
 BUILTIN_DOMAINS = {"mcp", "search", "terminal", "swe", "android", "web", "os"}
-
-
-@pytest.fixture
-def pm() -> PluginManager:
-    return new_plugin_manager(load_entrypoints=False)
-
-
-@pytest.fixture
-def register(pm: PluginManager) -> Iterator[Callable[..., object]]:
-    """``register(plugin, name=None)`` on the test's manager, undone after the test."""
-    added: list[object] = []
-
-    def add(plugin: object, name: str | None = None) -> object:
-        pm.register(plugin, name=name)
-        added.append(plugin)
-        return plugin
-
-    yield add
-    for plugin in added:
-        if pm.is_registered(plugin):
-            pm.unregister(plugin)
 
 
 def fake_entry_points(monkeypatch: pytest.MonkeyPatch, *pairs: tuple[str, str]) -> None:

@@ -4,17 +4,14 @@ one (initial state on turn 1, screens that change) and refuses conversations it 
 from __future__ import annotations
 
 import json
-import socket
-import threading
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 
 import pytest
-import uvicorn
 
 from agentworld_plugins import World
+from agentworld_plugins.http_guard import serving
 from agentworld_plugins.server import create_app
 from agentworld_plugins.turns import render_turn, state_of_turn
 
@@ -49,20 +46,8 @@ CASES = {  # (initial state, actions, text the first answer shows because the sc
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    app = create_app(World(backend="offline").backend)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    for _ in range(1000):
-        if server.started:
-            break
-        time.sleep(0.01)
-    yield f"http://127.0.0.1:{port}/v1"
-    server.should_exit = True
-    thread.join(5)
+    with serving(create_app(World(backend="offline").backend)) as base:
+        yield base + "/v1"
 
 
 @pytest.mark.parametrize("domain", sorted(CASES))

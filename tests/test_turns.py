@@ -171,10 +171,12 @@ _tags = st.sampled_from(
 
 @settings(max_examples=400, deadline=None)
 @given(
-    st.lists(st.one_of(_tags, st.text(max_size=8)), max_size=30), st.one_of(st.none(), st.text(max_size=20))
+    st.lists(st.one_of(_tags, st.text(max_size=8)), max_size=30),
+    st.one_of(st.none(), st.text(max_size=20)),
+    st.booleans(),
 )
-def test_parser_never_raises(pieces, reasoning):
-    parsed = parse_output("".join(pieces), reasoning, require_block=True)
+def test_parser_never_raises(pieces, reasoning, exact):
+    parsed = parse_output("".join(pieces), reasoning, require_block=True, exact=exact)
     assert isinstance(parsed.text, str)
     assert "<predicted_observation>" not in parsed.text
     assert "</predicted_observation>" not in parsed.text
@@ -185,3 +187,48 @@ def test_parser_never_raises(pieces, reasoning):
 def test_parser_returns_block_content(body):
     parsed = parse_output(f"<think>r</think><predicted_observation>{body}</predicted_observation>")
     assert parsed.text == body.strip("\n").rstrip()
+
+
+# -- exact observations (an MCP tool's text): only the format comes off -----------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "text"),
+    [
+        # we write a block as "<predicted_observation>\nTEXT\n</predicted_observation>": the two
+        # newlines inside the tags are format, the text's own final newline is content
+        ("<predicted_observation>\nline one\nline two\n\n</predicted_observation>", "line one\nline two\n"),
+        ("<predicted_observation>\n  indented  \n</predicted_observation>", "  indented  "),
+        ("<predicted_observation>tight</predicted_observation>", "tight"),
+        ("<predicted_observation>\n\nblank first\n</predicted_observation>", "\nblank first"),
+        ("<think>plan</think>\n\nbare text\n", "bare text\n"),
+        ("<predicted_observation>\n**Environment Observation:**\nout\n\n</predicted_observation>", "out\n"),
+        ("**Environment Observation:**\n\nbare\n", "bare\n"),
+        ("<predicted_observation>\nunclosed\n", "unclosed\n"),
+        ("<predicted_observation>\n\n</predicted_observation>", ""),
+    ],
+)
+def test_exact_parse_keeps_everything_but_the_tags_newlines(content, text):
+    assert parse_output(content, exact=True).text == text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200).filter(lambda s: "<" not in s and "environment observation" not in s.lower()))
+def test_exact_parse_returns_what_was_wrapped(body):
+    """What the offline world, a scenario and ``serve --perturb`` write comes back byte for byte."""
+    wrapped = f"<think>r</think>\n\n<predicted_observation>\n{body}\n</predicted_observation>"
+    assert parse_output(wrapped, exact=True).text == body
+
+
+def test_only_the_mcp_domain_parses_exactly():
+    """Tool text reaches the agent verbatim; a terminal screen keeps its trimmed form."""
+    from agentworld_plugins.plugins import get_plugin_manager
+
+    domains = get_plugin_manager().registry.domains
+    answer = (
+        "<predicted_observation>\nroot@box:/app# ls\nnotes.txt\nroot@box:/app# \n</predicted_observation>"
+    )
+    assert domains["mcp"].parse_output(answer).text.endswith("root@box:/app# ")
+    assert domains["terminal"].parse_output(answer).text.endswith("root@box:/app#")
+    built_in = ("android", "mcp", "os", "search", "swe", "terminal", "web")
+    assert [name for name in built_in if domains[name].exact_text] == ["mcp"]

@@ -98,6 +98,15 @@ def _serper_error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"message": message, "statusCode": status}, status)
 
 
+def _failure(exc: SearchAPIError | AgentWorldError) -> tuple[int, str]:
+    """The HTTP status and message Tavily and Serper answer a failed search with."""
+    if isinstance(exc, SearchAPIError):
+        return exc.status, exc.message
+    if isinstance(exc, BackendUnavailableError):
+        return 503, f"Service unavailable: {exc.message}"
+    return 500, f"Internal error: {exc.message}"
+
+
 def _brave_body(status: int, message: str, code: str = "VALIDATION") -> dict[str, Any]:
     return {"type": "ErrorResponse", "error": {"status": status, "code": code, "detail": message}}
 
@@ -194,12 +203,8 @@ def create_search_app(
             else:
                 flow = tavily_extract_flow(validate_tavily_extract(body))
             result = await run(flow, sessions.get(session_key(request, key)))
-        except SearchAPIError as exc:
-            return _tavily_error(exc.status, exc.message)
-        except BackendUnavailableError as exc:
-            return _tavily_error(503, f"Service unavailable: {exc.message}")
-        except AgentWorldError as exc:
-            return _tavily_error(500, f"Internal error: {exc.message}")
+        except (SearchAPIError, AgentWorldError) as exc:
+            return _tavily_error(*_failure(exc))
         return JSONResponse(result)
 
     async def tavily_search(request: Request) -> Response:
@@ -228,12 +233,8 @@ def create_search_app(
             for item in items:
                 merged = {**query, **item} if isinstance(item, dict) else item
                 answers.append(await run(serper_search_flow(validate_serper(merged, search_type)), group))
-        except SearchAPIError as exc:
-            return _serper_error(exc.status, exc.message)
-        except BackendUnavailableError as exc:
-            return _serper_error(503, f"Service unavailable: {exc.message}")
-        except AgentWorldError as exc:
-            return _serper_error(500, f"Internal error: {exc.message}")
+        except (SearchAPIError, AgentWorldError) as exc:
+            return _serper_error(*_failure(exc))
         return JSONResponse(answers if batch else answers[0])
 
     async def serper_search(request: Request) -> Response:

@@ -73,7 +73,8 @@ class _SearchTool(BaseTool):
 
 
 class _QueryTool(_SearchTool):
-    """A tool whose only argument is ``query`` (its schema comes from ``_run``'s signature)."""
+    """A tool whose only argument is ``query`` (its schema comes from ``_run``'s signature unless
+    ``args_schema`` names it)."""
 
     def _run(self, query: str, run_manager: CallbackManagerForToolRun | None = None) -> Any:
         return self.call({"query": query})
@@ -240,39 +241,16 @@ class TavilySearch(_SearchTool):
             )
         return response
 
+    # the other arguments (TavilySearchInput's, and any extra) arrive as keywords
     def _run(
-        self,
-        query: str,
-        include_domains: list[str] | None = None,
-        exclude_domains: list[str] | None = None,
-        search_depth: str | None = None,
-        include_images: bool | None = None,
-        time_range: str | None = None,
-        topic: str | None = None,
-        start_date: str | None = None,
-        end_date: str | None = None,
-        run_manager: CallbackManagerForToolRun | None = None,
-        **kwargs: Any,
+        self, query: str, run_manager: CallbackManagerForToolRun | None = None, **kwargs: Any
     ) -> dict[str, Any]:
-        args = {k: v for k, v in locals().items() if k not in ("self", "run_manager", "kwargs")}
-        return self.call({**args, **kwargs})
+        return self.call({"query": query, **kwargs})
 
     async def _arun(
-        self,
-        query: str,
-        include_domains: list[str] | None = None,
-        exclude_domains: list[str] | None = None,
-        search_depth: str | None = None,
-        include_images: bool | None = None,
-        time_range: str | None = None,
-        topic: str | None = None,
-        start_date: str | None = None,
-        end_date: str | None = None,
-        run_manager: AsyncCallbackManagerForToolRun | None = None,
-        **kwargs: Any,
+        self, query: str, run_manager: AsyncCallbackManagerForToolRun | None = None, **kwargs: Any
     ) -> dict[str, Any]:
-        args = {k: v for k, v in locals().items() if k not in ("self", "run_manager", "kwargs")}
-        return await self.acall({**args, **kwargs})
+        return await self.acall({"query": query, **kwargs})
 
 
 class DDGInput(BaseModel):
@@ -292,7 +270,7 @@ def _ddg_hits(query: str, k: int) -> Flow:
     return (yield from _hits_flow(query, k))
 
 
-class DuckDuckGoSearchRun(_SearchTool):
+class DuckDuckGoSearchRun(_QueryTool):
     """``duckduckgo_search``: the snippets of the hits joined by spaces."""
 
     name: str = "duckduckgo_search"
@@ -310,14 +288,8 @@ class DuckDuckGoSearchRun(_SearchTool):
             return "No good DuckDuckGo Search Result was found"
         return " ".join(h.snippet for h in hits)
 
-    def _run(self, query: str, run_manager: CallbackManagerForToolRun | None = None) -> str:
-        return self.call({"query": query})
 
-    async def _arun(self, query: str, run_manager: AsyncCallbackManagerForToolRun | None = None) -> str:
-        return await self.acall({"query": query})
-
-
-class DuckDuckGoSearchResults(_SearchTool):
+class DuckDuckGoSearchResults(_QueryTool):
     """``duckduckgo_results_json``: ``(content, artifact)``; the artifact is the list of
     ``{snippet, title, link}`` dicts, the content that list as ``output_format`` says: ``string``
     (``snippet: ..., title: ..., link: ...`` joined by ``results_separator``, the default),
@@ -364,12 +336,6 @@ class DuckDuckGoSearchResults(_SearchTool):
         raise ValueError(
             f"Invalid output_format: {self.output_format}. Needs to be one of 'string', 'json', 'list'."
         )
-
-    def _run(self, query: str, run_manager: CallbackManagerForToolRun | None = None) -> Any:
-        return self.call({"query": query})
-
-    async def _arun(self, query: str, run_manager: AsyncCallbackManagerForToolRun | None = None) -> Any:
-        return await self.acall({"query": query})
 
 
 class BraveSearch(_QueryTool):

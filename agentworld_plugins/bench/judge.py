@@ -32,6 +32,7 @@ from ..backends import Backend, Completion, Sampling
 from ..errors import ConfigError
 from ..turns import split_reasoning
 from .data import record_domain
+from .jsonscan import json_chars, object_end
 from .judge_template import JudgeTemplate
 from .official import extract_prediction, parse_official_judgement
 from .runner import JobResult, RunOptions, RunSummary, release_connections, retrying, run_jobs
@@ -146,18 +147,11 @@ def _literal(text: str) -> Any:
 def _close_truncated(text: str) -> str:
     """Add the closing quotes and brackets a cut-off object lacks (strings are respected)."""
     stack: list[str] = []
-    in_string = escaped = False
-    for ch in text:
+    in_string = False
+    for _, ch, in_string in json_chars(text):
         if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "{[":
+            continue
+        if ch in "{[":
             stack.append("}" if ch == "{" else "]")
         elif ch in "}]" and stack:
             stack.pop()
@@ -214,28 +208,8 @@ def _object_spans(text: str) -> list[tuple[int, int]]:
     starts = [m.start() for m in re.finditer(r"\{", text)][-_MAX_CANDIDATES:]
     spans = []
     for start in starts:
-        depth = 0
-        in_string = escaped = False
-        end = len(text)
-        for i in range(start, len(text)):
-            ch = text[i]
-            if in_string:
-                if escaped:
-                    escaped = False
-                elif ch == "\\":
-                    escaped = True
-                elif ch == '"':
-                    in_string = False
-            elif ch == '"':
-                in_string = True
-            elif ch == "{":
-                depth += 1
-            elif ch == "}":
-                depth -= 1
-                if depth == 0:
-                    end = i + 1
-                    break
-        spans.append((start, end))
+        end = object_end(text, start)
+        spans.append((start, len(text) if end is None else end))
     return spans
 
 

@@ -23,6 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .jsonscan import object_end
+
 #: the tag around the world model's prediction, and around the judge's answer
 PREDICTION_TAG = "predicted_observation"
 JUDGE_TAG = "final_evaluation"
@@ -205,25 +207,8 @@ def _from_fences(text: str) -> str | None:
 
 def _object_at(text: str, start: int) -> str | None:
     """The balanced object opened at ``start`` (double-quoted strings and their escapes respected)."""
-    depth = 0
-    in_string = escaped = False
-    for i in range(start, len(text)):
-        ch = text[i]
-        if escaped:
-            escaped = False
-        elif ch == "\\" and in_string:
-            escaped = True
-        elif ch == '"':
-            in_string = not in_string
-        elif in_string:
-            continue
-        elif ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return text[start : i + 1]
-    return None
+    end = object_end(text, start)
+    return None if end is None else text[start:end]
 
 
 def _best_object(text: str) -> str | None:

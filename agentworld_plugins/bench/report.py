@@ -40,19 +40,24 @@ def _domains(boards: Sequence[Scoreboard]) -> list[str]:
 # -- console ----------------------------------------------------------------------------------------
 
 
-def scoreboard_table(board: Scoreboard) -> Any:
-    """A rich Table: per domain valid/total, the five dimensions and the total; then overall."""
+def _table(title: str) -> Any:
+    """An empty rich Table in the reports' compact style."""
     from rich import box
     from rich.table import Table
 
-    table = Table(
-        title=f"AgentWorldBench: {board.label} (normalised 0-100)",
+    return Table(
+        title=title,
         title_justify="left",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
         collapse_padding=True,
         show_edge=False,  # all columns fit an 80-column terminal
     )
+
+
+def scoreboard_table(board: Scoreboard) -> Any:
+    """A rich Table: per domain valid/total, the five dimensions and the total; then overall."""
+    table = _table(f"AgentWorldBench: {board.label} (normalised 0-100)")
     table.add_column("domain")
     table.add_column("valid/total", justify="right")
     for dim in DIMENSIONS:
@@ -67,19 +72,7 @@ def scoreboard_table(board: Scoreboard) -> Any:
 
 def comparison_table(boards: Sequence[Scoreboard]) -> Any:
     """A rich Table of totals per domain for several files, with deltas against the first."""
-    from rich.table import Table
-
-    base = boards[0]
-    from rich import box
-
-    table = Table(
-        title=f"AgentWorldBench comparison (normalised total; deltas vs {base.label})",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-        collapse_padding=True,
-        show_edge=False,
-    )
+    table = _table(f"AgentWorldBench comparison (normalised total; deltas vs {boards[0].label})")
     table.add_column("domain")
     for board in boards:
         table.add_column(board.label, justify="right")

@@ -20,226 +20,153 @@ from typing import Any
 import click
 
 from ..bench.defaults import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
-from .options import BACKEND_HELP, perturb_options, ray_option
+from .options import BACKEND_HELP, endpoint_options, perturb_options, ray_option, stack
 
 F = Callable[..., Any]
 
 
-def _apply(fn: F, options: list[Callable[[F], F]]) -> F:
-    for option in reversed(options):
-        fn = option(fn)
-    return fn
-
-
-def _run_options(fn: F) -> F:
-    return _apply(
-        fn,
-        [
-            click.option(
-                "--concurrency",
-                type=click.IntRange(min=1),
-                default=32,
-                show_default=True,
-                help="Requests in flight at once.",
-            ),
-            click.option(
-                "--max-retries",
-                type=click.IntRange(min=0),
-                default=None,
-                help="Retries per record for transport errors and unparseable judgements "
-                "[default: 3 for inference; 2 for the judge, i.e. 3 attempts in all as the official script].",
-            ),
-            click.option(
-                "--retry-backoff",
-                type=click.FloatRange(min=0),
-                default=0.5,
-                show_default=True,
-                help="First retry delay in seconds; doubles each time.",
-            ),
-            click.option(
-                "--request-timeout",
-                type=click.FloatRange(min=0, min_open=True),
-                default=600.0,
-                show_default=True,
-                help="Seconds before one request is given up (and retried).",
-            ),
-            click.option(
-                "--progress/--no-progress",
-                default=None,
-                help="Show a progress bar (default: when stderr is a terminal).",
-            ),
-            click.option(
-                "--redo-failed/--keep-failed",
-                default=True,
-                show_default=True,
-                help="On rerun, try failed records again, or keep their failure.",
-            ),
-            click.option(
-                "--http-client",
-                type=click.Choice(["lean", "openai"]),
-                default="lean",
-                show_default=True,
-                help="For OpenAI-compatible servers: the lean asyncio client, or the openai SDK (proxies).",
-            ),
-        ],
-    )
+_run_options = stack(
+    click.option(
+        "--concurrency",
+        type=click.IntRange(min=1),
+        default=32,
+        show_default=True,
+        help="Requests in flight at once.",
+    ),
+    click.option(
+        "--max-retries",
+        type=click.IntRange(min=0),
+        default=None,
+        help="Retries per record for transport errors and unparseable judgements "
+        "[default: 3 for inference; 2 for the judge, i.e. 3 attempts in all as the official script].",
+    ),
+    click.option(
+        "--retry-backoff",
+        type=click.FloatRange(min=0),
+        default=0.5,
+        show_default=True,
+        help="First retry delay in seconds; doubles each time.",
+    ),
+    click.option(
+        "--request-timeout",
+        type=click.FloatRange(min=0, min_open=True),
+        default=600.0,
+        show_default=True,
+        help="Seconds before one request is given up (and retried).",
+    ),
+    click.option(
+        "--progress/--no-progress",
+        default=None,
+        help="Show a progress bar (default: when stderr is a terminal).",
+    ),
+    click.option(
+        "--redo-failed/--keep-failed",
+        default=True,
+        show_default=True,
+        help="On rerun, try failed records again, or keep their failure.",
+    ),
+    click.option(
+        "--http-client",
+        type=click.Choice(["lean", "openai"]),
+        default="lean",
+        show_default=True,
+        help="For OpenAI-compatible servers: the lean asyncio client, or the openai SDK (proxies).",
+    ),
+)
 
 
 def _sampling_options(prefix: str = "", who: str = "") -> Callable[[F], F]:
     dash = f"--{prefix}-" if prefix else "--"
     under = f"{prefix}_" if prefix else ""
 
-    def decorate(fn: F) -> F:
-        return _apply(
-            fn,
-            [
-                click.option(
-                    f"{dash}temperature",
-                    f"{under}temperature",
-                    type=float,
-                    default=DEFAULT_TEMPERATURE,
-                    show_default=True,
-                    help=f"Sampling temperature{who}.",
-                ),
-                click.option(
-                    f"{dash}max-tokens",
-                    f"{under}max_tokens",
-                    type=click.IntRange(min=1),
-                    default=DEFAULT_MAX_TOKENS,
-                    show_default=True,
-                    help=f"Most tokens to generate{who}.",
-                ),
-                click.option(
-                    f"{dash}extra-body",
-                    f"{under}extra_body",
-                    help=f"JSON object of server-specific request fields{who} (e.g. chat_template_kwargs).",
-                ),
-            ],
-        )
-
-    return decorate
-
-
-def _data_options(fn: F) -> F:
-    return _apply(
-        fn,
-        [
-            click.option(
-                "--data-dir",
-                required=True,
-                type=click.Path(path_type=Path),
-                help="Folder of <domain>_test.jsonl files (or one such file).",
-            ),
-            click.option(
-                "--domains", multiple=True, help="Only these domains (repeatable or comma separated)."
-            ),
-            click.option(
-                "--limit", type=click.IntRange(min=1), help="Only the first N records of each domain."
-            ),
-        ],
+    return stack(
+        click.option(
+            f"{dash}temperature",
+            f"{under}temperature",
+            type=float,
+            default=DEFAULT_TEMPERATURE,
+            show_default=True,
+            help=f"Sampling temperature{who}.",
+        ),
+        click.option(
+            f"{dash}max-tokens",
+            f"{under}max_tokens",
+            type=click.IntRange(min=1),
+            default=DEFAULT_MAX_TOKENS,
+            show_default=True,
+            help=f"Most tokens to generate{who}.",
+        ),
+        click.option(
+            f"{dash}extra-body",
+            f"{under}extra_body",
+            help=f"JSON object of server-specific request fields{who} (e.g. chat_template_kwargs).",
+        ),
     )
 
 
-def _world_options(fn: F) -> F:
-    return _apply(
-        fn,
-        [
-            click.option(
-                "--base-url",
-                envvar="AGENTWORLD_BASE_URL",
-                help="The world model's OpenAI-compatible URL(s), comma separated.",
-            ),
-            click.option(
-                "--model",
-                envvar="AGENTWORLD_MODEL",
-                help="The world model's name (default: asked from the server).",
-            ),
-            click.option(
-                "--api-key", envvar="AGENTWORLD_API_KEY", help="API key for the world-model server."
-            ),
-            click.option(
-                "--backend",
-                envvar="AGENTWORLD_BACKEND",
-                help=BACKEND_HELP,
-            ),
-            perturb_options("the world model's answers (predictions)"),
-        ],
-    )
+_data_options = stack(
+    click.option(
+        "--data-dir",
+        required=True,
+        type=click.Path(path_type=Path),
+        help="Folder of <domain>_test.jsonl files (or one such file).",
+    ),
+    click.option("--domains", multiple=True, help="Only these domains (repeatable or comma separated)."),
+    click.option("--limit", type=click.IntRange(min=1), help="Only the first N records of each domain."),
+)
+
+
+_world_options = stack(
+    endpoint_options("the world model"), perturb_options("the world model's answers (predictions)")
+)
 
 
 def _judge_options(prefix: str) -> Callable[[F], F]:
-    dash = f"--{prefix}-" if prefix else "--"
-
-    def decorate(fn: F) -> F:
-        return _apply(
-            fn,
-            [
-                click.option(
-                    f"{dash}base-url",
-                    "judge_base_url",
-                    envvar="AGENTWORLD_JUDGE_BASE_URL",
-                    help="The judge's OpenAI-compatible URL(s).",
-                ),
-                click.option(
-                    f"{dash}model",
-                    "judge_model",
-                    envvar="AGENTWORLD_JUDGE_MODEL",
-                    help="The judge model's name (default: asked from the server).",
-                ),
-                click.option(
-                    f"{dash}api-key",
-                    "judge_api_key",
-                    envvar="AGENTWORLD_JUDGE_API_KEY",
-                    help="API key for the judge's server.",
-                ),
-                click.option(
-                    f"{dash}backend",
-                    "judge_backend",
-                    envvar="AGENTWORLD_JUDGE_BACKEND",
-                    help="The judge's backend when not openai, e.g. scenario:judge.yaml for offline runs. "
-                    + BACKEND_HELP,
-                ),
-                click.option(
-                    "--prompts-dir",
-                    envvar="AGENTWORLD_PROMPTS_DIR",
-                    type=click.Path(file_okay=False, path_type=Path),
-                    help="Folder of <domain>/judge_system_prompt.txt and judge_user_template.json "
-                    "(e.g. from `bench import-prompts`).",
-                ),
-                click.option(
-                    "--judge-parser",
-                    type=click.Choice(["official", "lenient"]),
-                    default="official",
-                    show_default=True,
-                    help="Read judge answers by the official rules, or add our recoveries (labelled per line).",
-                ),
-            ],
-        )
-
-    return decorate
-
-
-def _report_options(fn: F) -> F:
-    return _apply(
-        fn,
-        [
-            click.option(
-                "--report",
-                type=click.Path(dir_okay=False, path_type=Path),
-                help="Write a markdown report here.",
-            ),
-            click.option(
-                "--plot",
-                type=click.Path(dir_okay=False, path_type=Path),
-                help="Draw per-domain bars here (.png or .svg).",
-            ),
-            click.option(
-                "--reference/--no-reference",
-                default=False,
-                help="Draw the published overall figures as reference bars.",
-            ),
-        ],
+    """The judge's endpoint (``--base-url``... for ``bench judge``, ``--judge-base-url``... for
+    ``bench run``; the parameters are ``judge_base_url``... either way) and how it is asked."""
+    return stack(
+        endpoint_options(
+            "the judge",
+            flag_prefix=prefix,
+            dest_prefix="judge_",
+            env_prefix="AGENTWORLD_JUDGE_",
+            backend_help="The judge's backend when not openai, e.g. scenario:judge.yaml for offline runs. "
+            + BACKEND_HELP,
+        ),
+        click.option(
+            "--prompts-dir",
+            envvar="AGENTWORLD_PROMPTS_DIR",
+            type=click.Path(file_okay=False, path_type=Path),
+            help="Folder of <domain>/judge_system_prompt.txt and judge_user_template.json "
+            "(e.g. from `bench import-prompts`).",
+        ),
+        click.option(
+            "--judge-parser",
+            type=click.Choice(["official", "lenient"]),
+            default="official",
+            show_default=True,
+            help="Read judge answers by the official rules, or add our recoveries (labelled per line).",
+        ),
     )
+
+
+_report_options = stack(
+    click.option(
+        "--report",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Write a markdown report here.",
+    ),
+    click.option(
+        "--plot",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Draw per-domain bars here (.png or .svg).",
+    ),
+    click.option(
+        "--reference/--no-reference",
+        default=False,
+        help="Draw the published overall figures as reference bars.",
+    ),
+)
 
 
 # -- helpers ----------------------------------------------------------------------------------------
@@ -296,6 +223,13 @@ def _options(
         redo_failed=redo_failed,
         http_client=http_client,
     )
+
+
+def _judge_args(
+    base_url: str | None, model: str | None, api_key: str | None, backend: str | None
+) -> dict[str, str | None]:
+    """The judge's endpoint options as ``bench.endpoints.judge_backend``'s arguments."""
+    return {"base_url": base_url, "model": model, "api_key": api_key, "backend": backend}
 
 
 def _say(message: str) -> None:
@@ -430,10 +364,7 @@ def _judge(
 
     make = partial(
         judge_backend,
-        judge_args["judge_base_url"],
-        judge_args["judge_model"],
-        judge_args["judge_api_key"],
-        judge_args["judge_backend"],
+        **judge_args,
         timeout=options.request_timeout,
         concurrency=options.concurrency,
         http_client=options.http_client,
@@ -602,12 +533,7 @@ def judge(
     if wanted:
         chosen = {domain_of(d) for d in wanted}
         lines = [line for line in lines if domain_of(line.get("task")) in chosen]
-    judge_args = {
-        "judge_base_url": judge_base_url,
-        "judge_model": judge_model,
-        "judge_api_key": judge_api_key,
-        "judge_backend": judge_backend,
-    }
+    judge_args = _judge_args(judge_base_url, judge_model, judge_api_key, judge_backend)
     _judge(
         lines,
         output,
@@ -619,13 +545,19 @@ def judge(
     )
 
 
-@bench.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
-@_report_options
-@click.option(
-    "--label", "labels", multiple=True, help="A name per file for tables and plots (default: file names)."
+#: what score and compare take: judgements files and how to show them
+_scores_options = stack(
+    click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path)),
+    _report_options,
+    click.option(
+        "--label", "labels", multiple=True, help="A name per file for tables and plots (default: file names)."
+    ),
+    click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON."),
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+
+
+@bench.command()
+@_scores_options
 def score(
     files: tuple[Path, ...],
     report: Path | None,
@@ -639,10 +571,7 @@ def score(
 
 
 @bench.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
-@_report_options
-@click.option("--label", "labels", multiple=True, help="A name per file (default: file names).")
-@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@_scores_options
 def compare(
     files: tuple[Path, ...],
     report: Path | None,
@@ -710,18 +639,11 @@ def run(
 
     perturbations = _perturbations(perturb, perturb_file)
     options = _options(**run)
-    judge_args = {
-        "judge_base_url": judge_base_url,
-        "judge_model": judge_model,
-        "judge_api_key": judge_api_key,
-        "judge_backend": judge_backend,
-    }
+    judge_args = _judge_args(judge_base_url, judge_model, judge_api_key, judge_backend)
     # check the judge's settings before spending time on inference
     from ..bench.endpoints import judge_backend as build_judge
 
-    build_judge(
-        judge_base_url, judge_model, judge_api_key, judge_backend, http_client=options.http_client
-    ).close()
+    build_judge(**judge_args, http_client=options.http_client).close()
     records = _load(data_dir, domains, limit)
     predictions = output_dir / "predictions.jsonl"
     judgements = output_dir / "judgements.jsonl"

@@ -20,18 +20,56 @@ BACKEND_HELP = (
 )
 
 
+def stack(*options: Callable[[F], F]) -> Callable[[F], F]:
+    """One decorator applying ``options`` as if written one above the other, first on top (so
+    first in ``--help``)."""
+
+    def decorate(fn: F) -> F:
+        for option in reversed(options):
+            fn = option(fn)
+        return fn
+
+    return decorate
+
+
+def endpoint_options(
+    who: str,
+    *,
+    flag_prefix: str = "",
+    dest_prefix: str = "",
+    env_prefix: str = "AGENTWORLD_",
+    backend_help: str = BACKEND_HELP,
+) -> Callable[[F], F]:
+    """``--base-url``, ``--model``, ``--api-key`` and ``--backend`` of one model server (``who``, for
+    the help), read from ``{env_prefix}BASE_URL`` and so on; ``flag_prefix`` ``judge`` makes them
+    ``--judge-base-url``..., ``dest_prefix`` ``judge_`` names the parameters ``judge_base_url``..."""
+    dash = f"--{flag_prefix}-" if flag_prefix else "--"
+    who_ = who[:1].upper() + who[1:]
+    helps = {
+        "base-url": f"{who_}'s OpenAI-compatible URL(s), comma separated.",
+        "model": f"{who_}'s name (default: asked from the server).",
+        "api-key": f"API key for {who}'s server.",
+        "backend": backend_help,
+    }
+    return stack(
+        *(
+            click.option(
+                dash + flag,
+                dest_prefix + flag.replace("-", "_"),
+                envvar=env_prefix + flag.replace("-", "_").upper(),
+                help=text,
+            )
+            for flag, text in helps.items()
+        )
+    )
+
+
 def world_options(fn: F) -> F:
-    """``--base-url``, ``--model``, ``--api-key``, ``--backend``, ``--prompts-dir``, ``--timeout``,
-    ``--perturb`` and ``--perturb-file``."""
-    options = [
-        click.option(
-            "--base-url", envvar="AGENTWORLD_BASE_URL", help="OpenAI-compatible URL(s), comma separated."
-        ),
-        click.option(
-            "--model", envvar="AGENTWORLD_MODEL", help="World-model name (default: asked from the server)."
-        ),
-        click.option("--api-key", envvar="AGENTWORLD_API_KEY", help="API key for the world-model server."),
-        click.option("--backend", envvar="AGENTWORLD_BACKEND", help=BACKEND_HELP),
+    """``--perturb``, ``--perturb-file``, ``--base-url``, ``--model``, ``--api-key``, ``--backend``,
+    ``--prompts-dir`` and ``--timeout``."""
+    return stack(
+        perturb_options("every session"),
+        endpoint_options("the world model"),
         click.option(
             "--prompts-dir",
             envvar="AGENTWORLD_PROMPTS_DIR",
@@ -39,10 +77,7 @@ def world_options(fn: F) -> F:
             help="Folder of <domain>/system_prompt.txt templates (e.g. the official ones).",
         ),
         click.option("--timeout", type=float, default=None, help="Seconds per world-model request."),
-    ]
-    for option in reversed(options):
-        fn = option(fn)
-    return perturb_options("every session")(fn)
+    )(fn)
 
 
 def perturb_options(what: str) -> Callable[[F], F]:
@@ -51,23 +86,21 @@ def perturb_options(what: str) -> Callable[[F], F]:
     ``what`` says what is perturbed, for the help: sessions for :func:`world_options`, whole
     conversations for the commands that answer them through a ``PerturbingBackend``.
     """
-
-    def decorate(fn: F) -> F:
-        fn = click.option(
-            "--perturb-file",
-            envvar="AGENTWORLD_PERTURB_FILE",
-            type=click.Path(dir_okay=False, path_type=Path),
-            help="YAML list of perturbations (applied before --perturb ones).",
-        )(fn)
-        return click.option(
+    return stack(
+        click.option(
             "--perturb",
             multiple=True,
             metavar="NAME:KEY=VALUE,...",
             help=f"Perturb {what}, e.g. faults:rate=0.3,kinds=timeout (repeatable; default: "
             "$AGENTWORLD_PERTURB, ';'-separated). See 'agentworld perturbations'.",
-        )(fn)
-
-    return decorate
+        ),
+        click.option(
+            "--perturb-file",
+            envvar="AGENTWORLD_PERTURB_FILE",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="YAML list of perturbations (applied before --perturb ones).",
+        ),
+    )
 
 
 def make_world(
@@ -143,15 +176,17 @@ def ray_option(what: str) -> Callable[[F], F]:
 
 def server_options(fn: F) -> F:
     """``--allow-remote`` and ``--max-body``, taken by every command that serves HTTP."""
-    fn = click.option(
-        "--max-body",
-        type=click.IntRange(min=1),
-        default=8 * 1024 * 1024,
-        show_default=True,
-        help="Largest request body accepted, in bytes (larger ones get HTTP 413).",
-    )(fn)
-    return click.option(
-        "--allow-remote",
-        is_flag=True,
-        help="Allow binding a non-loopback --host without a token (anyone who reaches it can use it).",
+    return stack(
+        click.option(
+            "--allow-remote",
+            is_flag=True,
+            help="Allow binding a non-loopback --host without a token (anyone who reaches it can use it).",
+        ),
+        click.option(
+            "--max-body",
+            type=click.IntRange(min=1),
+            default=8 * 1024 * 1024,
+            show_default=True,
+            help="Largest request body accepted, in bytes (larger ones get HTTP 413).",
+        ),
     )(fn)

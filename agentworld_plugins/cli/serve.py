@@ -83,9 +83,10 @@ def serve(
 ) -> None:
     """Serve /v1/chat/completions and /v1/models from any backend.
 
-    With --perturb, each conversation is rebuilt into a session (named by its system prompt and
-    first turn, so it is perturbed the same way on every request) and the perturbations run
-    around the backend's answer.
+    With --perturb, each conversation is rebuilt into a session (named by the client's
+    X-Agentworld-Conversation header, which agentworld's own client sends, else by its system
+    prompt and first turn, so it is perturbed the same way on every request) and the
+    perturbations run around the backend's answer.
     """
     from .. import http_guard
     from ..perturbations.config import perturbations_from_options

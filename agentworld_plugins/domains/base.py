@@ -52,6 +52,10 @@ class Domain:
     has_state: ClassVar[bool] = False
     #: whether the template demands exactly one ``<predicted_observation>`` block
     requires_block: ClassVar[bool] = False
+    #: whether an observation reaches the agent verbatim (a tool's text: trailing newlines and
+    #: spaces are content), so parsing takes off only the format; otherwise it is a screen whose
+    #: surrounding blank lines and trailing whitespace are trimmed
+    exact_text: ClassVar[bool] = False
     sampling: ClassVar[Sampling] = Sampling(temperature=0.6, max_tokens=4096)
 
     # -- actions ---------------------------------------------------------------------------------
@@ -161,7 +165,7 @@ class Domain:
     # -- observations ----------------------------------------------------------------------------
 
     def parse_output(self, content: str | None, reasoning: str | None = None) -> ParsedOutput:
-        return parse_output(content, reasoning, require_block=self.requires_block)
+        return parse_output(content, reasoning, require_block=self.requires_block, exact=self.exact_text)
 
     def is_error(self, text: str, action: BaseModel) -> bool:
         """Whether an observation reports a failure (MCP ``isError``, a non-zero exit code, ...)."""

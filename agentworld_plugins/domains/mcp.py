@@ -40,6 +40,8 @@ class McpDomain(Domain):
     Action = ToolCall
     example_action: ClassVar[Any] = {"tool_name": "list_issues", "arguments": {"repo": "acme/api"}}
     sampling = Sampling(temperature=0.6, max_tokens=4096)
+    # a real MCP server's text content arrives byte for byte, final newline included
+    exact_text = True
 
     def is_error(self, text: str, action: BaseModel) -> bool:
         return looks_like_error(text)

@@ -35,14 +35,11 @@ from .commandline import program_of, simple_commands
 _SEPARATOR = re.compile(r"\s*(?:\|\||&&|;|\|)\s*")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]|\bC-[a-z]\b|\bM-[a-z]\b")
 
+#: argument names that hold a file or folder path, most telling first
+PATH_KEYS = ("file_path", "absolute_path", "path", "dir_path", "directory", "filename")
 #: argument names that hold the thing a tool call acts on, most telling first
 _TARGET_KEYS = (
-    "file_path",
-    "absolute_path",
-    "path",
-    "dir_path",
-    "directory",
-    "filename",
+    *PATH_KEYS,
     "url",
     "uri",
     "id",

@@ -50,8 +50,8 @@ async def test_the_packs_remember_what_the_agent_did() -> None:
             client, "write_file", {"path": "/app/notes.md", "content": "# Notes\nship it\n"}, schemas
         )
         assert wrote == "Successfully wrote to /app/notes.md"
-        # (a plain-text observation loses its final newline in the turn format; JSON ones keep it)
-        assert await _ok(client, "read_text_file", {"path": "/app/notes.md"}, schemas) == "# Notes\nship it"
+        # the file's bytes, final newline included, as a real filesystem server returns them
+        assert await _ok(client, "read_text_file", {"path": "/app/notes.md"}, schemas) == "# Notes\nship it\n"
         listing = await _ok(client, "list_directory", {"path": "/app"}, schemas)
         assert "[FILE] notes.md" in listing.splitlines()
         info = await _ok(client, "get_file_info", {"path": "/app/notes.md"}, schemas)

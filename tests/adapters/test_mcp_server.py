@@ -23,6 +23,7 @@ from mcp.client.streamable_http import streamable_http_client
 from agentworld_plugins import World
 from agentworld_plugins.backends.fake import FakeBackend
 from agentworld_plugins.errors import BackendError
+from agentworld_plugins.fake_server import FakeWorldModelServer
 from agentworld_plugins.http_guard import serving
 
 TOOLS: list[dict[str, Any]] = [
@@ -286,6 +287,31 @@ async def test_stdio_subprocess(tmp_path: Path) -> None:
     assert bad.is_error and _text(bad).splitlines()[0] == BAD_ARGS_HEADER
     assert unknown.is_error and "Available tools:" in _text(unknown)
     assert len(record.read_text().splitlines()) == 3
+
+
+async def test_stdio_text_results_keep_the_world_models_final_newline(tmp_path: Path) -> None:
+    """A tool without an outputSchema returns the world's text byte for byte, as a real MCP server
+    returns its text: only the newlines just inside the ``<predicted_observation>`` tags are
+    format. Each request names the client's conversation (``X-Agentworld-Conversation``)."""
+    tools_file = tmp_path / "tools.json"
+    tools_file.write_text(json.dumps({"tools": TOOLS}))
+    listing = "#1 Fix the login page\n#2 Ship the release\n"
+    with FakeWorldModelServer() as world_model:
+        world_model.enqueue(
+            f"<predicted_observation>\n{listing}\n</predicted_observation>",
+            "<think>a bare answer</think>\n\npong\n\n",
+        )
+        args = ["-m", "agentworld_plugins", "mcp", "serve", "--tools", str(tools_file)]
+        args += ["--base-url", world_model.url, "--model", world_model.model]
+        async with Client(StdioServerParameters(command=sys.executable, args=args)) as client:
+            listed = await client.call_tool("list_issues", {"repo": "acme/api"})
+            pong = await client.call_tool("ping", {})
+        requests = world_model.chat_requests
+    assert not listed.is_error and listed.structured_content is None
+    assert _text(listed) == listing
+    assert _text(pong) == "pong\n\n"
+    names = {r.headers.get("x-agentworld-conversation") for r in requests}
+    assert len(requests) == 2 and len(names) == 1 and next(iter(names)).startswith("mcp/")
 
 
 def test_stdio_survives_malformed_requests(tmp_path: Path) -> None:

@@ -3,22 +3,19 @@ Serper's and Brave's documented keys, errors in each API's own shape, sessions, 
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
-import uvicorn
 from agentworld_plugins.adapters.search.api import create_search_app
 from click.testing import CliRunner
 from starlette.testclient import TestClient
 
 from agentworld_plugins import Observation, World, hookimpl
 from agentworld_plugins.cli import cli
+from agentworld_plugins.http_guard import serving
 
 tavily = pytest.importorskip("tavily")
 
@@ -27,27 +24,11 @@ HALVORSEN = "https://halvorsen-instruments.com/about/history"
 BIBLE = "# Vornholm Lighthouse\nThe Vornholm Lighthouse was built in 1872 by the engineer Maren Tolle.\n"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def served() -> Iterator[str]:
     """The app behind uvicorn in a thread, as ``agentworld search serve`` runs it."""
-    port = _free_port()
-    app = create_search_app(World(backend="offline"), api_key="sk-test")
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "server did not start"
-        time.sleep(0.01)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(5)
+    with serving(create_search_app(World(backend="offline"), api_key="sk-test")) as base:
+        yield base
 
 
 @pytest.fixture

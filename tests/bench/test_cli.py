@@ -6,11 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import signal
-import subprocess
-import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +16,7 @@ from agentworld_plugins.bench.data import load_dataset, load_results, record_key
 from agentworld_plugins.cli import cli
 from agentworld_plugins.fake_server import FakeWorldModelServer, default_responder
 from agentworld_plugins.session import World
+from agentworld_plugins.testing import kill_cli_midway
 
 
 @pytest.fixture(autouse=True)
@@ -306,23 +303,7 @@ def test_sigkilled_run_resumes_to_the_same_file(runner, data_dir, tmp_path):
         answered = itertools.count(1)
 
         out = tmp_path / "killed.jsonl"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTWORLD_")}
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "agentworld_plugins", *args(out)],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if out.exists() and out.read_bytes().count(b"\n") >= 5:
-                break
-            if proc.poll() is not None:
-                pytest.fail(f"the run ended before it could be killed: {proc.stderr.read().decode()}")
-            time.sleep(0.01)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        proc.stderr.close()
+        kill_cli_midway(args(out), out, lines=5, timeout=30)
         release.set()
         done = [record_key(line) for line in load_results(out)[0]]
         assert 5 <= len(done) < len(records)

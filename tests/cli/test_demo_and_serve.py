@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
-import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -16,8 +13,9 @@ import openai
 import pytest
 
 from agentworld_plugins.session import Trajectory
+from agentworld_plugins.testing import clean_env, serve_process
 
-ENV = {k: v for k, v in os.environ.items() if not k.startswith("AGENTWORLD_")}
+ENV = clean_env()
 
 
 def test_demo_runs_every_domain_offline(tmp_path):
@@ -58,41 +56,8 @@ def test_demo_rejects_unknown_domain(tmp_path):
 
 @pytest.fixture
 def offline_server(tmp_path):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "agentworld_plugins",
-            "serve",
-            "--port",
-            str(port),
-            "--backend",
-            "offline",
-            "--api-key",
-            "k",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**ENV, "HOME": str(tmp_path)},
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(url + "/health", timeout=1).read()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError(proc.stderr.read()) from None
-            time.sleep(0.1)
-    yield url
-    proc.terminate()
-    proc.wait(10)
+    with serve_process("--backend", "offline", "--api-key", "k", env={**ENV, "HOME": str(tmp_path)}) as url:
+        yield url
 
 
 def _turn(n: int, keystrokes: str) -> str:

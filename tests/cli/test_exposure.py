@@ -9,7 +9,9 @@ import sys
 
 import pytest
 
-ENV = {k: v for k, v in os.environ.items() if not k.startswith("AGENTWORLD_")}
+from agentworld_plugins.testing import clean_env
+
+ENV = clean_env()
 
 
 def _agentworld(args: list[str], home: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:

@@ -4,13 +4,12 @@ app served on 127.0.0.1."""
 from __future__ import annotations
 
 import os
-import socket
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
+
+from agentworld_plugins.http_guard import serving
+from agentworld_plugins.testing import clean_env as clean_env  # re-exported for the suite
 
 #: one tool, as a tools file or a ``tools/list`` result holds it
 TOOLS = {
@@ -41,32 +40,7 @@ def cache_dir(*parts: str) -> Path:
     return path
 
 
-def clean_env(**extra: str) -> dict[str, str]:
-    """This process's environment without AGENTWORLD_* settings (so the offline world answers)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTWORLD_")}
-    env.update(extra)
-    return env
-
-
-@contextmanager
-def served(app: Any) -> Iterator[str]:
-    """``app`` behind uvicorn on 127.0.0.1 in a thread; yields ``http://127.0.0.1:<port>``."""
-    import uvicorn
-
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="error", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the HTTP server did not start")
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
-        sock.close()
+def served(app: Any) -> AbstractContextManager[str]:
+    """``app`` on 127.0.0.1 in a thread, as ``agentworld ... serve`` runs it (lifespan on); yields
+    ``http://127.0.0.1:<port>``."""
+    return serving(app, lifespan="on")

@@ -22,6 +22,8 @@ from pathlib import Path
 import pytest
 from doc_blocks import ROOT, Block, all_blocks, doc_files
 
+from agentworld_plugins.testing import clean_env
+
 BLOCKS = all_blocks()
 KNOWN_MARKS = {"", "needs-model", "skip"}
 BLOCK_TIMEOUT = 120  # seconds per block; a hung server or prompt fails its block, not the suite
@@ -29,7 +31,7 @@ RUNNER = Path(__file__).with_name("run_blocks.py")
 
 
 def _clean_env(tmp: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTWORLD_")}
+    env = clean_env()
     (tmp / "home").mkdir(exist_ok=True)
     (tmp / "site").mkdir(exist_ok=True)  # on PYTHONPATH from the start, so imports see what lands there
     env.update(

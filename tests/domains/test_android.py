@@ -5,35 +5,16 @@ from __future__ import annotations
 import json
 
 import pytest
+from gui_domain_cases import ANDROID_SCREEN as SCREEN
+from gui_domain_cases import registered
 
 from agentworld_plugins.domains.android import ACTION_TYPES, AndroidAction, AndroidDomain
 from agentworld_plugins.errors import ActionValidationError
-from agentworld_plugins.plugins import new_plugin_manager
-
-SCREEN = (
-    'UI element 0: {"text": "Clock", "class_name": "android.widget.TextView", "is_clickable": true, '
-    '"bbox": [40, 300, 260, 420]}\n'
-    'UI element 1: {"text": "Settings", "class_name": "android.widget.TextView", "is_clickable": true, '
-    '"bbox": [300, 300, 520, 420]}'
-)
 
 
 @pytest.fixture(scope="module")
 def dom() -> AndroidDomain:
-    pm = new_plugin_manager(load_entrypoints=False)
-    domain = pm.registry.domain("android")
-    assert isinstance(domain, AndroidDomain)
-    return domain
-
-
-def test_registered_with_its_settings(dom: AndroidDomain) -> None:
-    assert dom.name == "android"
-    assert dom.action_fence == "json"
-    assert dom.has_state and dom.requires_block
-    assert dom.sampling.max_tokens == 8192
-    assert dom.description and AndroidDomain.__doc__
-    dom.validate_action(dom.example_action)
-    assert len(ACTION_TYPES) == 13
+    return registered("android", AndroidDomain)
 
 
 VALID = [
@@ -67,6 +48,7 @@ def test_valid_actions(dom: AndroidDomain, raw: dict) -> None:
 
 
 def test_every_action_type_is_covered() -> None:
+    assert len(ACTION_TYPES) == 13
     assert {v["action_type"] for v in VALID} == set(ACTION_TYPES)
 
 
@@ -125,29 +107,6 @@ def test_render_action_compact_with_set_fields_only(dom: AndroidDomain) -> None:
     rendered = dom.render_action(action)
     assert rendered == '{"action_type": "input_text", "index": 2, "text": "milk"}'
     assert "\n" not in rendered and "null" not in rendered
-
-
-def test_render_turn_sections_in_order(dom: AndroidDomain) -> None:
-    action = dom.validate_action({"action_type": "click", "index": 0})
-    text = dom.render_turn(1, action, SCREEN)
-    positions = [text.index("### Turn 1"), text.index("**Current State:**"), text.index("**Action:**")]
-    assert positions == sorted(positions)
-    assert SCREEN in text
-    assert text.endswith('**Action:**\n```json\n{"action_type": "click", "index": 0}\n```')
-
-
-def test_parse_output_with_block(dom: AndroidDomain) -> None:
-    answer = f"<think>Clock opens.</think>\n<predicted_observation>\n{SCREEN}\n</predicted_observation>\n"
-    parsed = dom.parse_output(answer)
-    assert parsed.text == SCREEN
-    assert parsed.warnings == []
-    assert parsed.reasoning == "Clock opens."
-
-
-def test_parse_output_without_block_warns(dom: AndroidDomain) -> None:
-    parsed = dom.parse_output(f"<think>x</think>{SCREEN}")
-    assert parsed.text == SCREEN
-    assert any("predicted_observation" in w for w in parsed.warnings)
 
 
 @pytest.mark.parametrize(

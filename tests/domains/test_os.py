@@ -3,33 +3,16 @@
 from __future__ import annotations
 
 import pytest
+from gui_domain_cases import OS_TREE as TREE
+from gui_domain_cases import registered
 
 from agentworld_plugins.domains.os import OsAction, OsDomain, clean_code
 from agentworld_plugins.errors import ActionValidationError
-from agentworld_plugins.plugins import new_plugin_manager
-
-TREE = (
-    "tag\tname\ttext\tclass\tdescription\tposition (top-left x&y)\tsize (w&h)\n"
-    "push-button\tFiles\t\t\t\t(0, 120)\t(70, 64)\n"
-    "label\tActivities\tActivities\t\t\t(0, 0)\t(100, 27)"
-)
 
 
 @pytest.fixture(scope="module")
 def dom() -> OsDomain:
-    pm = new_plugin_manager(load_entrypoints=False)
-    domain = pm.registry.domain("os")
-    assert isinstance(domain, OsDomain)
-    return domain
-
-
-def test_registered_with_its_settings(dom: OsDomain) -> None:
-    assert dom.name == "os"
-    assert dom.action_fence == "python"
-    assert dom.has_state and dom.requires_block
-    assert dom.sampling.max_tokens == 8192
-    assert dom.description and OsDomain.__doc__
-    dom.validate_action(dom.example_action)
+    return registered("os", OsDomain)
 
 
 VALID = [
@@ -91,28 +74,6 @@ def test_invalid_actions(dom: OsDomain, code: str, needles: list[str]) -> None:
 def test_non_string_rejected(dom: OsDomain) -> None:
     with pytest.raises(ActionValidationError):
         dom.validate_action(["pyautogui.click(1, 2)"])
-
-
-def test_render_turn_sections_in_order(dom: OsDomain) -> None:
-    action = dom.validate_action("pyautogui.doubleClick(35, 152)")
-    text = dom.render_turn(1, action, TREE)
-    positions = [text.index("### Turn 1"), text.index("**Current State:**"), text.index("**Action:**")]
-    assert positions == sorted(positions)
-    assert TREE in text
-    assert text.endswith("**Action:**\n```python\npyautogui.doubleClick(35, 152)\n```")
-
-
-def test_parse_output_with_block(dom: OsDomain) -> None:
-    answer = f"<think>Files opens.</think>\n<predicted_observation>\n{TREE}\n</predicted_observation>"
-    parsed = dom.parse_output(answer)
-    assert parsed.text == TREE
-    assert parsed.warnings == []
-
-
-def test_parse_output_without_block_warns(dom: OsDomain) -> None:
-    parsed = dom.parse_output(f"<think>x</think>\n{TREE}")
-    assert parsed.text == TREE
-    assert any("predicted_observation" in w for w in parsed.warnings)
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from gui_domain_cases import WEB_PAGE as PAGE
+from gui_domain_cases import registered
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,27 +16,11 @@ from agentworld_plugins.domains.web import (
     parse_web_action,
 )
 from agentworld_plugins.errors import ActionValidationError
-from agentworld_plugins.plugins import new_plugin_manager
-
-PAGE = "URL: https://shop.example.com/\nTitle: Example Shop\n\nRootWebArea 'Example Shop', focused\n\t[12] link 'Cart'"
 
 
 @pytest.fixture(scope="module")
 def dom() -> WebDomain:
-    pm = new_plugin_manager(load_entrypoints=False)
-    domain = pm.registry.domain("web")
-    assert isinstance(domain, WebDomain)
-    return domain
-
-
-def test_registered_with_its_settings(dom: WebDomain) -> None:
-    assert dom.name == "web"
-    assert dom.action_fence is None
-    assert dom.has_state and dom.requires_block
-    assert dom.sampling.temperature == 0.6
-    assert dom.sampling.max_tokens == 8192
-    assert dom.description and WebDomain.__doc__
-    dom.validate_action(dom.example_action)
+    return registered("web", WebDomain)
 
 
 VALID = [
@@ -175,35 +161,9 @@ def test_parse_web_action_raises_its_own_error() -> None:
     assert isinstance(info.value, ValueError)
 
 
-def test_render_turn_sections_in_order(dom: WebDomain) -> None:
-    action = dom.validate_action("fill('14', 'wireless mouse')\nkeyboard_press('Enter')")
-    text = dom.render_turn(1, action, PAGE)
-    positions = [text.index("### Turn 1"), text.index("**Current State:**"), text.index("**Action:**")]
-    assert positions == sorted(positions)
-    assert PAGE in text
-    assert text.endswith("**Action:**\nfill('14', 'wireless mouse')\nkeyboard_press('Enter')")
-    assert "```" not in text
-
-
 def test_state_only_on_first_turn(dom: WebDomain) -> None:
     assert dom.state_for_turn(1, {"initial_state": PAGE}) == PAGE
     assert dom.state_for_turn(2, {"initial_state": PAGE}) is None
-
-
-def test_parse_output_with_block(dom: WebDomain) -> None:
-    answer = (
-        f"<think>The link opens the cart.</think>\n<predicted_observation>\n{PAGE}\n</predicted_observation>"
-    )
-    parsed = dom.parse_output(answer)
-    assert parsed.text == PAGE
-    assert parsed.warnings == []
-    assert parsed.reasoning == "The link opens the cart."
-
-
-def test_parse_output_without_block_warns(dom: WebDomain) -> None:
-    parsed = dom.parse_output(f"<think>hmm</think>\n{PAGE}")
-    assert parsed.text == PAGE
-    assert any("predicted_observation" in w for w in parsed.warnings)
 
 
 @pytest.mark.parametrize(

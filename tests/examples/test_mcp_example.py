@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 from agentworld_plugins.fake_server import FakeWorldModelServer
+from agentworld_plugins.testing import clean_env
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_agent_passes_world_settings_to_the_server(tmp_path: Path) -> None:
     with FakeWorldModelServer() as fake:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTWORLD_")}
-        env.update(AGENTWORLD_BASE_URL=fake.url, AGENTWORLD_HOME=str(tmp_path), AGENTWORLD_MAX_RETRIES="0")
+        env = clean_env(
+            AGENTWORLD_BASE_URL=fake.url, AGENTWORLD_HOME=str(tmp_path), AGENTWORLD_MAX_RETRIES="0"
+        )
         proc = subprocess.run(
             [sys.executable, str(ROOT / "examples" / "mcp" / "agent.py")],
             env=env,

@@ -289,20 +289,13 @@ def test_bench_infer_with_perturb_records_perturbed_predictions(tmp_path):
             assert line["prediction"] == before["prediction"]
 
 
-def test_bench_infer_keys_random_streams_by_the_records_episode(tmp_path):
+def test_bench_infer_keys_random_streams_by_the_records_episode(tmp_path, alike_episodes):
     """Episodes that start alike draw their own faults (issue 18): rate=0.5 over 24 episodes
     with the same system prompt and first turn faults some, not all or none."""
-    data = tmp_path / "data"
-    make_sample_dataset(data, episodes=1)
-    source = data / "swe_test.jsonl"
-    record = json.loads(source.read_text().splitlines()[0])
-    for path in data.glob("*_test.jsonl"):
-        path.unlink()
-    episodes = [{**record, "id": f"swe-{n:04d}"} for n in range(24)]
-    source.write_text("".join(json.dumps(r) + "\n" for r in episodes))
+    data = alike_episodes("swe", 24)
     lines = _infer(tmp_path, data, "keyed", "--perturb", "faults:kinds=timeout,rate=0.5")
     faulted = {line["id"] for line in lines if line["infer"]["perturbations"]}
-    assert 0 < len(faulted) < len(episodes)
+    assert 0 < len(faulted) < 24
     again = _infer(tmp_path, data, "again", "--perturb", "faults:kinds=timeout,rate=0.5")
     assert {line["id"] for line in again if line["infer"]["perturbations"]} == faulted  # reproducible
 
@@ -332,6 +325,27 @@ def test_serve_streams_carry_provenance_and_clients_may_name_conversations():
     chunks = [json.loads(e) for e in events[:-1]]
     assert chunks[-1]["perturbations"] == again["perturbations"]
     assert "429 Too Many Requests" in "".join(c["choices"][0]["delta"].get("content", "") for c in chunks)
+
+
+def test_serve_decodes_the_header_our_client_encodes():
+    """A name outside printable ASCII travels percent-encoded and keys the same stream as the
+    same name given as ``conversation_id``."""
+    from starlette.testclient import TestClient
+
+    from agentworld_plugins.current import CONVERSATION_HEADER, conversation_header
+
+    messages = [{"role": "system", "content": system("terminal")}, terminal_turn(1, "cat notes.txt\n")]
+    client = TestClient(create_app(offline("faults:kinds=rate_limit,rate=0.5")))
+    by_header, by_field = [], []
+    for n in range(12):
+        name = f"terminal/épisode {n}\n"
+        headers = {CONVERSATION_HEADER: conversation_header(name)}
+        answer = client.post("/v1/chat/completions", json={"messages": messages}, headers=headers)
+        by_header.append(answer.json()["perturbations"])
+        answer = client.post("/v1/chat/completions", json={"messages": messages, "conversation_id": name})
+        by_field.append(answer.json()["perturbations"])
+    assert by_header == by_field
+    assert any(by_header) and not all(by_header)
 
 
 def test_a_turn_one_terminal_fault_redraws_the_conversations_own_screen():

@@ -9,7 +9,10 @@ requests, and a retry prefers another URL than the one that failed; at most ``co
 requests are in flight. ``reasoning_content`` (vLLM/SGLang reasoning parsers) is kept apart from
 the content. The requests go through a transport: ``"sdk"`` (the ``openai`` package, the default:
 it honours proxies) or ``"lean"`` (:mod:`.transport`, a hand-written HTTP/1.1 client that costs a
-fraction of the SDK's CPU per request, what ``agentworld bench`` uses).
+fraction of the SDK's CPU per request, what ``agentworld bench`` uses). Every request names its
+conversation in an ``X-Agentworld-Conversation`` header when one is known (a session's
+``domain/session-id``, a benchmark record's ``domain/episode-id``), so a remote
+``agentworld serve --perturb`` draws each conversation's own faults.
 """
 
 from __future__ import annotations
@@ -19,9 +22,10 @@ import itertools
 import random
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ...current import CONVERSATION_HEADER, conversation_header, current_conversation
 from ...errors import ConfigError
 from ...redaction import redact_text
 from ..base import Backend, Completion, Sampling
@@ -29,19 +33,22 @@ from ..base import Backend, Completion, Sampling
 if TYPE_CHECKING:
     from ...config import Settings
 
-__all__ = ["TRANSPORTS", "OpenAIBackend", "Transport", "from_settings"]
+__all__ = ["TRANSPORTS", "OpenAIBackend", "Transport", "conversation_headers", "from_settings"]
 
 TRANSPORTS = ("sdk", "lean")
 
 
 class Transport(Protocol):
-    """How :class:`OpenAIBackend` sends one request to the base URL numbered ``index``."""
+    """How :class:`OpenAIBackend` sends one request to the base URL numbered ``index``, with
+    ``headers`` added to the request's own (the conversation's name)."""
 
     label: str
 
     def payload(self, model: str | None, messages: list[dict[str, Any]], sampling: Sampling) -> Any: ...
-    def complete(self, index: int, payload: Any) -> Completion: ...
-    async def acomplete(self, index: int, payload: Any) -> Completion: ...
+    def complete(self, index: int, payload: Any, headers: Mapping[str, str] | None = None) -> Completion: ...
+    async def acomplete(
+        self, index: int, payload: Any, headers: Mapping[str, str] | None = None
+    ) -> Completion: ...
     def first_model(self, index: int) -> str | None: ...
     async def afirst_model(self, index: int) -> str | None: ...
     def retryable(self, exc: BaseException) -> bool: ...
@@ -72,6 +79,14 @@ class _Balancer:
         with self._lock:
             self.outstanding[index] -= 1
             self.served[index] += 1
+
+
+def conversation_headers() -> dict[str, str]:
+    """``X-Agentworld-Conversation: NAME`` for the conversation being answered
+    (:data:`~agentworld_plugins.current.current_conversation`), else nothing. A ``serve --perturb``
+    server keys its random streams by it; other servers (vLLM, SGLang) ignore it."""
+    name = current_conversation.get()
+    return {CONVERSATION_HEADER: conversation_header(name)} if name else {}
 
 
 class OpenAIBackend(Backend):
@@ -184,13 +199,14 @@ class OpenAIBackend(Backend):
     def complete(self, messages: list[dict[str, Any]], sampling: Sampling) -> Completion:
         self._ensure_model()
         payload = self.transport.payload(self.model, messages, sampling)
+        headers = conversation_headers()
         last: int | None = None
         with self._slots:
             for attempt in range(self.max_retries + 1):
                 index = self.balancer.acquire(avoid=last)
                 started = time.perf_counter()
                 try:
-                    completion = self.transport.complete(index, payload)
+                    completion = self.transport.complete(index, payload, headers)
                 except Exception as exc:
                     if self.transport.retryable(exc) and attempt < self.max_retries:
                         last = index
@@ -222,13 +238,14 @@ class OpenAIBackend(Backend):
         slots, model_lock = self._loop_state()
         await self._aensure_model(model_lock)
         payload = self.transport.payload(self.model, messages, sampling)
+        headers = conversation_headers()
         last: int | None = None
         async with slots:
             for attempt in range(self.max_retries + 1):
                 index = self.balancer.acquire(avoid=last)
                 started = time.perf_counter()
                 try:
-                    completion = await self.transport.acomplete(index, payload)
+                    completion = await self.transport.acomplete(index, payload, headers)
                 except Exception as exc:
                     if self.transport.retryable(exc) and attempt < self.max_retries:
                         last = index

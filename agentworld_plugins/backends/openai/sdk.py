@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
@@ -107,13 +107,19 @@ class SdkTransport:
     async def afirst_model(self, index: int) -> str | None:
         return await asyncio.to_thread(self.first_model, index)
 
-    def complete(self, index: int, payload: dict[str, Any]) -> Completion:
-        response = self._clients[index].chat.completions.create(**payload)
+    def complete(
+        self, index: int, payload: dict[str, Any], headers: Mapping[str, str] | None = None
+    ) -> Completion:
+        extra = {"extra_headers": dict(headers)} if headers else {}
+        response = self._clients[index].chat.completions.create(**payload, **extra)
         return self._completion(response, self.base_urls[index])
 
-    async def acomplete(self, index: int, payload: dict[str, Any]) -> Completion:
+    async def acomplete(
+        self, index: int, payload: dict[str, Any], headers: Mapping[str, str] | None = None
+    ) -> Completion:
         clients = (await self._loop_clients()).clients
-        response = await clients[index].chat.completions.create(**payload)
+        extra = {"extra_headers": dict(headers)} if headers else {}
+        response = await clients[index].chat.completions.create(**payload, **extra)
         return self._completion(response, self.base_urls[index])
 
     async def _loop_clients(self) -> _LoopClients:

@@ -18,7 +18,7 @@ import asyncio
 import json
 import ssl
 import zlib
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -131,7 +131,14 @@ class LeanTransport:
 
     # -- HTTP ------------------------------------------------------------------------------------
 
-    async def _request(self, endpoint: _Endpoint, method: str, path: str, body: bytes | None) -> _Response:
+    async def _request(
+        self,
+        endpoint: _Endpoint,
+        method: str,
+        path: str,
+        body: bytes | None,
+        headers: Mapping[str, str] | None = None,
+    ) -> _Response:
         """Send one request, reusing an idle connection when there is one (and retrying once on a
         fresh connection when the reused one had been closed by the server)."""
         self._bind_loop()
@@ -142,7 +149,7 @@ class LeanTransport:
                 conn = endpoint.idle.pop() if reused else await self._connect(endpoint)
                 keep = False
                 try:
-                    response, keep = await self._exchange(conn, endpoint, method, path, body, reused)
+                    response, keep = await self._exchange(conn, endpoint, method, path, body, reused, headers)
                     return response
                 except _Reused:
                     continue
@@ -159,6 +166,7 @@ class LeanTransport:
         path: str,
         body: bytes | None,
         reused: bool,
+        headers: Mapping[str, str] | None = None,
     ) -> tuple[_Response, bool]:
         reader, writer = conn
         head = [
@@ -169,6 +177,7 @@ class LeanTransport:
             "Accept-Encoding: identity",
             "User-Agent: agentworld-bench",
         ]
+        head += [f"{name}: {value}" for name, value in (headers or {}).items()]
         if body is not None:
             head += ["Content-Type: application/json", f"Content-Length: {len(body)}"]
         data = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + (body or b"")
@@ -276,9 +285,11 @@ class LeanTransport:
         payload: dict[str, Any] = {"model": model, "messages": messages, **self._fields[1]}
         return json.dumps(payload).encode("ascii")  # escaped non-ASCII: the fast path of the encoder
 
-    async def acomplete(self, index: int, payload: bytes) -> Completion:
+    async def acomplete(
+        self, index: int, payload: bytes, headers: Mapping[str, str] | None = None
+    ) -> Completion:
         endpoint = self.endpoints[index]
-        response = await self._request(endpoint, "POST", "/chat/completions", payload)
+        response = await self._request(endpoint, "POST", "/chat/completions", payload, headers)
         if response.status != 200:
             raise self._status_error(endpoint, response)
         try:
@@ -304,8 +315,8 @@ class LeanTransport:
             metadata={"base_url": endpoint.url},
         )
 
-    def complete(self, index: int, payload: bytes) -> Completion:
-        return self._run(self.acomplete(index, payload))
+    def complete(self, index: int, payload: bytes, headers: Mapping[str, str] | None = None) -> Completion:
+        return self._run(self.acomplete(index, payload, headers))
 
     def _run(self, call: Coroutine[Any, Any, T]) -> T:
         """``call`` in a fresh event loop, closing its connections before the loop ends."""

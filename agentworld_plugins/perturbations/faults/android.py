@@ -53,64 +53,33 @@ def _android_app(view: ActionView, screen: str) -> str:
     return "System UI"
 
 
+def _error_dialog(title: str, *buttons: tuple[str, str]) -> str:
+    """Android's app-error dialog (not responding, keeps stopping): the title, then a row per
+    ``(text, resource id)`` button."""
+    rows = [_ui(0, title, "android.widget.TextView", "android:id/alertTitle", [126, 1005, 954, 1089])]
+    for i, (text, resource) in enumerate(buttons):
+        top = 1131 + 132 * i
+        rows.append(
+            _ui(
+                i + 1,
+                text,
+                "android.widget.Button",
+                f"android:id/{resource}",
+                [84, top, 996, top + 132],
+                True,
+            )
+        )
+    return "\n".join(rows)
+
+
 def android_error(kind: str, ctx: FaultContext) -> str:
     screen = ctx.previous or ""
     app = _android_app(ctx.view, screen)
     if kind == "timeout":
-        return "\n".join(
-            [
-                _ui(
-                    0,
-                    f"{app} isn't responding",
-                    "android.widget.TextView",
-                    "android:id/alertTitle",
-                    [126, 1005, 954, 1089],
-                ),
-                _ui(
-                    1,
-                    "Close app",
-                    "android.widget.Button",
-                    "android:id/aerr_close",
-                    [84, 1131, 996, 1263],
-                    True,
-                ),
-                _ui(
-                    2,
-                    "Wait",
-                    "android.widget.Button",
-                    "android:id/aerr_wait",
-                    [84, 1263, 996, 1395],
-                    True,
-                ),
-            ]
-        )
+        return _error_dialog(f"{app} isn't responding", ("Close app", "aerr_close"), ("Wait", "aerr_wait"))
     if kind == "server_error":
-        return "\n".join(
-            [
-                _ui(
-                    0,
-                    f"{app} keeps stopping",
-                    "android.widget.TextView",
-                    "android:id/alertTitle",
-                    [126, 1005, 954, 1089],
-                ),
-                _ui(
-                    1,
-                    "App info",
-                    "android.widget.Button",
-                    "android:id/aerr_app_info",
-                    [84, 1131, 996, 1263],
-                    True,
-                ),
-                _ui(
-                    2,
-                    "Close app",
-                    "android.widget.Button",
-                    "android:id/aerr_close",
-                    [84, 1263, 996, 1395],
-                    True,
-                ),
-            ]
+        return _error_dialog(
+            f"{app} keeps stopping", ("App info", "aerr_app_info"), ("Close app", "aerr_close")
         )
     toast = {
         "permission_denied": "Permission denied",

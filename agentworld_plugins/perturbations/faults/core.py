@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from ..targeting import ActionView
+from ..targeting import PATH_KEYS, ActionView
 
 FaultKind = Literal[
     "permission_denied",
@@ -45,15 +45,7 @@ class FaultContext:
     timeout_s: int = 30
 
 
-_PATH_KEYS = (
-    "file_path",
-    "absolute_path",
-    "path",
-    "dir_path",
-    "directory",
-    "filename",
-    "notebook_path",
-)
+_PATH_KEYS = (*PATH_KEYS, "notebook_path")
 _VERBS = {
     "get", "list", "read", "fetch", "create", "add", "new", "update", "edit", "set", "delete",
     "remove", "search", "find", "query", "write", "put", "post", "patch", "open", "close", "run",

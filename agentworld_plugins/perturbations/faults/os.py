@@ -12,6 +12,15 @@ def _os_row(tag: str, name: str, text: str, position: tuple[int, int], size: tup
     return f"{tag}\t{name}\t{text}\t\t\t({position[0]}, {position[1]})\t({size[0]}, {size[1]})"
 
 
+def _message_dialog(title: str, message: str) -> list[str]:
+    """GNOME's one-button error dialog: the title, the message and OK."""
+    return [
+        _os_row("alert", title, "", (660, 420), (600, 180)),
+        _os_row("label", message, "", (690, 470), (540, 40)),
+        _os_row("push-button", "OK", "", (1110, 540), (120, 40)),
+    ]
+
+
 def os_error(kind: str, ctx: FaultContext) -> str:
     table = ctx.previous.strip("\n") if ctx.previous.strip() else OS_HEADER
     frame = re.search(r"^frame\t([^\t]+)", table, re.MULTILINE)
@@ -31,29 +40,12 @@ def os_error(kind: str, ctx: FaultContext) -> str:
             _os_row("push-button", "Wait", "", (970, 560), (260, 40)),
         ]
     elif kind == "permission_denied":
-        rows = [
-            _os_row("alert", f"Could not open “{name}”.", "", (660, 420), (600, 180)),
-            _os_row(
-                "label",
-                f"You do not have the permissions necessary to view the contents of “{name}”.",
-                "",
-                (690, 470),
-                (540, 40),
-            ),
-            _os_row("push-button", "OK", "", (1110, 540), (120, 40)),
-        ]
+        rows = _message_dialog(
+            f"Could not open “{name}”.",
+            f"You do not have the permissions necessary to view the contents of “{name}”.",
+        )
     elif kind == "not_found":
-        rows = [
-            _os_row("alert", f"Could not find “{name}”.", "", (660, 420), (600, 180)),
-            _os_row(
-                "label",
-                "Please check the spelling and try again.",
-                "",
-                (690, 470),
-                (540, 40),
-            ),
-            _os_row("push-button", "OK", "", (1110, 540), (120, 40)),
-        ]
+        rows = _message_dialog(f"Could not find “{name}”.", "Please check the spelling and try again.")
     elif kind == "connection_reset":
         rows = [
             _os_row(

@@ -12,13 +12,7 @@ import pytest
 from agentworld_plugins.adapters.shell.shim import install
 
 from agentworld_plugins import World
-
-
-def clean_env(**extra: str) -> dict[str, str]:
-    """This process's environment without any AGENTWORLD_* setting (so the offline world answers)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTWORLD_")}
-    env.update(extra)
-    return env
+from agentworld_plugins.testing import clean_env
 
 
 @pytest.fixture

@@ -15,6 +15,8 @@ import pytest
 from agentworld_plugins.adapters.shell.daemon import ShellDaemon, stop
 from agentworld_plugins.adapters.shell.shim import socket_dir, socket_path
 
+from agentworld_plugins.testing import clean_env
+
 OTHER_UID = 65534  # nobody
 as_root = pytest.mark.skipif(os.getuid() != 0, reason="acting as another user needs root")
 
@@ -35,14 +37,12 @@ def xdg(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
 
 def _shim_env(shim_setup: dict[str, object], home: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTWORLD_")}
-    env.update(
+    return clean_env(
         PATH=f"{shim_setup['bin']}{os.pathsep}{os.environ.get('PATH', '')}",
         AGENTWORLD_HOME=str(home),
         AGENTWORLD_SHIM_IDLE="60",
         **extra,
     )
-    return env
 
 
 def _bash(env: dict[str, str], command: str) -> subprocess.CompletedProcess[str]:
