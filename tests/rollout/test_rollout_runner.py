@@ -4,12 +4,7 @@ resume after a torn line and after a real SIGKILL (the same file as an uninterru
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +13,7 @@ from click.testing import CliRunner
 from agentworld_plugins.cli import cli
 from agentworld_plugins.fake_server import FakeWorldModelServer, default_responder
 from agentworld_plugins.rollout import RolloutSpec, load_tasks, rollout
+from agentworld_plugins.testing import kill_cli_midway
 
 
 def _lines(path: Path) -> list[dict]:
@@ -151,23 +147,7 @@ def test_a_sigkilled_run_resumes_to_the_same_file(tmp_path: Path) -> None:
         answered[0] = 0
 
         out = tmp_path / "killed.jsonl"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTWORLD_")}
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "agentworld_plugins", *args(out)],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if out.exists() and out.read_bytes().count(b"\n") >= 3:
-                break
-            if proc.poll() is not None:
-                pytest.fail(f"the run ended before it could be killed: {proc.stderr.read().decode()}")
-            time.sleep(0.01)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        proc.stderr.close()
+        kill_cli_midway(args(out), out, lines=3)
         release.set()
         done = out.read_bytes().count(b"\n")  # whole lines (a torn last one is dropped by the rerun)
         assert 3 <= done < 12
