@@ -12,8 +12,10 @@ One JSON object per line (see ``docs/rollouts.md``)::
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,9 +43,20 @@ def schema_problem(schema: Any, where: str) -> str | None:
     if not isinstance(schema, dict):
         return f"{where} is not a JSON object"
     try:
+        problem = _schema_error(json.dumps(schema, sort_keys=True))
+    except (TypeError, ValueError):
+        return f"{where} is not JSON"
+    return f"{where} does not compile: {problem}" if problem else None
+
+
+@lru_cache(maxsize=4096)
+def _schema_error(text: str) -> str | None:
+    # checking against the metaschema takes milliseconds, and a file's tasks share their tools
+    schema = json.loads(text)
+    try:
         validator_for(schema).check_schema(schema)
     except SchemaError as exc:
-        return f"{where} does not compile: {exc.message}"
+        return exc.message
     return None
 
 
