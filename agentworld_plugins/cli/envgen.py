@@ -43,7 +43,12 @@ from .rollout import report_summary
     help="Seed of the environments drawn (same seed, same set).",
 )
 @click.option(
-    "--concurrency", "-c", type=int, default=8, show_default=True, help="Environments generated at once."
+    "--concurrency",
+    "-c",
+    type=click.IntRange(min=1),
+    default=8,
+    show_default=True,
+    help="Environments generated at once.",
 )
 @click.option(
     "--max-retries",

@@ -133,3 +133,25 @@ def test_an_empty_file_is_an_error(tmp_path: Path) -> None:
 def test_task_defaults() -> None:
     task = Task(id="x", domain="terminal", instruction="go")
     assert task.max_turns == 10 and task.reward == [] and task.world_tools() is None
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["envgen", "--n", "0", "-o", "{tmp}/e"], "--n 0 must be at least 1"),
+        (["envgen", "--n", "2", "-o", "{tmp}/e", "--threshold", "2"], "Invalid value for '--threshold'"),
+        (["envgen", "--n", "2", "-o", "{tmp}/e", "--max-retries", "-1"], "Invalid value for '--max-retries'"),
+        (["envgen", "--n", "2", "-o", "{tmp}/e", "-c", "0"], "Invalid value for '--concurrency'"),
+        (["rollout", "stats", "{tmp}/missing.jsonl"], "does not exist"),
+        (["rollout", "stats", "{bundled}"], "is not an episode line"),
+        (["rollout", "stats", "{bundled}", "--threshold", "5"], "Invalid value for '--threshold'"),
+    ],
+)
+def test_envgen_and_stats_refuse_bad_arguments(
+    tmp_path: Path, tasks_file: Path, args: list[str], needle: str
+) -> None:
+    args = [a.format(tmp=tmp_path, bundled=tasks_file) for a in args]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code in (1, 2) and isinstance(result.exception, SystemExit), result.output
+    assert needle in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "e").exists()
