@@ -86,3 +86,24 @@ def test_sessions_are_isolated_and_end_after_max_turns(server_url: str) -> None:
         a.step({"action": [{"keystrokes": "true\n", "duration": 0.1}]})
         last = a.step({"action": [{"keystrokes": "true\n", "duration": 0.1}]})  # max_turns is 3
         assert last.done and last.reward == 1.0
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--domain", "chess"], "field 'domain': unknown domain 'chess'"),
+        (["--domain", "mcp"], "field 'tools': tasks in the mcp domain need 'tools' or 'tool_pack'"),
+        (["--tool-pack", "nope"], "Unknown tool pack 'nope'"),
+        (["--tool-pack", "github-issues", "--max-turns", "0"], "Invalid value for '--max-turns'"),
+    ],
+)
+def test_bad_arguments_stop_serve_with_one_clear_error(args: list[str], needle: str) -> None:
+    """Checked before anything is served: one error line (no traceback), exit 1 (2 for usage)."""
+    from click.testing import CliRunner
+
+    from agentworld_plugins.cli import cli
+
+    command = ["openenv", "serve", "--backend", "offline", "--port", str(_free_port()), *args]
+    result = CliRunner().invoke(cli, command)
+    assert result.exit_code in (1, 2) and isinstance(result.exception, SystemExit), result.output
+    assert needle in result.output and "Traceback" not in result.output
