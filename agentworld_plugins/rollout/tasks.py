@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 
 #: domains whose agents call tools natively (OpenAI tool calling); the others write action text
 TOOL_DOMAINS = ("mcp", "swe", "search")
+#: built-in domains whose agents write action text: they offer the agent no tools, and their
+#: worlds (the world model's prompt, the offline world) read none
+ACTION_DOMAINS = ("terminal", "web", "android", "os")
 #: tool domains with no tools of their own: a task must give ``tools`` or ``tool_pack``
 #: (search has its default tool set)
 NEEDS_TOOLS = ("mcp", "swe")
@@ -211,6 +214,13 @@ def check_task(task: Task, registry: Registry, where: str) -> None:
             "(the agent acts only through the world's tools)",
             hint=f'add e.g. "tool_pack": "{example}" (one of {", ".join(sorted(registry.tool_packs))})',
         )
+    if task.domain in ACTION_DOMAINS and (task.tools is not None or task.tool_pack is not None):
+        field = "tools" if task.tools is not None else "tool_pack"
+        raise ConfigError(
+            f"{where}: field {field!r}: the {task.domain} domain takes no tools: its agent writes "
+            "actions as text and its world reads no tool definitions, so they would be ignored",
+            hint=f"remove {field!r}, or use a tool domain ({', '.join(TOOL_DOMAINS)}) for a task played through tools",
+        )
     if task.tools is not None:
         problems = tool_problems(task.tools)
         if problems:
@@ -219,6 +229,7 @@ def check_task(task: Task, registry: Registry, where: str) -> None:
                 hint='each tool is {"name": "get_thing", "description": ..., "inputSchema": {"type": "object", ...}}',
             )
     from .rewards import reward_problem, reward_registry
+    from .rewards.builtin import BUILTIN
 
     known = reward_registry(registry)
     for index, spec in enumerate(task.reward):
@@ -231,6 +242,9 @@ def check_task(task: Task, registry: Registry, where: str) -> None:
         if problem is not None:
             field, message, hint = problem
             raise ConfigError(f"{where}: field 'reward.{index}{field}': {message}", hint=hint)
+        query = spec.params.get("query")
+        if spec.type == "sql" and known["sql"] is BUILTIN["sql"] and isinstance(query, str):
+            _check_tables(task, registry, query, f"{where}: field 'reward.{index}.query'")
     from ..perturbations.config import perturbations_from_options
 
     for index, perturbation in enumerate(task.perturbations):
@@ -246,6 +260,21 @@ def check_task(task: Task, registry: Registry, where: str) -> None:
             raise ConfigError(
                 f"{where}: field 'perturbations.{index}': {exc.message}", hint=exc.hint
             ) from None
+
+
+def _check_tables(task: Task, registry: Registry, query: str, where: str) -> None:
+    """An ``sql`` reward's query must name tables the task's world can have (built-in domains)."""
+    from .state import unknown_table
+
+    if task.domain not in (*TOOL_DOMAINS, *ACTION_DOMAINS):
+        return  # a plugin's domain: its world's state is its own
+    problem = unknown_table(registry, task.domain, task.session_context(registry), query)
+    if problem is not None:
+        raise ConfigError(
+            f"{where}: {problem}",
+            hint="the sql reward reads the mcp world's state: a table per resource its tools act on "
+            "(create_issue: issue, also as issues) and the tables its SQL tools make (docs/rollouts.md#rewards)",
+        )
 
 
 def parse_task(value: Any, where: str, registry: Registry | None = None) -> Task:

@@ -94,6 +94,10 @@ def test_sessions_are_isolated_and_end_after_max_turns(server_url: str) -> None:
         (["--domain", "chess"], "field 'domain': unknown domain 'chess'"),
         (["--domain", "mcp"], "field 'tools': tasks in the mcp domain need 'tools' or 'tool_pack'"),
         (["--tool-pack", "nope"], "Unknown tool pack 'nope'"),
+        (
+            ["--domain", "terminal", "--tool-pack", "github-issues"],
+            "field 'tools': the terminal domain takes no tools",
+        ),
         (["--tool-pack", "github-issues", "--max-turns", "0"], "Invalid value for '--max-turns'"),
     ],
 )

@@ -44,6 +44,10 @@ BAD_LINES = [
     ({**GOOD, "reward": [{"type": "ledger_item", "resource": "issue", "where": "bug"}]}, "field 'reward.0.where': must be an object"),
     ({**GOOD, "reward": [{"type": "answer_regex", "pattern": "("}]}, "field 'reward.0.pattern': the regular expression '(' does not compile"),
     ({**GOOD, "reward": [{"type": "sql", "query": "SELEC 1"}]}, "field 'reward.0.query': the SQL query does not parse"),
+    ({**GOOD, "reward": [{"type": "sql", "query": "SELECT count(*) FROM pulls"}]}, "field 'reward.0.query': no such table: pulls (the world's tables: issue, issue_comment, issue_comments, issues)"),
+    ({"id": "t2", "domain": "terminal", "instruction": "x", "reward": [{"type": "sql", "query": "SELECT 1 FROM issue"}]}, "field 'reward.0.query': no such table: issue (the world's tables: none)"),
+    ({"id": "t2", "domain": "terminal", "instruction": "x", "tool_pack": "github-issues"}, "field 'tool_pack': the terminal domain takes no tools"),
+    ({"id": "t2", "domain": "web", "instruction": "x", "tools": [{"name": "click"}]}, "field 'tools': the web domain takes no tools"),
     ({**GOOD, "perturbations": ["gremlins:rate=1"]}, "field 'perturbations.0': unknown perturbation 'gremlins'"),
     ({**GOOD, "perturbations": ["faults:rate=abc"]}, "field 'perturbations.0': Invalid option for perturbation 'faults'"),
     ({"id": "t2", "domain": "mcp", "instruction": "x"}, "field 'tools': tasks in the mcp domain need 'tools' or 'tool_pack'"),
@@ -128,6 +132,22 @@ def test_write_tasks_round_trips(tmp_path: Path, tasks_file: Path) -> None:
 def test_an_empty_file_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="holds no task"):
         load_tasks(_write(tmp_path / "t.jsonl", "  "))
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        {**GOOD, "reward": [{"type": "sql", "query": "SELECT count(*) FROM issues WHERE milestone IS NULL"}]},
+        {**GOOD, "reward": [{"type": "sql", "query": "SELECT count(*) FROM issue_comment"}]},
+        # the agent's SQL tools make whatever tables it likes
+        {**GOOD, "tool_pack": "sql-database", "reward": [{"type": "sql", "query": "SELECT 1 FROM users"}]},
+        # search plays its tools natively: custom ones are offered to the agent
+        {"id": "t2", "domain": "search", "instruction": "x", "tools": [{"name": "web_search"}]},
+        {"id": "t2", "domain": "terminal", "instruction": "x"},
+    ],
+)
+def test_lines_that_load(tmp_path: Path, row: dict) -> None:
+    assert load_tasks(_write(tmp_path / "tasks.jsonl", row))[0].id == row["id"]
 
 
 def test_task_defaults() -> None:

@@ -85,8 +85,9 @@ def ledger_item(
 
 
 def sql(episode: Episode, query: str, expect: Any = None) -> RewardResult:
-    """1 when ``query`` over the ledger (one table per resource) returns rows, or exactly the rows
-    of ``expect`` (a list of lists) when given."""
+    """1 when ``query`` over the final state (a table per resource the tools act on, empty when it
+    has no item, and the world's SQL database) returns rows, or exactly the rows of ``expect`` (a
+    list of lists) when given."""
     rows = _state(episode).sql(query)
     if expect is None:
         return RewardResult(float(bool(rows)), f"{len(rows)} row(s)")
