@@ -89,6 +89,10 @@ def register_offline_worlds(register: Callable[..., None]) -> None:
         ``register(domain_name, update, kind="answered")`` registers how the world takes in a turn
         answered without it (an injected fault): ``update(state, action, observation_text,
         context)``; the terminal's pane shows the faulted screen, so the next screen continues it.
+        ``register(domain_name, tables, kind="tables")`` registers the SQL tables (``sql``
+        rewards read them) a session's world state has whatever its steps:
+        ``tables(context) -> ({table: [column, ...]}, more)``, ``more`` true when steps can make
+        tables of other names too (the mcp world's SQL tools).
     """
 
 

@@ -63,6 +63,8 @@ class Registry:
     offline_machines: dict[str, Callable[..., Any]] = field(default_factory=dict)
     #: how an offline world takes in a turn answered without it (an injected fault), by domain
     offline_answered: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    #: the SQL tables an offline world's state has from the start (read by ``sql`` rewards), by domain
+    offline_tables: dict[str, Callable[..., Any]] = field(default_factory=dict)
     #: reward checks of rollouts, by name (the built-ins are the rollout front's own)
     rewards: dict[str, Callable[..., Any]] = field(default_factory=dict)
 
@@ -191,11 +193,14 @@ class PluginManager(pluggy.PluginManager):
                 reg.offline_worlds[name] = step
             elif kind == "answered":
                 reg.offline_answered[name] = step
+            elif kind == "tables":
+                reg.offline_tables[name] = step
             else:
                 raise ConfigError(
                     f"register_offline_worlds: unknown kind {kind!r} for {name!r}",
-                    hint='pass kind="world" (a domain\'s step), kind="machine" (a shared machine builder) '
-                    'or kind="answered" (a world taking in a turn answered without it)',
+                    hint='pass kind="world" (a domain\'s step), kind="machine" (a shared machine builder), '
+                    'kind="answered" (a world taking in a turn answered without it) '
+                    'or kind="tables" (the tables a world\'s state has from the start)',
                 )
 
         def reward(name: str, check: Callable[..., Any]) -> None:

@@ -8,7 +8,8 @@ Fixtures:
 
 And helpers for subprocesses: :func:`serve_process`, a real ``agentworld serve`` in a subprocess
 (to test an agent, or our own client, against a served world: ``--perturb``, a cassette, a
-scenario); :func:`clean_env` (this environment without ``AGENTWORLD_*`` settings);
+scenario), built on :func:`cli_process` (any serving command: ``openenv serve``, ...);
+:func:`clean_env` (this environment without ``AGENTWORLD_*`` settings);
 :func:`kill_cli_midway` (SIGKILLs a real ``agentworld`` run once its output file has grown, for
 testing that long jobs resume).
 """
@@ -39,6 +40,7 @@ __all__ = [
     "Fault",
     "RecordedRequest",
     "clean_env",
+    "cli_process",
     "default_responder",
     "kill_cli_midway",
     "serve_process",
@@ -99,9 +101,12 @@ def kill_cli_midway(args: Sequence[str], output: Path, lines: int, timeout: floa
 
 
 @contextmanager
-def serve_process(*args: str, env: Mapping[str, str] | None = None, startup_s: float = 60.0) -> Iterator[str]:
-    """``agentworld serve ARGS`` in a subprocess on a free 127.0.0.1 port; yields its root URL
-    (``http://127.0.0.1:PORT``, the API under ``/v1``) once ``/health`` answers, and stops it after.
+def cli_process(
+    *args: str, env: Mapping[str, str] | None = None, startup_s: float = 60.0, ready_path: str = "/health"
+) -> Iterator[str]:
+    """``agentworld ARGS --port PORT`` (a command that serves HTTP: ``serve``, ``openenv serve``)
+    in a subprocess on a free 127.0.0.1 port; yields its root URL (``http://127.0.0.1:PORT``) once
+    ``ready_path`` answers, and stops it after.
 
     ``env`` replaces the environment (default: this one without ``AGENTWORLD_*`` variables).
     """
@@ -110,9 +115,10 @@ def serve_process(*args: str, env: Mapping[str, str] | None = None, startup_s: f
         port = probe.getsockname()[1]
     if env is None:
         env = clean_env()
+    command = " ".join(a for a in args[:2] if not a.startswith("-"))
     with tempfile.TemporaryFile("w+") as stderr:  # a file, not a pipe: a chatty server never blocks
         proc = subprocess.Popen(
-            [sys.executable, "-m", "agentworld_plugins", "serve", "--port", str(port), *args],
+            [sys.executable, "-m", "agentworld_plugins", *args, "--port", str(port)],
             stdout=subprocess.DEVNULL,
             stderr=stderr,
             text=True,
@@ -123,14 +129,14 @@ def serve_process(*args: str, env: Mapping[str, str] | None = None, startup_s: f
         try:
             while True:
                 try:
-                    urllib.request.urlopen(url + "/health", timeout=2).read()
+                    urllib.request.urlopen(url + ready_path, timeout=2).read()
                     break
                 except OSError:
                     if proc.poll() is not None or time.monotonic() > deadline:
                         proc.kill()
                         proc.wait()
                         stderr.seek(0)
-                        raise RuntimeError(f"agentworld serve did not start: {stderr.read()}") from None
+                        raise RuntimeError(f"agentworld {command} did not start: {stderr.read()}") from None
                     time.sleep(0.1)
             yield url
         finally:
@@ -140,3 +146,15 @@ def serve_process(*args: str, env: Mapping[str, str] | None = None, startup_s: f
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+@contextmanager
+def serve_process(*args: str, env: Mapping[str, str] | None = None, startup_s: float = 60.0) -> Iterator[str]:
+    """``agentworld serve ARGS`` in a subprocess on a free 127.0.0.1 port (:func:`cli_process`);
+    yields its root URL (``http://127.0.0.1:PORT``, the API under ``/v1``) once ``/health``
+    answers, and stops it after.
+
+    ``env`` replaces the environment (default: this one without ``AGENTWORLD_*`` variables).
+    """
+    with cli_process("serve", *args, env=env, startup_s=startup_s) as url:
+        yield url

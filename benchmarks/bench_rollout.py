@@ -13,6 +13,7 @@ interleaved in the same run.
 
     python benchmarks/bench_rollout.py [--episodes 96] [--concurrency 8] [--latency 0.05]
     python benchmarks/bench_rollout.py --per-episode [--ray]     # the library's own cost per episode
+    python benchmarks/bench_rollout.py --sessions                # its parts: a session, two steps
 """
 
 from __future__ import annotations
@@ -180,6 +181,62 @@ def per_episode(args: argparse.Namespace) -> None:
         print(f"PER EPISODE ({label}): {elapsed / n * 1000:.2f} ms over {n} offline episodes of 2-3 steps")
 
 
+#: per domain: the session's context and two actions (the bundled tasks' kind of episode)
+SESSION_CASES: dict[str, tuple[dict[str, Any], list[Any]]] = {
+    "mcp": (
+        {"tool_pack": "github-issues"},
+        [
+            {"tool_name": "create_issue", "arguments": {"owner": "acme", "repo": "api", "title": "x"}},
+            {"tool_name": "list_issues", "arguments": {"owner": "acme", "repo": "api"}},
+        ],
+    ),
+    "swe": (
+        {"tool_pack": "coding-agent", "files": {"README.md": "# demo\n"}},
+        [
+            {"tool_name": "write_file", "arguments": {"file_path": "/app/TODO.md", "content": "- ship it\n"}},
+            {"tool_name": "run_shell_command", "arguments": {"command": "ls /app"}},
+        ],
+    ),
+    "terminal": (
+        {"initial_state": "root@box:/app# "},
+        [[{"keystrokes": "echo hi > /app/a.txt\n", "duration": 0.1}], [{"keystrokes": "cat /app/a.txt\n"}]],
+    ),
+    "search": ({}, []),
+    "web": ({}, []),
+    "android": ({}, []),
+    "os": ({}, []),
+}
+
+
+def sessions(rounds: int) -> None:
+    """Median wall time of ``World().session(...)`` per domain, and of a session plus two offline
+    steps where the case has actions: the per-session part of :func:`per_episode`."""
+    world = World(backend="offline")
+
+    def median_ms(domain: str, context: dict[str, Any], actions: list[Any]) -> float:
+        def run() -> None:
+            session = world.session(domain, **context)
+            for action in actions:
+                session.step(action)
+
+        run()
+        times = []
+        for _ in range(rounds):
+            started = time.perf_counter()
+            run()
+            times.append(time.perf_counter() - started)
+        return statistics.median(times) * 1000
+
+    for domain, (context, actions) in SESSION_CASES.items():
+        context = dict(context)
+        if "tool_pack" in context:
+            context["tools"] = world.pm.registry.tool_pack(context.pop("tool_pack"))
+        line = f"SESSION {domain}: {median_ms(domain, context, []):.3f} ms"
+        if actions:
+            line += f", with {len(actions)} offline steps {median_ms(domain, context, actions):.3f} ms"
+        print(line)
+
+
 def _serve(kind: str, calls: int, latency: float, port: int, ready: Any, stop: Any) -> None:
     """A fake server in a process of its own, so its CPU is not the client's (the GIL)."""
     responder = agent_responder(calls) if kind == "agent" else (lambda body: WORLD_ANSWER)
@@ -226,7 +283,12 @@ def main() -> None:
         "--offline-group", type=int, default=100, help="episodes per bundled task (--per-episode)"
     )
     parser.add_argument("--ray", action="store_true", help="also on a local Ray instance (--per-episode)")
+    parser.add_argument("--sessions", action="store_true", help="only a session's cost per domain")
+    parser.add_argument("--rounds", type=int, default=200, help="sessions per median (--sessions)")
     args = parser.parse_args()
+    if args.sessions:
+        sessions(args.rounds)
+        return
     if args.per_episode:
         per_episode(args)
         return

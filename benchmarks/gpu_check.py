@@ -20,62 +20,25 @@ import time
 from pathlib import Path
 from typing import Any
 
-TEMPLATE = (
-    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
-    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
-)
-WORDS = [
-    "the",
-    "world",
-    "model",
-    "predicts",
-    "the",
-    "next",
-    "observation",
-    "of",
-    "a",
-    "terminal",
-    "screen",
-    "file",
-    "list",
-    "issue",
-    "tracker",
-]
+#: the words of the tiny model's tokenizer (its answers are random strings of them)
+WORDS = "the world model predicts the next observation of a terminal screen file list issue tracker"
 
 
 def tiny_model(folder: Path) -> Path:
-    """A 2-layer random Qwen3 with a word-level tokenizer, saved to ``folder`` (no download)."""
-    import torch
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-    from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast, Qwen3Config
+    """A 4-layer random Qwen3 (a few MB) saved to ``folder`` (no download); its stop tokens get a
+    zero logit, so timed answers seldom stop before --max-tokens."""
+    from agentworld_plugins.backends.tiny_model import tiny_qwen3
 
-    raw = Tokenizer(models.WordLevel(unk_token="<unk>"))
-    raw.pre_tokenizer = pre_tokenizers.Whitespace()
-    specials = ["<unk>", "<pad>", "<eos>", "<|im_start|>", "<|im_end|>"]
-    raw.train_from_iterator([" ".join(WORDS)] * 4, trainers.WordLevelTrainer(special_tokens=specials))
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=raw, unk_token="<unk>", pad_token="<pad>", eos_token="<eos>", chat_template=TEMPLATE
-    )
-    config = Qwen3Config(
-        vocab_size=len(tokenizer),
+    return tiny_qwen3(
+        folder,
+        corpus=[WORDS] * 4,
         hidden_size=256,
         intermediate_size=512,
-        num_hidden_layers=4,
-        num_attention_heads=4,
-        num_key_value_heads=2,
+        layers=4,
         head_dim=64,
-        max_position_embeddings=4096,
-        pad_token_id=tokenizer.pad_token_id,
-        eos_token_id=tokenizer.eos_token_id,
+        max_positions=4096,
+        silence=("<eos>", "<|im_end|>"),
     )
-    torch.manual_seed(0)
-    model = AutoModelForCausalLM.from_config(config)
-    with torch.no_grad():  # zero logits for the stop tokens: answers run to max_tokens, so tokens/s is honest
-        for stop in ("<eos>", "<|im_end|>"):
-            model.lm_head.weight[tokenizer.convert_tokens_to_ids(stop)].zero_()
-    tokenizer.save_pretrained(folder)
-    model.save_pretrained(folder)
-    return folder
 
 
 def main() -> int:

@@ -1,5 +1,6 @@
 """Fixtures for the tests that register plugins: a fresh manager per test, and a ``register`` that
-undoes itself (STYLE.md: a fresh PluginManager per hook test, test plugins unregistered after)."""
+undoes itself (STYLE.md: a fresh PluginManager per hook test, test plugins unregistered after).
+Also imports the offline worlds' modules before any test starts threads (see the comment on those imports)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,19 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+# The offline worlds import their modules on a domain's first step, in whichever worker thread takes
+# it. Under pytest those imports parse source (it rewrites the asserts of every module of an
+# installed pytest plugin's distribution, this one included), and CPython 3.11's AST conversion is
+# not thread-safe (see agentworld_plugins/pyast.py): a parse in one thread can fail another's.
+# Importing them here, before any test starts threads, keeps the suite's results independent of
+# which test happens to take a first step in a thread.
+import agentworld_plugins.domain_detect
+import agentworld_plugins.offline.gui
+import agentworld_plugins.offline.machines
+import agentworld_plugins.offline.mcp
+import agentworld_plugins.offline.search_world
+import agentworld_plugins.offline.shell
+import agentworld_plugins.offline.swe_tools  # noqa: F401
 from agentworld_plugins.plugins import PluginManager, new_plugin_manager
 
 

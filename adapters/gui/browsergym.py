@@ -16,7 +16,6 @@ page's lines.
 
 from __future__ import annotations
 
-import ast
 import copy
 import time
 import warnings
@@ -26,6 +25,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from agentworld_plugins import pyast
 from agentworld_plugins.domains.formats.web import DEFAULT_WEB_PAGE, parse_web_page
 from agentworld_plugins.domains.web import WebActionError, parse_web_action
 from agentworld_plugins.errors import ConfigError
@@ -78,7 +78,7 @@ _CLICKABLE_ROLES = frozenset(
 
 def _literal(raw: str) -> tuple[bool, Any]:
     try:
-        return True, ast.literal_eval(raw)
+        return True, pyast.literal_eval(raw)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return False, None
 

@@ -19,7 +19,6 @@ the XML (their filter and their text quoting).
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 import warnings
@@ -28,6 +27,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from agentworld_plugins import pyast
 from agentworld_plugins.domains.formats.os import (
     OS_COLUMNS,
     OS_HEADER,
@@ -329,7 +329,7 @@ _KEEP_TAGS = frozenset(
 
 def _literal_pair(value: str) -> tuple[float, float]:
     try:
-        pair = ast.literal_eval(value)
+        pair = pyast.literal_eval(value)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         return (-1, -1)
     if isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(v, (int, float)) for v in pair):

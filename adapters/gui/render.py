@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from agentworld_plugins import pyast
 from agentworld_plugins.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -169,7 +170,6 @@ def _props(node: dict[str, Any]) -> dict[str, str | None]:
 
 def _prop_value(props: dict[str, str | None], key: str) -> str | None:
     """A property's value as plain text (quotes of a Python literal removed)."""
-    import ast
 
     if key not in props:
         return None
@@ -177,7 +177,7 @@ def _prop_value(props: dict[str, str | None], key: str) -> str | None:
     if raw is None:
         return "true"
     try:
-        value = ast.literal_eval(raw)
+        value = pyast.literal_eval(raw)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         return raw
     return str(value)

@@ -16,6 +16,7 @@ import re
 import warnings
 from typing import Any
 
+from agentworld_plugins import pyast
 from agentworld_plugins.domains.web import WEB_ACTIONS, WebActionError, parse_web_action
 
 __all__ = ["extract_web_actions", "prepare_web_action"]
@@ -60,7 +61,7 @@ def _is_call(source: str) -> bool:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SyntaxWarning)
-            node = ast.parse(source, mode="eval").body
+            node = pyast.parse(source, mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return isinstance(node, ast.Call)

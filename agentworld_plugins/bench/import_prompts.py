@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from .. import pyast
 from ..errors import ConfigError
 from .judge_template import TEMPLATE_FILE, WRAPPER_FIELDS, JudgeTemplate
 
@@ -34,7 +35,7 @@ def _python_files(checkout: Path) -> Iterator[tuple[Path, ast.Module]]:
         if any(part.startswith(".") for part in path.relative_to(checkout).parts):
             continue
         try:
-            yield path, ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            yield path, pyast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         except (SyntaxError, UnicodeDecodeError, ValueError):
             continue
 
@@ -164,7 +165,7 @@ def read_official_template(checkout: str | Path) -> dict[str, Any]:
         value = _assigned(tree, "TASK_CONFIGS")
         if configs is None and value is not None:
             try:
-                configs = ast.literal_eval(value)
+                configs = pyast.literal_eval(value)
             except ValueError:
                 configs = None
         function = _function(tree, "build_judge_messages")

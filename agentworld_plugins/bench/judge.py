@@ -20,7 +20,6 @@ official ``score`` reads our files.
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -28,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from .. import pyast
 from ..backends import Backend, Completion, Sampling
 from ..errors import ConfigError
 from ..turns import split_reasoning
@@ -139,7 +139,7 @@ def _loads(text: str) -> Any:
 
 def _literal(text: str) -> Any:
     try:
-        return ast.literal_eval(text)
+        return pyast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return None
 

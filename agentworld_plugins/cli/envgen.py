@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from .options import ray_option
+from .rollout import report_summary
 
 
 @click.command()
@@ -26,7 +27,11 @@ from .options import ray_option
     envvar="AGENTWORLD_GENERATOR_BASE_URL",
     help="A chat model's OpenAI-compatible URL(s), comma separated (default: the offline template generator).",
 )
-@click.option("--generator-model", envvar="AGENTWORLD_GENERATOR_MODEL", help="The generator model's name.")
+@click.option(
+    "--generator-model",
+    envvar="AGENTWORLD_GENERATOR_MODEL",
+    help="The generator model's name (default: the first model the server lists).",
+)
 @click.option(
     "--generator-api-key", envvar="AGENTWORLD_GENERATOR_API_KEY", help="API key for the generator's server."
 )
@@ -38,21 +43,26 @@ from .options import ray_option
     help="Seed of the environments drawn (same seed, same set).",
 )
 @click.option(
-    "--concurrency", "-c", type=int, default=8, show_default=True, help="Environments generated at once."
+    "--concurrency",
+    "-c",
+    type=click.IntRange(min=1),
+    default=8,
+    show_default=True,
+    help="Environments generated at once.",
 )
 @click.option(
     "--max-retries",
-    type=int,
+    type=click.IntRange(min=0),
     default=3,
     show_default=True,
     help="Times an answer that does not validate is asked again.",
 )
 @click.option(
     "--threshold",
-    type=float,
+    type=click.FloatRange(0, 1, min_open=True),
     default=0.8,
     show_default=True,
-    help="Similarity at which an environment is a near-duplicate.",
+    help="Similarity (0-1] at which an environment is a near-duplicate.",
 )
 @ray_option("Generate")
 @click.option(
@@ -93,5 +103,5 @@ def envgen(
     summary = generate(
         count, output_dir, generator, concurrency=concurrency, threshold=threshold, progress=progress, ray=ray
     )
-    click.echo(summary.line(), err=True)
+    report_summary(summary.run, "environment", summary.line())
     click.echo(f"tasks: {output_dir / 'tasks.jsonl'}  packs: {output_dir / 'packs'}")

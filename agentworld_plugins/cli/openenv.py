@@ -31,11 +31,21 @@ def openenv() -> None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Tool definitions (JSON/YAML) for the open-ended task.",
 )
-@click.option("--max-turns", type=int, default=20, show_default=True, help="Steps of the open-ended task.")
+@click.option(
+    "--max-turns",
+    type=click.IntRange(min=1),
+    default=20,
+    show_default=True,
+    help="Steps of the open-ended task.",
+)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
 @click.option(
-    "--max-concurrent-envs", type=int, default=64, show_default=True, help="WebSocket sessions at once."
+    "--max-concurrent-envs",
+    type=click.IntRange(min=1),
+    default=64,
+    show_default=True,
+    help="WebSocket sessions at once.",
 )
 @world_options
 def serve(
@@ -64,7 +74,7 @@ def serve(
         tools = load_tools(tools_file) if tools_file else None
         if tool_pack:
             tools = world_model.pm.registry.tool_pack(tool_pack)
-        tasks = [default_task(domain, tools, max_turns)]
+        tasks = [default_task(domain, tools, max_turns, world_model.pm.registry)]
     app = create_openenv_app(world_model, tasks, max_concurrent_envs=max_concurrent_envs)
     click.echo(
         f"agentworld openenv: {len(tasks)} task(s) on http://{host}:{port} ({world_model.backend.describe()})",

@@ -4,10 +4,32 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 
 from .options import ray_option, world_options
+
+
+def report_summary(summary: Any, what: str, line: str | None = None) -> None:
+    """Print a run's summary ``line`` (default: the summary's) and its commonest errors on stderr;
+    a run that stopped early, or in which no ``what`` could be made at all, ends with an error
+    (exit 1)."""
+    from ..bench.runner import check_stopped, error_tally
+    from ..errors import AgentWorldError
+
+    click.echo(line or summary.line(), err=True)
+    tally = error_tally(summary)
+    for line in tally:
+        click.echo(f"  {line}", err=True)
+    check_stopped(summary)
+    if summary.total and not summary.ok and not summary.skipped:
+        raise AgentWorldError(
+            f"{summary.label}: no {what} could be made ({summary.failed} failed; commonest: {tally[0]})"
+            if tally
+            else f"{summary.label}: no {what} could be made",
+            hint="see the errors above; rerun the same command once they are fixed",
+        )
 
 
 @click.group()
@@ -41,27 +63,43 @@ def rollout() -> None:
     envvar="AGENTWORLD_AGENT_BASE_URL",
     help="The agent's OpenAI-compatible URL(s), comma separated.",
 )
-@click.option("--agent-model", envvar="AGENTWORLD_AGENT_MODEL", help="The agent model's name.")
+@click.option(
+    "--agent-model",
+    envvar="AGENTWORLD_AGENT_MODEL",
+    help="The agent model's name (default: the first model the server lists).",
+)
 @click.option("--agent-api-key", envvar="AGENTWORLD_AGENT_API_KEY", help="API key of the agent's server.")
 @click.option(
     "--agent-temperature",
-    type=float,
+    type=click.FloatRange(min=0),
     default=1.0,
     show_default=True,
     help="The agent model's sampling temperature.",
 )
 @click.option(
-    "--agent-max-tokens", type=int, default=2048, show_default=True, help="Most tokens per agent turn."
+    "--agent-max-tokens",
+    type=click.IntRange(min=1),
+    default=2048,
+    show_default=True,
+    help="Most tokens per agent turn.",
 )
 @click.option(
     "--group-size", "-n", type=int, default=1, show_default=True, help="Episodes per task (a GRPO group)."
 )
 @click.option("--concurrency", "-c", type=int, default=8, show_default=True, help="Episodes played at once.")
 @click.option(
-    "--max-retries", type=int, default=3, show_default=True, help="Retries of a failed agent request."
+    "--max-retries",
+    type=click.IntRange(min=0),
+    default=3,
+    show_default=True,
+    help="Retries of a failed agent request.",
 )
 @click.option(
-    "--request-timeout", type=float, default=300.0, show_default=True, help="Seconds per agent request."
+    "--request-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=300.0,
+    show_default=True,
+    help="Seconds per agent request.",
 )
 @click.option("--judge-base-url", envvar="AGENTWORLD_JUDGE_BASE_URL", help="Endpoint of 'judge' rewards.")
 @click.option("--judge-model", envvar="AGENTWORLD_JUDGE_MODEL", help="Model of 'judge' rewards.")
@@ -120,7 +158,6 @@ def run(
     """
     from importlib.resources import files
 
-    from ..bench.runner import check_stopped, error_tally
     from ..rollout.runner import RolloutSpec
     from ..rollout.runner import rollout as run_rollout
 
@@ -168,10 +205,7 @@ def run(
         ray=ray,
         progress=progress,
     )
-    click.echo(summary.line(), err=True)
-    for line in error_tally(summary):
-        click.echo(f"  {line}", err=True)
-    check_stopped(summary)
+    report_summary(summary, "episode")
 
 
 @rollout.command("stats")
@@ -180,7 +214,11 @@ def run(
     "-k", "ks", type=int, multiple=True, help="pass@k to report (repeatable; default 1 and the group size)."
 )
 @click.option(
-    "--threshold", type=float, default=1.0, show_default=True, help="Reward at which an episode passes."
+    "--threshold",
+    type=click.FloatRange(0, 1),
+    default=1.0,
+    show_default=True,
+    help="Reward (0-1) at which an episode passes.",
 )
 @click.option(
     "--plot",

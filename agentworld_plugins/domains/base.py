@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from importlib.resources import files
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -14,6 +13,7 @@ from ..errors import ActionValidationError, ConfigError
 from ..limits import LimitError, check_depth, check_json_text, loads_limited
 from ..observation import OfflineResult as OfflineResult  # re-exported: its home before observation.py
 from ..turns import ParsedOutput, parse_output, render_turn
+from .prompt_cache import bundled_template, file_template, tool_definitions_json
 
 TOOL_DEFINITIONS = "{tool_definitions}"
 DEMONSTRATIONS = "{demonstrations}"
@@ -112,28 +112,33 @@ class Domain:
     # -- prompts ---------------------------------------------------------------------------------
 
     def template(self, prompts_dir: Path | None = None, name: str = "system_prompt.txt") -> str:
-        """The raw template: from ``prompts_dir/<domain>/`` when given, else the bundled one."""
+        """The raw template: from ``prompts_dir/<domain>/`` when given, else the bundled one.
+
+        Files are kept once read (:mod:`.prompt_cache`): a prompts dir's file is read again when
+        it changes, the bundled ones once per process.
+        """
         if prompts_dir is not None:
             path = Path(prompts_dir) / self.name / name
-            if not path.is_file():
+            text = file_template(path)
+            if text is None:
                 raise ConfigError(
                     f"No {name} for domain {self.name!r} in prompts dir {prompts_dir}",
                     hint=f"create {path} or unset --prompts-dir / AGENTWORLD_PROMPTS_DIR",
                 )
-            return path.read_text(encoding="utf-8")
-        resource = files("agentworld_plugins.prompts").joinpath(self.name).joinpath(name)
-        if not resource.is_file():
+            return text
+        text = bundled_template(self.name, name)
+        if text is None:
             raise ConfigError(
                 f"Domain {self.name!r} ships no {name}",
                 hint="pass a prompts dir holding <domain>/" + name,
             )
-        return resource.read_text(encoding="utf-8")
+        return text
 
     def render_tool_definitions(self, context: dict[str, Any]) -> str:
         tools = context.get("tools")
         if not tools:
             return "(no tool definitions were given)"
-        return json.dumps(tools, ensure_ascii=False, indent=2)
+        return tool_definitions_json(tools)
 
     def render_demonstrations(self, context: dict[str, Any]) -> str:
         demos = context.get("demonstrations")

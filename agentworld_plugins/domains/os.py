@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import re
 import textwrap
 import warnings
@@ -12,6 +11,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, RootModel, field_validator
 from pydantic_core import PydanticCustomError
 
+from .. import pyast
 from ..backends.base import Sampling
 from ..hookspecs import hookimpl
 from .base import Domain
@@ -51,7 +51,7 @@ class OsAction(RootModel[str]):
         try:
             with warnings.catch_warnings():  # agent code is not ours: no SyntaxWarnings
                 warnings.simplefilter("ignore", SyntaxWarning)
-                ast.parse(code, mode="exec")
+                pyast.parse(code, mode="exec")
         except SyntaxError as exc:
             raise _fail(
                 f"the code does not parse: line {exc.lineno}, column {exc.offset}: {exc.msg}"

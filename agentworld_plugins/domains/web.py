@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, RootModel, field_validator
 from pydantic_core import PydanticCustomError
 
+from .. import pyast
 from ..backends.base import Sampling
 from ..hookspecs import hookimpl
 from .base import Domain
@@ -210,7 +211,7 @@ def _bind_call(call: ast.Call) -> tuple[str, dict[str, Any], list[str]]:
                 bound[param.name] = list(default) if isinstance(default, list) else default
             continue
         try:
-            value = ast.literal_eval(node)
+            value = pyast.literal_eval(node)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             problems.append(
                 f"{name}() argument {param.name!r} must be a literal value, not {ast.unparse(node)!r} "
@@ -255,7 +256,7 @@ def parse_web_action(text: str) -> list[tuple[str, dict[str, Any]]]:
     try:
         with warnings.catch_warnings():  # agent text is not our code: no SyntaxWarnings
             warnings.simplefilter("ignore", SyntaxWarning)
-            tree = ast.parse(source, mode="exec")
+            tree = pyast.parse(source, mode="exec")
     except SyntaxError as exc:
         where = f"line {exc.lineno}, column {exc.offset}: " if exc.lineno else ""
         raise WebActionError(

@@ -178,7 +178,15 @@ def register_offline_worlds(register: Callable[..., None]) -> None:
     for name, step in WORLDS.items():
         register(name, step)
     register("terminal", terminal_answered, kind="answered")
+    register("mcp", _mcp_tables, kind="tables")
     register("shell", _shared_machine_states, kind="machine")
+
+
+def _mcp_tables(context: dict[str, Any]) -> tuple[dict[str, list[str]], bool]:
+    """The mcp world's tables: a resource per noun its tools act on (``offline.mcp.resources``)."""
+    from .mcp.resources import world_tables
+
+    return world_tables(context)
 
 
 def _shared_machine_states(domains: dict[str, str], **machine: Any) -> dict[str, dict[str, Any]]:

@@ -30,6 +30,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import pyast
 from .commandline import program_of, simple_commands
 
 _SEPARATOR = re.compile(r"\s*(?:\|\||&&|;|\|)\s*")
@@ -164,7 +165,7 @@ def _terminal(data: Any) -> ActionView:
 
 def _first_call(code: str) -> str:
     try:
-        tree = ast.parse(code)
+        tree = pyast.parse(code)
     except (SyntaxError, ValueError, RecursionError):
         return ""
     for node in ast.walk(tree):

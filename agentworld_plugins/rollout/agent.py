@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..bench.runner import Outcome, retrying
 from ..errors import BackendError, BackendUnavailableError, ConfigError
 from ..files import parse_data
 from .tasks import TOOL_DOMAINS
@@ -47,8 +48,41 @@ class Policy:
     def describe(self) -> str:
         return self.name
 
+    def check_tasks(self, task_ids: Sequence[str]) -> None:
+        """Raise a :class:`ConfigError` when this policy cannot play some of the tasks (called
+        before a run starts)."""
+
     async def aclose(self) -> None:
         """Release connections (called once at the end of a run, inside its event loop)."""
+
+
+async def act_retrying(
+    policy: Policy,
+    messages: list[dict[str, Any]],
+    tools: list[dict[str, Any]],
+    episode: EpisodeInfo,
+    *,
+    max_retries: int,
+    backoff: float,
+    timeout: float | None,
+    check: Callable[[dict[str, Any]], str | None] | None = None,
+) -> Outcome[dict[str, Any]]:
+    """``policy.act`` with retries of transient failures (and of replies ``check`` rejects); a
+    :class:`ConfigError` (a broken setup: no script for the task, no model) is raised at once, so
+    the run stops instead of failing every episode the same way."""
+    setup_error: list[ConfigError] = []
+
+    async def call() -> dict[str, Any]:
+        try:
+            return await policy.act(messages, tools, episode)
+        except ConfigError as exc:
+            setup_error.append(exc)
+            raise
+
+    outcome = await retrying(call, max_retries=max_retries, backoff=backoff, timeout=timeout, check=check)
+    if setup_error:
+        raise setup_error[0]
+    return outcome
 
 
 # -- OpenAI-compatible -----------------------------------------------------------------------------
@@ -58,7 +92,9 @@ class OpenAIPolicy(Policy):
     """An agent model behind ``/v1/chat/completions`` (vLLM, SGLang, a hosted API).
 
     Several base URLs are spread by least outstanding requests. Each request has a timeout;
-    transport failures raise :class:`BackendUnavailableError` (the runner retries those).
+    transport failures raise :class:`BackendUnavailableError` (the runner retries those). With no
+    ``model``, the first one the server lists (``GET /models``) is used. ``role`` names the
+    options in error messages (``agent``: ``--agent-model``; ``generator`` for envgen).
     """
 
     name = "openai"
@@ -66,18 +102,21 @@ class OpenAIPolicy(Policy):
     def __init__(
         self,
         base_urls: Sequence[str],
-        model: str,
+        model: str = "",
         api_key: str | None = None,
         *,
         temperature: float = 1.0,
         max_tokens: int = 2048,
         timeout: float = 120.0,
         extra_body: dict[str, Any] | None = None,
+        role: str = "agent",
     ) -> None:
+        self.role = role
         if not base_urls:
-            raise ConfigError("The agent policy has no base URL", hint="pass --agent-base-url URL")
-        if not model:
-            raise ConfigError("The agent policy has no model", hint="pass --agent-model NAME")
+            hint = f"pass --{role}-base-url URL (an OpenAI-compatible server)"
+            if role == "agent":
+                hint += ", or --agent scripted:FILE to play a script"
+            raise ConfigError(f"The {role} has no base URL", hint=hint)
         self.base_urls = [u.rstrip("/") for u in base_urls]
         self.model = model
         self.api_key = api_key or "EMPTY"
@@ -90,7 +129,32 @@ class OpenAIPolicy(Policy):
         self._clients: dict[int, Any] = {}
 
     def describe(self) -> str:
-        return f"openai({','.join(self.base_urls)}, model={self.model})"
+        return f"openai({','.join(self.base_urls)}, model={self.model or '?'})"
+
+    def _unanswered(self, base: str, exc: Exception) -> BackendUnavailableError:
+        return BackendUnavailableError(
+            f"The {self.role} server at {base} did not answer: {type(exc).__name__}",
+            hint=f"check --{self.role}-base-url and that the server is up",
+        )
+
+    async def _discover_model(self, base: str) -> None:
+        """Take the first model the server lists (vLLM and SGLang list the one they serve)."""
+        import httpx
+
+        try:
+            response = await self._client().get(
+                f"{base}/models", headers={"Authorization": f"Bearer {self.api_key}"}
+            )
+        except httpx.HTTPError as exc:
+            raise self._unanswered(base, exc) from None
+        try:
+            self.model = self.model or str(response.json()["data"][0]["id"])
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise ConfigError(
+                f"No --{self.role}-model given, and {base}/models names no model "
+                f"(HTTP {response.status_code}: {response.text[:120]})",
+                hint=f"pass --{self.role}-model NAME",
+            ) from None
 
     def _client(self) -> Any:
         import httpx
@@ -127,6 +191,8 @@ class OpenAIPolicy(Policy):
         n = len(self.base_urls)
         self._turn += 1  # ties go round the replicas, so sequential requests spread too
         index = min(((self._turn + k) % n for k in range(n)), key=lambda i: self._outstanding[i])
+        if not self.model:
+            await self._discover_model(self.base_urls[index])
         url = f"{self.base_urls[index]}/chat/completions"
         self._outstanding[index] += 1
         try:
@@ -136,25 +202,23 @@ class OpenAIPolicy(Policy):
                 headers={"Authorization": f"Bearer {self.api_key}"},
             )
         except (httpx.TransportError, httpx.TimeoutException) as exc:
-            raise BackendUnavailableError(
-                f"The agent server at {self.base_urls[index]} did not answer: {type(exc).__name__}",
-                hint="check --agent-base-url and that the server is up",
-            ) from None
+            raise self._unanswered(self.base_urls[index], exc) from None
         finally:
             self._outstanding[index] -= 1
         if response.status_code != 200:
             error = BackendUnavailableError if response.status_code in (429, 502, 503, 504) else BackendError
             raise error(
-                f"The agent server at {self.base_urls[index]} answered HTTP {response.status_code}: "
+                f"The {self.role} server at {self.base_urls[index]} answered HTTP {response.status_code}: "
                 f"{response.text[:200]}",
-                hint="check --agent-model and the server's log",
+                hint=f"check --{self.role}-model and the server's log",
             )
         try:
             message = response.json()["choices"][0]["message"]
         except (ValueError, KeyError, IndexError, TypeError):
             raise BackendError(
-                f"The agent server at {self.base_urls[index]} answered without choices: {response.text[:200]}",
-                hint="point --agent-base-url at an OpenAI-compatible /v1 endpoint",
+                f"The {self.role} server at {self.base_urls[index]} answered without choices: "
+                f"{response.text[:200]}",
+                hint=f"point --{self.role}-base-url at an OpenAI-compatible /v1 endpoint",
             ) from None
         return assistant_message(message)
 
@@ -244,6 +308,17 @@ class ScriptedPolicy(Policy):
 
     def describe(self) -> str:
         return f"scripted({self.source})"
+
+    def check_tasks(self, task_ids: Sequence[str]) -> None:
+        if "*" in self.scripts:
+            return
+        missing = [t for t in task_ids if t not in self.scripts]
+        if missing:
+            shown = ", ".join(repr(t) for t in missing[:5]) + (" ..." if len(missing) > 5 else "")
+            raise ConfigError(
+                f"{self.source} has no script for task {shown} ({len(missing)} of {len(task_ids)})",
+                hint="add a script under each task id, or a '*' script for every other task",
+            )
 
     def script_for(self, episode: EpisodeInfo) -> list[dict[str, Any]]:
         variants = self.scripts.get(episode.task_id) or self.scripts.get("*")

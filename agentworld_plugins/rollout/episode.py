@@ -74,17 +74,16 @@ def agent_tool_definitions(session: Session) -> list[dict[str, Any]]:
 def agent_system_prompt(task: Task, session: Session) -> str:
     """The agent's system prompt: its role and, in action-text domains, the action format."""
     domain = session.domain
+    role = f"You are an agent working in the {domain.name} environment ({domain.description.rstrip('.')}). "
     if domain.name in TOOL_DOMAINS:
         return (
-            f"You are an agent working in a {domain.name} environment ({domain.description}). "
-            "Use the tools to carry out the task. When it is done, reply with your final answer "
+            role + "Use the tools to carry out the task. When it is done, reply with your final answer "
             "and no tool call."
         )
     example = domain.example_action
     shown = example if isinstance(example, str) else json.dumps(example)
     return (
-        f"You are an agent working in a {domain.name} environment ({domain.description}). "
-        "Each turn, reply with exactly one action in a fenced code block, for example:\n"
+        role + "Each turn, reply with exactly one action in a fenced code block, for example:\n"
         f"```\n{shown}\n```\n"
         "When the task is done, reply with <answer>your final answer</answer> and no action."
     )

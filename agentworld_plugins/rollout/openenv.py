@@ -31,6 +31,7 @@ from .rewards import score_sync
 from .tasks import TOOL_DOMAINS, Task, parse_task
 
 if TYPE_CHECKING:
+    from ..plugins import Registry
     from ..session import Session, World
 
 try:  # the rl extra: openenv-core
@@ -208,12 +209,16 @@ def create_openenv_app(world: World, tasks: list[Task], *, max_concurrent_envs: 
     )
 
 
-def default_task(domain: str, tools: list[dict[str, Any]] | None, max_turns: int = 20) -> Task:
-    """The open-ended task served when no task file is given."""
-    return Task(
-        id=f"{domain}-open",
-        domain=domain,
-        instruction=f"Explore the simulated {domain} environment.",
-        tools=tools,
-        max_turns=max_turns,
-    )
+def default_task(
+    domain: str, tools: list[dict[str, Any]] | None, max_turns: int = 20, registry: Registry | None = None
+) -> Task:
+    """The open-ended task served when no task file is given (checked like a task file's line
+    when ``registry`` is given: a known domain, tools where the domain needs them)."""
+    row = {
+        "id": f"{domain}-open",
+        "domain": domain,
+        "instruction": f"Explore the simulated {domain} environment.",
+        "tools": tools,
+        "max_turns": max_turns,
+    }
+    return parse_task(row, "the open-ended task (--domain, --tools, --tool-pack)", registry)

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import math
+import re
+import socket
 from collections.abc import Callable
 from typing import Any
 
@@ -34,6 +36,27 @@ def _ray() -> Any:
             "Ray is not installed", hint='install the rl extra from the checkout: pip install -e ".[rl]"'
         ) from None
     return ray
+
+
+_HOST_PORT = re.compile(r"^(?:ray://)?\[?([^\]/]+?)\]?:(\d+)/?$")
+
+
+def check_reachable(address: str, timeout: float = 5.0) -> None:
+    """Fail at once, naming the address, when nothing listens at a ``HOST:PORT`` Ray address
+    (``ray.init`` would keep retrying for minutes). Other forms (``auto``) are left to Ray."""
+    found = _HOST_PORT.match(address.strip())
+    if not found:
+        return
+    host, port = found.group(1), int(found.group(2))
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except OSError as exc:
+        raise ConfigError(
+            f"Cannot reach the Ray cluster at {address}: {exc.strerror or exc}",
+            hint="start it with 'ray start --head' on that node (port 6379 by default), "
+            "or pass --ray alone for a local instance",
+        ) from None
 
 
 class _Worker:
@@ -62,6 +85,8 @@ class RayPool:
     ) -> None:
         ray = _ray()
         if not ray.is_initialized():
+            if address:
+                check_reachable(address)
             ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
         per_actor = max(1, min(per_actor, slots))
         actor = ray.remote(num_cpus=0, max_concurrency=per_actor)(_Worker)

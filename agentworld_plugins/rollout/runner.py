@@ -22,9 +22,9 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..bench.runner import JobResult, RunOptions, RunSummary, describe_error, is_transient, retrying, run_jobs
+from ..bench.runner import JobResult, RunOptions, RunSummary, describe_error, is_transient, run_jobs
 from ..errors import BackendError, BackendUnavailableError, ConfigError
-from .agent import EpisodeInfo, Policy, make_policy
+from .agent import EpisodeInfo, Policy, act_retrying, make_policy
 from .episode import Episode, play
 from .ray import RayPool
 from .rewards import score_episode
@@ -147,8 +147,11 @@ class EpisodeRunner:
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], info: EpisodeInfo
     ) -> dict[str, Any]:
         spec = self.spec
-        outcome = await retrying(
-            lambda: self.policy.act(messages, tools, info),
+        outcome = await act_retrying(
+            self.policy,
+            messages,
+            tools,
+            info,
             max_retries=spec.max_retries,
             backoff=spec.retry_backoff,
             timeout=spec.request_timeout,
@@ -205,9 +208,17 @@ async def arollout(
     spec = spec or RolloutSpec()
     if group_size < 1:
         raise ConfigError(f"group size {group_size} must be at least 1", hint="pass --group-size 1 or more")
+    if spec.max_retries < 0:
+        raise ConfigError(
+            f"max retries {spec.max_retries} must be 0 or more", hint="pass --max-retries 0 or more"
+        )
     task_list = load_tasks(tasks) if isinstance(tasks, (str, Path)) else list(tasks)
     by_id = {(t.id, k): t for t in task_list for k in range(group_size)}
     options = RunOptions(concurrency=concurrency, max_retries=0, progress=progress)
+    # what would fail every episode the same way fails now, before any is played
+    policy = policy if policy is not None else spec.make_policy()
+    policy.check_tasks([t.id for t in task_list])
+    _check_judges(task_list, spec.judge, world)
 
     pool = RayPool.start(ray, partial(EpisodeRunner, spec), "run_json", concurrency)
     if pool is not None:
@@ -234,6 +245,27 @@ async def arollout(
         await runner.aclose()
         if world is None:
             runner.world.close()
+
+
+def _check_judges(tasks: Sequence[Task], defaults: dict[str, Any], world: World | None) -> None:
+    """Every built-in ``judge`` reward has an endpoint (its own, ``--judge-base-url``/``--judge-model``
+    or ``AGENTWORLD_JUDGE_*``)."""
+    from ..plugins import get_plugin_manager
+    from .rewards.builtin import BUILTIN
+    from .rewards.judge import judge_endpoint
+
+    registry = (world.pm if world is not None else get_plugin_manager()).registry
+    if registry.rewards.get("judge", BUILTIN["judge"]) is not BUILTIN["judge"]:
+        return  # a plugin's judge: its own business
+    for task in tasks:
+        for index, entry in enumerate(task.reward):
+            if entry.type != "judge":
+                continue
+            params = entry.params
+            try:
+                judge_endpoint(defaults, params.get("base_url"), params.get("model"))
+            except ConfigError as exc:
+                raise ConfigError(f"task {task.id!r}: reward.{index}: {exc.message}", hint=exc.hint) from None
 
 
 def rollout(*args: Any, **kwargs: Any) -> RunSummary:

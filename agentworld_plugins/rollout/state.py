@@ -9,47 +9,91 @@ through the public :meth:`Session.step`, so state checks mean the same thing on 
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..plugins import Registry
     from ..session import Session
 
 
 @dataclass
 class WorldState:
     """Files (``{path: text}``, directories and links left out) and the MCP ledger
-    (``{resource: [items]}``) of a finished episode."""
+    (``{resource: [items]}``) of a finished episode; ``columns`` are the fields of every resource
+    the world's tools act on (the ledger lists those with no item too, as ``[]``), and
+    ``database`` the MCP world's own SQL database (its ``sql`` tools'), when it has one."""
 
     files: dict[str, str] = field(default_factory=dict)
     ledger: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     source: str = "session"  # "session": read from the played world; "replay": rebuilt offline
+    columns: dict[str, list[str]] = field(default_factory=dict)
+    database: bytes | str | None = None  # SQLite's serialized bytes (a dump script on Python 3.10)
 
     def sql(self, query: str) -> list[tuple[Any, ...]]:
-        """Run a read-only SQL query over the ledger: one table per resource, one column per field
-        (lists and objects as JSON text)."""
-        import json
-
-        db = sqlite3.connect(":memory:")
+        """Run a read-only SQL query over the world's SQL database and the ledger: one table per
+        resource (also under its plural: ``issue`` and ``issues``), one column per field (lists and
+        objects as JSON text). A table the world does not know raises ``sqlite3.OperationalError``
+        naming the tables it has."""
+        db = self._database()
         try:
-            for resource, items in self.ledger.items():
-                columns = sorted({key for item in items for key in item})
-                if not columns:
-                    continue
-                quoted = ", ".join(f'"{c}"' for c in columns)
-                db.execute(f'CREATE TABLE "{resource}" ({quoted})')
-                for item in items:
-                    values = [
-                        json.dumps(v, sort_keys=True) if isinstance(v, (list, dict)) else item.get(c)
-                        for c in columns
-                        for v in [item.get(c)]
-                    ]
-                    db.execute(f'INSERT INTO "{resource}" VALUES ({", ".join("?" * len(columns))})', values)
             db.execute("PRAGMA query_only = ON")
-            return [tuple(row) for row in db.execute(query).fetchall()]
+            try:
+                return [tuple(row) for row in db.execute(query).fetchall()]
+            except sqlite3.OperationalError as exc:
+                if not str(exc).startswith("no such table"):
+                    raise
+                tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master ORDER BY name")]
+                known = ", ".join(tables) or "none"
+                raise sqlite3.OperationalError(f"{exc} (the world's tables: {known})") from None
         finally:
             db.close()
+
+    def _database(self) -> sqlite3.Connection:
+        db = sqlite3.connect(":memory:")
+        if isinstance(self.database, bytes):  # serialize()'s bytes: Python 3.11+, which has deserialize()
+            db.deserialize(self.database)  # type: ignore[attr-defined,unused-ignore]
+        elif isinstance(self.database, str):
+            db.executescript(self.database)
+        names = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+        for resource in sorted({*self.ledger, *self.columns}):
+            if resource in names:
+                continue  # the database's own table of that name wins
+            names.add(resource)
+            items = self.ledger.get(resource) or []
+            columns = sorted({*self.columns.get(resource, ()), *(key for item in items for key in item)})
+            _create_table(db, resource, columns or ["id"], items)
+        for resource in sorted({*self.ledger, *self.columns}):
+            plural = _plural(resource)
+            if plural not in names:
+                names.add(plural)
+                db.execute(f"CREATE VIEW {_quote(plural)} AS SELECT * FROM {_quote(resource)}")
+        return db
+
+
+def _plural(noun: str) -> str:
+    """English's regular plural (resources are named by the tools' singular noun)."""
+    if noun.endswith("y") and noun[-2:-1] not in ("a", "e", "i", "o", "u", ""):
+        return noun[:-1] + "ies"
+    return noun + ("es" if noun.endswith(("s", "x", "z", "ch", "sh")) else "s")
+
+
+def _create_table(db: sqlite3.Connection, name: str, columns: list[str], items: list[dict[str, Any]]) -> None:
+    columns = list({c.lower(): c for c in reversed(columns)}.values())[::-1]  # SQLite ignores case
+    quoted = ", ".join(_quote(c) for c in columns)
+    db.execute(f"CREATE TABLE {_quote(name)} ({quoted})")
+    for item in items:
+        values = [
+            json.dumps(value, sort_keys=True) if isinstance(value, (list, dict)) else value
+            for value in (item.get(c) for c in columns)
+        ]
+        db.execute(f"INSERT INTO {_quote(name)} VALUES ({', '.join('?' * len(columns))})", values)
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
 
 def _offline_state(session: Session) -> dict[str, Any] | None:
@@ -83,14 +127,53 @@ def _from_offline(state: dict[str, Any], source: str) -> WorldState:
                 # a family may file a tool's noun under a shared one (appointment -> event)
                 for alias in bucket.get("aliases") or ():
                     ledger.setdefault(str(alias), rows)
-    return WorldState(files, ledger, source)
+    engine = world.get("sql") if isinstance(world, dict) else None
+    database = engine.dump() if engine is not None else None
+    return WorldState(files, ledger, source, database=database)
+
+
+def known_tables(
+    registry: Registry, domain: str, context: dict[str, Any]
+) -> tuple[dict[str, list[str]], bool]:
+    """The tables a ``domain`` world's state has from the start with ``context`` (``{table:
+    [columns]}``, from its offline world's ``register_offline_worlds(kind="tables")``), and whether
+    its steps can make others."""
+    tables = registry.offline_tables.get(domain)
+    if tables is None:
+        return {}, False
+    found, more = tables(context)
+    return dict(found), bool(more)
+
+
+def unknown_table(registry: Registry, domain: str, context: dict[str, Any], query: str) -> str | None:
+    """The error of ``query`` (an ``sql`` reward's) when it names a table a ``domain`` world with
+    ``context`` never has, whatever the agent does; None when it names none, or when the world's
+    steps can make tables of any name (the mcp world's SQL tools)."""
+    tables, more = known_tables(registry, domain, context)
+    if more:
+        return None
+    try:
+        WorldState(columns=tables).sql(f"EXPLAIN {query}")
+    except sqlite3.OperationalError as exc:
+        if str(exc).startswith("no such table"):
+            return str(exc)
+    except sqlite3.Error:
+        pass  # the query's other faults are checked with the reward's parameters
+    return None
+
+
+def _with_known(state: WorldState, session: Session) -> WorldState:
+    state.columns = known_tables(session.world.pm.registry, session.domain.name, dict(session.context))[0]
+    for resource in state.columns:
+        state.ledger.setdefault(resource, [])
+    return state
 
 
 def world_state(session: Session) -> WorldState:
     """The final state of a session's world (see the module docstring)."""
     state = _offline_state(session)
     if state is not None:
-        return _from_offline(state, "session")
+        return _with_known(_from_offline(state, "session"), session)
     from ..session import World
 
     with World(backend="offline", plugin_manager=session.world.pm, perturbations=[]) as offline:
@@ -100,4 +183,4 @@ def world_state(session: Session) -> WorldState:
                 continue  # never reached the world (an injected fault)
             replay.step(turn.action)
         state = _offline_state(replay)
-    return _from_offline(state or {}, "replay")
+    return _with_known(_from_offline(state or {}, "replay"), session)

@@ -12,10 +12,15 @@ One JSON object per line (see ``docs/rollouts.md``)::
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterable
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jsonschema.exceptions import SchemaError
+from jsonschema.validators import validator_for
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..errors import ConfigError
@@ -26,6 +31,65 @@ if TYPE_CHECKING:
 
 #: domains whose agents call tools natively (OpenAI tool calling); the others write action text
 TOOL_DOMAINS = ("mcp", "swe", "search")
+#: built-in domains whose agents write action text: they offer the agent no tools, and their
+#: worlds (the world model's prompt, the offline world) read none
+ACTION_DOMAINS = ("terminal", "web", "android", "os")
+#: tool domains with no tools of their own: a task must give ``tools`` or ``tool_pack``
+#: (search has its default tool set)
+NEEDS_TOOLS = ("mcp", "swe")
+#: a tool name OpenAI's and Anthropic's tool calling (and MCP clients) accept
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def schema_problem(schema: Any, where: str) -> str | None:
+    """What keeps ``schema`` from being a JSON Schema that compiles (None: nothing)."""
+    if not isinstance(schema, dict):
+        return f"{where} is not a JSON object"
+    try:
+        problem = _schema_error(json.dumps(schema, sort_keys=True))
+    except (TypeError, ValueError):
+        return f"{where} is not JSON"
+    return f"{where} does not compile: {problem}" if problem else None
+
+
+@lru_cache(maxsize=4096)
+def _schema_error(text: str) -> str | None:
+    # checking against the metaschema takes milliseconds, and a file's tasks share their tools
+    schema = json.loads(text)
+    try:
+        validator_for(schema).check_schema(schema)
+    except SchemaError as exc:
+        return exc.message
+    return None
+
+
+def tool_problems(tools: Any) -> list[str]:
+    """What is wrong with a list of MCP tool definitions (empty when nothing is): every tool an
+    object with a unique, valid name; ``inputSchema`` (when given) an object schema that compiles."""
+    if not isinstance(tools, list) or not tools:
+        return ["tools must be a non-empty list"]
+    problems = []
+    seen: set[str] = set()
+    for n, tool in enumerate(tools):
+        name = tool.get("name") if isinstance(tool, dict) else None
+        where = f"tools[{n}]"
+        if not isinstance(name, str) or not TOOL_NAME.match(name):
+            problems.append(f"{where}.name {name!r} is not a valid tool name (letters, digits, _ and -)")
+            continue
+        if name in seen:
+            problems.append(f"{where}.name {name!r} is used twice")
+        seen.add(name)
+        schema = tool.get("inputSchema", {"type": "object"})
+        problem = schema_problem(schema, f"{where}.inputSchema")
+        if problem:
+            problems.append(problem)
+        elif schema.get("type") != "object":
+            problems.append(f"{where}.inputSchema must have type 'object' (MCP tool arguments are an object)")
+        if "outputSchema" in tool:
+            problem = schema_problem(tool["outputSchema"], f"{where}.outputSchema")
+            if problem:
+                problems.append(problem)
+    return problems
 
 
 class RewardSpec(BaseModel):
@@ -60,13 +124,16 @@ class Task(BaseModel):
     tool_pack: str | None = Field(None, description="A registered tool pack, instead of tools.")
     initial_state: str | None = Field(None, description="What the world shows first.")
     files: dict[str, str] | None = Field(None, description="Seed files of the offline machine.")
-    cwd: str | None = None
+    cwd: str | None = Field(None, description="Working directory of the offline machine.")
     world_bible: str | None = Field(None, description="Facts the simulated world keeps to.")
     perturbations: list[str] = Field(default_factory=list, description="Perturbation specs.")
     max_turns: int = Field(10, ge=1, le=1000, description="Most agent turns in one episode.")
     seed: int = Field(0, description="Base seed; episode k of the group uses a seed derived from it.")
-    reward: list[RewardSpec] = Field(default_factory=list, description="Checks, weighted.")
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    reward: list[RewardSpec] = Field(
+        default_factory=list,
+        description='A list of checks ({"type": "file_contains", "path": ..., "text": ...}), weighted.',
+    )
+    metadata: dict[str, Any] = Field(default_factory=dict, description="Anything; kept with the task.")
 
     @field_validator("id")
     @classmethod
@@ -108,8 +175,26 @@ def _field_errors(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
+def _field_hint(exc: ValidationError) -> str:
+    """The fix for the first failing field: what it holds (its description), or for an unknown
+    field the fields there are; and where the format is documented."""
+    error = exc.errors(include_url=False)[0]
+    loc = tuple(str(p) for p in error["loc"])
+    doc = "the task format: docs/rollouts.md#task-files"
+    if error["type"] == "extra_forbidden":
+        return f"remove it or fix its name: a task's fields are {', '.join(Task.model_fields)} ({doc})"
+    if loc[:1] == ("reward",) and len(loc) >= 3:
+        name, field = ".".join(loc[:3]), RewardSpec.model_fields.get(loc[2])
+    else:
+        name, field = (loc[0] if loc else ""), Task.model_fields.get(loc[0]) if loc else None
+    if field is not None and field.description:
+        return f"'{name}': {field.description} ({doc})"
+    return doc
+
+
 def check_task(task: Task, registry: Registry, where: str) -> None:
-    """Check the names a task uses against what is registered; errors name ``where`` and the field."""
+    """Check the names a task uses against what is registered, its tools, reward parameters and
+    perturbation options; errors name ``where`` and the field."""
     if task.domain not in registry.domains:
         raise ConfigError(
             f"{where}: field 'domain': unknown domain {task.domain!r}",
@@ -122,7 +207,29 @@ def check_task(task: Task, registry: Registry, where: str) -> None:
         )
     if task.tools is not None and task.tool_pack is not None:
         raise ConfigError(f"{where}: give 'tools' or 'tool_pack', not both", hint="drop one of them")
-    from .rewards import reward_registry
+    if task.tools is None and task.tool_pack is None and task.domain in NEEDS_TOOLS:
+        example = "coding-agent" if task.domain == "swe" else "github-issues"
+        raise ConfigError(
+            f"{where}: field 'tools': tasks in the {task.domain} domain need 'tools' or 'tool_pack' "
+            "(the agent acts only through the world's tools)",
+            hint=f'add e.g. "tool_pack": "{example}" (one of {", ".join(sorted(registry.tool_packs))})',
+        )
+    if task.domain in ACTION_DOMAINS and (task.tools is not None or task.tool_pack is not None):
+        field = "tools" if task.tools is not None else "tool_pack"
+        raise ConfigError(
+            f"{where}: field {field!r}: the {task.domain} domain takes no tools: its agent writes "
+            "actions as text and its world reads no tool definitions, so they would be ignored",
+            hint=f"remove {field!r}, or use a tool domain ({', '.join(TOOL_DOMAINS)}) for a task played through tools",
+        )
+    if task.tools is not None:
+        problems = tool_problems(task.tools)
+        if problems:
+            raise ConfigError(
+                f"{where}: field 'tools': {'; '.join(problems[:3])}",
+                hint='each tool is {"name": "get_thing", "description": ..., "inputSchema": {"type": "object", ...}}',
+            )
+    from .rewards import reward_problem, reward_registry
+    from .rewards.builtin import BUILTIN
 
     known = reward_registry(registry)
     for index, spec in enumerate(task.reward):
@@ -131,6 +238,15 @@ def check_task(task: Task, registry: Registry, where: str) -> None:
                 f"{where}: field 'reward.{index}.type': unknown reward {spec.type!r}",
                 hint=f"use one of {', '.join(sorted(known))} or register one with register_rewards",
             )
+        problem = reward_problem(spec.type, known[spec.type], spec.params)
+        if problem is not None:
+            field, message, hint = problem
+            raise ConfigError(f"{where}: field 'reward.{index}{field}': {message}", hint=hint)
+        query = spec.params.get("query")
+        if spec.type == "sql" and known["sql"] is BUILTIN["sql"] and isinstance(query, str):
+            _check_tables(task, registry, query, f"{where}: field 'reward.{index}.query'")
+    from ..perturbations.config import perturbations_from_options
+
     for index, perturbation in enumerate(task.perturbations):
         name = perturbation.split(":", 1)[0].strip()
         if name not in registry.perturbations:
@@ -138,6 +254,27 @@ def check_task(task: Task, registry: Registry, where: str) -> None:
                 f"{where}: field 'perturbations.{index}': unknown perturbation {name!r}",
                 hint=f"use one of {', '.join(sorted(registry.perturbations))}",
             )
+        try:  # built once here so a bad option fails before any episode
+            perturbations_from_options([perturbation], None, registry, use_env=False)
+        except ConfigError as exc:
+            raise ConfigError(
+                f"{where}: field 'perturbations.{index}': {exc.message}", hint=exc.hint
+            ) from None
+
+
+def _check_tables(task: Task, registry: Registry, query: str, where: str) -> None:
+    """An ``sql`` reward's query must name tables the task's world can have (built-in domains)."""
+    from .state import unknown_table
+
+    if task.domain not in (*TOOL_DOMAINS, *ACTION_DOMAINS):
+        return  # a plugin's domain: its world's state is its own
+    problem = unknown_table(registry, task.domain, task.session_context(registry), query)
+    if problem is not None:
+        raise ConfigError(
+            f"{where}: {problem}",
+            hint="the sql reward reads the mcp world's state: a table per resource its tools act on "
+            "(create_issue: issue, also as issues) and the tables its SQL tools make (docs/rollouts.md#rewards)",
+        )
 
 
 def parse_task(value: Any, where: str, registry: Registry | None = None) -> Task:
@@ -147,9 +284,7 @@ def parse_task(value: Any, where: str, registry: Registry | None = None) -> Task
     try:
         task = Task.model_validate(value)
     except ValidationError as exc:
-        raise ConfigError(
-            f"{where}: {_field_errors(exc)}", hint="see docs/rollouts.md for the task format"
-        ) from None
+        raise ConfigError(f"{where}: {_field_errors(exc)}", hint=_field_hint(exc)) from None
     if registry is not None:
         check_task(task, registry, where)
     return task

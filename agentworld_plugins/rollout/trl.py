@@ -188,10 +188,11 @@ def environment_class(
         raise ConfigError(
             f"Tools {clash} clash with the environment's own methods", hint="rename those tools"
         )
+    domain = task.domain if task is not None else domain
     attributes: dict[str, Any] = {
         **methods,
         "tools": list(tools),
-        "domain": task.domain if task is not None else domain,
+        "domain": domain,
         "task": task,
         "world": world,
         "_world_lock": threading.Lock(),

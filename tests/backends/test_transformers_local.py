@@ -20,21 +20,10 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 from agentworld_plugins.backends import Completion, Sampling
+from agentworld_plugins.backends.tiny_model import tiny_qwen3
 from agentworld_plugins.backends.transformers_local import TransformersBackend, render_plain
 from agentworld_plugins.errors import ConfigError
 
-CORPUS = [
-    "the tool returned a result with two items",
-    "error unknown tool name in the request",
-    "list issues for the repository acme api",
-    "the file was written and the command exited with code zero",
-    "search results show three pages about the weather today",
-    "system user assistant turn action observation environment",
-]
-TEMPLATE = (
-    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
-    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
-)
 MESSAGES = [
     {"role": "system", "content": "You simulate an MCP server."},
     {"role": "user", "content": "list issues for the repository acme api"},
@@ -62,41 +51,7 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A 2-layer Qwen3 with a WordLevel tokenizer and a chat template, saved to a folder."""
     with pytest.MonkeyPatch.context() as mp:
         _go_offline(mp)
-        import torch
-        from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-        from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast, Qwen3Config
-
-        raw = Tokenizer(models.WordLevel(unk_token="<unk>"))
-        raw.pre_tokenizer = pre_tokenizers.Whitespace()
-        specials = ["<unk>", "<pad>", "<eos>", "<|im_start|>", "<|im_end|>"]
-        raw.train_from_iterator(CORPUS, trainers.WordLevelTrainer(special_tokens=specials))
-        tokenizer = PreTrainedTokenizerFast(
-            tokenizer_object=raw,
-            unk_token="<unk>",
-            pad_token="<pad>",
-            eos_token="<eos>",
-            chat_template=TEMPLATE,
-        )
-        config = Qwen3Config(
-            vocab_size=len(tokenizer),
-            hidden_size=32,
-            intermediate_size=64,
-            num_hidden_layers=2,
-            num_attention_heads=4,
-            num_key_value_heads=2,
-            head_dim=8,
-            max_position_embeddings=2048,
-            pad_token_id=tokenizer.pad_token_id,
-            eos_token_id=tokenizer.eos_token_id,
-        )
-        torch.manual_seed(0)
-        model = AutoModelForCausalLM.from_config(config)
-        with torch.no_grad():  # a zero logit for <eos>: answers run to max_tokens
-            model.lm_head.weight[tokenizer.eos_token_id].zero_()
-        path = tmp_path_factory.mktemp("tiny-qwen3")
-        tokenizer.save_pretrained(path)
-        model.save_pretrained(path)
-    return path
+        return tiny_qwen3(tmp_path_factory.mktemp("tiny-qwen3"))
 
 
 @pytest.fixture(scope="module")

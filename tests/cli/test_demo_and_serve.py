@@ -13,7 +13,7 @@ import openai
 import pytest
 
 from agentworld_plugins.session import Trajectory
-from agentworld_plugins.testing import clean_env, serve_process
+from agentworld_plugins.testing import clean_env, cli_process, serve_process
 
 ENV = clean_env()
 
@@ -58,6 +58,19 @@ def test_demo_rejects_unknown_domain(tmp_path):
 def offline_server(tmp_path):
     with serve_process("--backend", "offline", "--api-key", "k", env={**ENV, "HOME": str(tmp_path)}) as url:
         yield url
+
+
+def test_a_server_that_does_not_start_is_named_with_its_error(tmp_path):
+    """``cli_process`` (which ``serve_process`` builds on) serves any command; one that exits
+    before it answers is a RuntimeError with the command and its stderr, not a hang."""
+    args = ("openenv", "serve", "--domain", "chess", "--backend", "offline")
+    with (
+        pytest.raises(
+            RuntimeError, match=r"agentworld openenv serve did not start: .*unknown domain 'chess'"
+        ),
+        cli_process(*args, env={**ENV, "HOME": str(tmp_path)}),
+    ):
+        pass
 
 
 def _turn(n: int, keystrokes: str) -> str:

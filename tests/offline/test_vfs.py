@@ -181,3 +181,16 @@ def test_existence_queries_follow_links_or_not(fs: VirtualFS) -> None:
     for path, expected in cases.items():
         got = (fs.exists(path), fs.lexists(path), fs.is_dir(path), fs.is_file(path), fs.is_link(path))
         assert got == expected, path
+
+
+def test_base_is_a_copy_of_the_tree_built_path_by_path() -> None:
+    built = VirtualFS.build_base()
+    first = VirtualFS.base()
+    assert first.root == built.root and first.clock == built.clock == EPOCH
+    assert first.snapshot() == built.snapshot()
+    first.write("/etc/hostname", "changed\n")
+    first.mkdir("/srv/data")
+    second = VirtualFS.base()  # a machine never sees another's changes
+    assert second.read_text("/etc/hostname") == "agentworld\n"
+    assert not second.exists("/srv/data")
+    assert second.root == built.root

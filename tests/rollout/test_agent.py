@@ -4,6 +4,7 @@ judge reward, and reward plugins registered through ``register_rewards``."""
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -153,13 +154,97 @@ async def test_reward_plugins_register_checks_by_name(tmp_path: Path) -> None:
     assert line["reward_breakdown"][1]["detail"].startswith("error: ZeroDivisionError")
 
 
-def test_the_openai_policy_needs_a_url_and_a_model() -> None:
+def test_the_openai_policy_needs_a_url() -> None:
     from agentworld_plugins.errors import ConfigError
 
-    with pytest.raises(ConfigError, match="no base URL"):
+    with pytest.raises(ConfigError, match="no base URL") as caught:
         OpenAIPolicy([], "m")
-    with pytest.raises(ConfigError, match="no model"):
-        OpenAIPolicy(["http://127.0.0.1:1/v1"], "")
+    assert "--agent-base-url" in str(caught.value) and "scripted" in str(caught.value)
+    with pytest.raises(ConfigError, match="--generator-base-url"):
+        OpenAIPolicy([], "m", role="generator")
+
+
+async def test_without_a_model_the_policy_asks_the_server(tmp_path: Path) -> None:
+    task = parse_task(_task(domain="mcp", tool_pack="github-issues"), "t")
+    with FakeWorldModelServer(model="served-agent") as agent:
+        agent.enqueue("done")
+        spec = RolloutSpec(
+            agent="openai", agent_options={"base_urls": [agent.url]}, world_options={"backend": "offline"}
+        )
+        summary = await arollout([task], tmp_path / "e.jsonl", spec)
+        body = agent.chat_requests[0].body
+    assert summary.ok == 1 and body["model"] == "served-agent"
+    assert _lines(tmp_path / "e.jsonl")[0]["agent"].endswith("model=served-agent)")
+
+
+async def test_a_server_that_names_no_model_stops_the_run(tmp_path: Path) -> None:
+    """A server whose /models is not OpenAI's: the run stops at once with the option to pass
+    (instead of failing every episode)."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from agentworld_plugins.errors import ConfigError
+
+    class NotFound(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(404)
+            self.send_header("Content-Length", "9")
+            self.end_headers()
+            self.wfile.write(b"not found")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), NotFound)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        spec = RolloutSpec(
+            agent="openai", agent_options={"base_urls": [url]}, world_options={"backend": "offline"}
+        )
+        task = parse_task(_task(domain="mcp", tool_pack="github-issues"), "t")
+        with pytest.raises(ConfigError, match="names no model") as caught:
+            await arollout([task], tmp_path / "e.jsonl", spec, group_size=3)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert "--agent-model" in str(caught.value)
+    assert not (tmp_path / "e.jsonl").exists() or not (tmp_path / "e.jsonl").read_text().strip()
+
+
+async def test_a_judge_without_an_endpoint_stops_the_run_before_any_episode(
+    tmp_path: Path, monkeypatch
+) -> None:
+    from agentworld_plugins.errors import ConfigError
+
+    monkeypatch.delenv("AGENTWORLD_JUDGE_BASE_URL", raising=False)
+    monkeypatch.delenv("AGENTWORLD_JUDGE_MODEL", raising=False)
+    task = parse_task(
+        _task(domain="mcp", tool_pack="github-issues", reward=[{"type": "judge", "rubric": "Be polite."}]),
+        "t",
+    )
+    with FakeWorldModelServer() as agent:
+        with pytest.raises(ConfigError, match=r"task 't': reward\.0: The judge reward has no endpoint"):
+            await arollout([task], tmp_path / "e.jsonl", _spec(agent))
+        assert agent.chat_requests == []
+
+
+async def test_a_judge_that_does_not_answer_fails_the_episode_for_the_next_run(tmp_path: Path) -> None:
+    """A judge that is down does not score the episode 0: the episode is failed and played again."""
+    task = parse_task(
+        _task(domain="mcp", tool_pack="github-issues", reward=[{"type": "judge", "rubric": "Be polite."}]),
+        "t",
+    )
+    out = tmp_path / "e.jsonl"
+    with FakeWorldModelServer() as agent, FakeWorldModelServer() as judge:
+        agent.enqueue("Thank you.")
+        judge.enqueue(FakeWorldModelServer.error(500))
+        summary = await arollout([task], out, _spec(agent, judge={"base_url": judge.url, "model": "j"}))
+        assert summary.failed == 1 and "The judge at" in _lines(out)[0]["rollout"]["error"]
+        agent.enqueue("Thank you.")
+        judge.enqueue("SCORE: 9")
+        summary = await arollout([task], out, _spec(agent, judge={"base_url": judge.url, "model": "j"}))
+    assert summary.ok == 1 and _lines(out)[0]["reward"] == pytest.approx(0.9)
 
 
 async def test_agent_requests_are_spread_over_replicas(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from agentworld_plugins.cli import cli
 from agentworld_plugins.fake_server import FakeWorldModelServer
 from agentworld_plugins.plugins import get_plugin_manager
 from agentworld_plugins.rollout import RolloutSpec, load_tasks, rollout
-from agentworld_plugins.rollout.envgen import LLMGenerator, OfflineGenerator, generate
+from agentworld_plugins.rollout.envgen import LLMGenerator, OfflineGenerator, agenerate, generate
 from agentworld_plugins.rollout.envgen.templates import offline_environment
 from agentworld_plugins.rollout.envgen.validate import check_environment, drop_near_duplicates
 
@@ -42,6 +42,32 @@ def test_offline_envgen_feeds_rollout_and_mcp_serve(tmp_path: Path) -> None:
     listed = CliRunner().invoke(cli, ["mcp", "serve", "--tools", str(packs[0]), "--list"])
     assert listed.exit_code == 0, listed.output
     assert "create_" in listed.output and "list_" in listed.output
+
+
+async def test_a_generated_pack_is_served_over_mcp(tmp_path: Path) -> None:
+    """What ``mcp serve --tools PACK`` serves, driven by a real MCP client (in-process): the pack's
+    tools are listed as generated, and the reference solution's call succeeds and is remembered."""
+    from agentworld_plugins.adapters.mcp_catalog import load_catalog
+    from agentworld_plugins.adapters.mcp_server import FakeMcpServer
+    from mcp import Client
+
+    from agentworld_plugins import World
+
+    summary = await agenerate(2, tmp_path, OfflineGenerator(11))
+    name = summary.kept[0]
+    pack = json.loads((tmp_path / "packs" / f"{name}.json").read_text())
+    solution = json.loads((tmp_path / "solutions.json").read_text())[f"{name}-0"]
+    call = solution[0]
+    with World(backend="offline", perturbations=[]) as world:
+        fake = FakeMcpServer(world, load_catalog(tmp_path / "packs" / f"{name}.json"))
+        async with Client(fake.server, mode="legacy") as client:
+            listed = await client.list_tools()
+            created = await client.call_tool(call["tool"], call["arguments"])
+            lister = next(t["name"] for t in pack["tools"] if t["name"].startswith("list_"))
+            found = await client.call_tool(lister, {})
+    assert [t.name for t in listed.tools] == [t["name"] for t in pack["tools"]]
+    assert not created.is_error and not found.is_error
+    assert call["arguments"]["title"] in found.content[0].text
 
 
 def test_a_rerun_keeps_what_was_generated(tmp_path: Path) -> None:
@@ -86,3 +112,29 @@ def test_an_llm_generator_is_asked_again_until_the_environment_validates(tmp_pat
     assert summary.run.ok == 1 and summary.kept == [good["name"]]
     assert len(server.chat_requests) == 3
     assert "ledger_item" in prompt
+
+
+def test_a_generator_without_a_model_uses_the_one_its_server_lists(tmp_path: Path) -> None:
+    """``envgen --generator-base-url URL`` alone (the documented command) asks /v1/models."""
+    good = offline_environment(2, 4)
+    with FakeWorldModelServer(model="served-generator") as server:
+        server.enqueue(json.dumps(good))
+        result = CliRunner().invoke(
+            cli,
+            ["envgen", "--n", "1", "-o", str(tmp_path), "--generator-base-url", server.url, "--no-progress"],
+        )
+        asked = server.chat_requests[0].body
+    assert result.exit_code == 0, result.output
+    assert asked["model"] == "served-generator"
+    assert load_tasks(tmp_path / "tasks.jsonl")[0].id.startswith(good["name"])
+
+
+def test_a_generator_that_never_answers_fails_the_command(tmp_path: Path) -> None:
+    """Every environment failed: exit 1 with the commonest error, naming envgen's own options."""
+    with FakeWorldModelServer() as server:
+        url = server.url
+    args = ["envgen", "--n", "2", "-o", str(tmp_path), "--generator-base-url", url, "--generator-model", "g"]
+    result = CliRunner().invoke(cli, [*args, "--max-retries", "0", "--no-progress"])
+    assert result.exit_code == 1
+    assert "envgen: no environment could be made (2 failed" in result.output
+    assert "The generator server at" in result.output and "did not answer" in result.output

@@ -3,53 +3,21 @@ reset, step, state over WebSocket sessions, the reward at the end, isolated conc
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from agentworld_plugins.testing import cli_process
+
 openenv = pytest.importorskip("openenv", reason="the rl extra (openenv-core) is not installed")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def server_url() -> Iterator[str]:
     tasks = Path(__file__).resolve().parents[2] / "agentworld_plugins" / "rollout" / "data" / "tasks.jsonl"
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTWORLD_")}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agentworld_plugins", "openenv", "serve", "--tasks", str(tasks),
-         "--backend", "offline", "--port", str(port)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/health", timeout=1) as response:
-                if response.status == 200:
-                    break
-        except OSError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail(f"openenv serve did not start: {proc.stderr.read().decode()[-2000:]}")
-        time.sleep(0.1)
-    yield url
-    proc.terminate()
-    proc.wait(10)
-    proc.stderr.close()
+    with cli_process("openenv", "serve", "--tasks", str(tasks), "--backend", "offline") as url:
+        yield url
 
 
 def test_an_openenv_client_resets_steps_and_is_rewarded(server_url: str) -> None:
@@ -86,3 +54,28 @@ def test_sessions_are_isolated_and_end_after_max_turns(server_url: str) -> None:
         a.step({"action": [{"keystrokes": "true\n", "duration": 0.1}]})
         last = a.step({"action": [{"keystrokes": "true\n", "duration": 0.1}]})  # max_turns is 3
         assert last.done and last.reward == 1.0
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--domain", "chess"], "field 'domain': unknown domain 'chess'"),
+        (["--domain", "mcp"], "field 'tools': tasks in the mcp domain need 'tools' or 'tool_pack'"),
+        (["--tool-pack", "nope"], "Unknown tool pack 'nope'"),
+        (
+            ["--domain", "terminal", "--tool-pack", "github-issues"],
+            "field 'tools': the terminal domain takes no tools",
+        ),
+        (["--tool-pack", "github-issues", "--max-turns", "0"], "Invalid value for '--max-turns'"),
+    ],
+)
+def test_bad_arguments_stop_serve_with_one_clear_error(args: list[str], needle: str) -> None:
+    """Checked before anything is served: one error line (no traceback), exit 1 (2 for usage)."""
+    from click.testing import CliRunner
+
+    from agentworld_plugins.cli import cli
+
+    command = ["openenv", "serve", "--backend", "offline", "--port", "0", *args]
+    result = CliRunner().invoke(cli, command)
+    assert result.exit_code in (1, 2) and isinstance(result.exception, SystemExit), result.output
+    assert needle in result.output and "Traceback" not in result.output

@@ -59,3 +59,20 @@ def test_a_local_ray_run_gives_the_same_files_as_asyncio(
         assert (tmp_path / "bench-ray" / name).read_bytes() == (
             tmp_path / "bench-asyncio" / name
         ).read_bytes()
+
+
+def test_an_address_where_nothing_listens_fails_at_once(tmp_path: Path) -> None:
+    """``--ray HOST:PORT`` with no cluster there: one error naming the address (ray.init alone
+    would retry for minutes)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{sock.getsockname()[1]}"  # closed again when the block ends
+    args = ["rollout", "run", "--tasks", "bundled", "--agent", "scripted:bundled", "--backend", "offline"]
+    result = CliRunner().invoke(cli, [*args, "--ray", address, "-o", str(tmp_path / "e.jsonl")])
+    assert not ray.is_initialized()
+    assert result.exit_code == 1
+    assert (
+        f"Cannot reach the Ray cluster at {address}" in result.output and "ray start --head" in result.output
+    )

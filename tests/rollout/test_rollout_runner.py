@@ -4,12 +4,7 @@ resume after a torn line and after a real SIGKILL (the same file as an uninterru
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +13,7 @@ from click.testing import CliRunner
 from agentworld_plugins.cli import cli
 from agentworld_plugins.fake_server import FakeWorldModelServer, default_responder
 from agentworld_plugins.rollout import RolloutSpec, load_tasks, rollout
+from agentworld_plugins.testing import kill_cli_midway
 
 
 def _lines(path: Path) -> list[dict]:
@@ -51,6 +47,9 @@ def test_scripted_offline_run_scores_every_episode(
         first["group_id"] == "issue-bug" and first["seeds"]["world"] != by_id["issue-bug#1"]["seeds"]["world"]
     )
     assert {"agent_s", "world_s", "reward_s", "total_s"} <= set(first["timings"])
+    swe_tools = {t["function"]["name"] for t in json.loads(by_id["notes-swe#0"]["tools"])}
+    assert {"write_file", "run_shell_command"} <= swe_tools  # a real agent gets the coding tools too
+    assert json.loads(by_id["greeting-file#0"]["tools"]) == []  # action-text domain: no tools
     terminal = by_id["greeting-file#0"]["messages"]
     assert terminal[3]["role"] == "user" and "hello world" in terminal[5]["content"]
 
@@ -148,25 +147,9 @@ def test_a_sigkilled_run_resumes_to_the_same_file(tmp_path: Path) -> None:
         answered[0] = 0
 
         out = tmp_path / "killed.jsonl"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTWORLD_")}
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "agentworld_plugins", *args(out)],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if out.exists() and out.read_bytes().count(b"\n") >= 3:
-                break
-            if proc.poll() is not None:
-                pytest.fail(f"the run ended before it could be killed: {proc.stderr.read().decode()}")
-            time.sleep(0.01)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        proc.stderr.close()
+        kill_cli_midway(args(out), out, lines=3)
         release.set()
-        done = len(_lines(out))
+        done = out.read_bytes().count(b"\n")  # whole lines (a torn last one is dropped by the rerun)
         assert 3 <= done < 12
         result = runner.invoke(cli, args(out))
         assert result.exit_code == 0, result.output
@@ -248,3 +231,18 @@ def test_cli_perturbations_apply_to_every_episode(tmp_path: Path) -> None:
     by_id = {line["id"]: line for line in _lines(out)}
     assert by_id["issue-bug#0"]["reward"] < 1.0 and by_id["issue-bug#0"]["world_errors"] == 1
     assert by_id["notes-swe#0"]["reward"] == 1.0  # write_file is not a create_* tool
+
+
+def test_a_run_where_no_episode_could_be_played_exits_1(tmp_path: Path) -> None:
+    """An agent server that refuses every request: each episode is written as failed (for the
+    next run) and the command fails with the commonest error instead of exiting 0."""
+    with FakeWorldModelServer(responder=lambda body: FakeWorldModelServer.error(400, "bad model")) as agent:
+        args = ["rollout", "run", "--tasks", "bundled", "--backend", "offline", "--no-progress"]
+        args += ["--agent-base-url", agent.url, "--agent-model", "m", "-o", str(tmp_path / "e.jsonl")]
+        result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1
+    assert (
+        "rollout: no episode could be made (3 failed; commonest: 3 x agent: The agent server" in result.output
+    )
+    assert "HTTP 400" in result.output
+    assert [line["rollout"]["status"] for line in _lines(tmp_path / "e.jsonl")] == ["failed"] * 3

@@ -88,38 +88,17 @@ def test_grpo_trainer_takes_the_class_as_its_environment_factory(tmp_path, monke
     datasets = pytest.importorskip("datasets", reason="the rl extra (datasets) is not installed")
     from importlib.resources import files
 
-    import torch
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-    from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast, Qwen3Config
+    from agentworld_plugins.backends.tiny_model import build_tiny_qwen3
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
-    raw = Tokenizer(models.WordLevel(unk_token="<unk>"))
-    raw.pre_tokenizer = pre_tokenizers.Whitespace()
-    specials = [
-        "<unk>",
-        "<pad>",
-        "<|im_start|>",
-        "<|im_end|>",
-        "<tool_call>",
-        "</tool_call>",
-        "<think>",
-        "</think>",
-    ]
-    raw.train_from_iterator(["open a bug in the repo"], trainers.WordLevelTrainer(special_tokens=specials))
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=raw,
-        unk_token="<unk>",
-        pad_token="<pad>",
-        eos_token="<|im_end|>",
+    model, tokenizer = build_tiny_qwen3(
+        corpus=["open a bug in the repo"],
+        specials=["<unk>", "<pad>", "<|im_start|>", "<|im_end|>", "<tool_call>", "</tool_call>", "<think>", "</think>"],
         chat_template=(files("trl") / "chat_templates" / "qwen3.jinja").read_text(),
-    )
-    config = Qwen3Config(
-        vocab_size=len(tokenizer), hidden_size=16, intermediate_size=32, num_hidden_layers=1,
-        num_attention_heads=2, num_key_value_heads=1, head_dim=8, pad_token_id=tokenizer.pad_token_id,
+        eos="<|im_end|>",
+        hidden_size=16, intermediate_size=32, layers=1, heads=2, kv_heads=1, silence=(),
     )  # fmt: skip
-    torch.manual_seed(0)
-    model = AutoModelForCausalLM.from_config(config)
     with World(backend="offline", perturbations=[]) as world:
         Env = environment_class(task=TASK, world=world)
         trainer = trl.GRPOTrainer(

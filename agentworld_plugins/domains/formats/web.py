@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import ast
 import re
 from typing import Any
 
+from ... import pyast
 from .lines import split_lines
 
 DEFAULT_WEB_PAGE = """\
@@ -69,7 +69,7 @@ def _split_props(rest: str) -> list[str]:
 
 def _decode_name(token: str) -> str:
     try:
-        value = ast.literal_eval(token)
+        value = pyast.literal_eval(token)
     except (ValueError, SyntaxError):
         return token[1:-1]
     return value if isinstance(value, str) else token[1:-1]

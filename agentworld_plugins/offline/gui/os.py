@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ... import pyast
 from ...domains.base import OfflineResult
 from ...domains.formats.os import (
     DEFAULT_OS_DESKTOP,
@@ -237,11 +238,11 @@ def _bind(call: ast.Call, names: tuple[str, ...]) -> dict[str, Any]:
     bound: dict[str, Any] = {}
     try:
         for name, node in zip(names, call.args):
-            bound[name] = ast.literal_eval(node)
+            bound[name] = pyast.literal_eval(node)
         for keyword in call.keywords:
             if keyword.arg is None:
                 raise ValueError("** arguments")
-            bound[keyword.arg] = ast.literal_eval(keyword.value)
+            bound[keyword.arg] = pyast.literal_eval(keyword.value)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         raise Unknown("the arguments are not literal values") from None
     if len(call.args) > len(names) or any(isinstance(a, ast.Starred) for a in call.args):
@@ -357,7 +358,7 @@ def os_step(state: dict[str, Any], action: BaseModel, context: dict[str, Any]) -
     else:
         # OSWorld runs each action with pyautogui and time imported
         aliases = {"pyautogui": "pyautogui", "time": "time"}
-        statements = [(ast.unparse(stmt), stmt) for stmt in ast.parse(code).body]
+        statements = [(ast.unparse(stmt), stmt) for stmt in pyast.parse(code).body]
         world, meta, _ = run_calls(world, statements, lambda w, stmt: _os_statement(w, stmt, aliases))
         state[OS_STATE_KEY] = world
     return OfflineResult(text=render_os_table(world["table"]), is_error=False, metadata=meta)

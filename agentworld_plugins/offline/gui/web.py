@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ... import pyast
 from ...domains.base import OfflineResult
 from ...domains.formats.web import DEFAULT_WEB_PAGE, parse_web_page, render_web_page
 from ...domains.web import WebAction
@@ -46,7 +47,7 @@ def _get(node: dict[str, Any], key: str, default: Any = _MISSING) -> Any:
     if raw is None:
         return True
     try:
-        return ast.literal_eval(raw)
+        return pyast.literal_eval(raw)
     except (ValueError, SyntaxError):
         return raw
 
@@ -440,7 +441,7 @@ def web_step(state: dict[str, Any], action: BaseModel, context: dict[str, Any]) 
     world = _web_world(state, context)
     extra: dict[str, Any] = {}
     source = web_action.root
-    lines = [ast.get_source_segment(source, stmt) or "" for stmt in ast.parse(source).body]
+    lines = [ast.get_source_segment(source, stmt) or "" for stmt in pyast.parse(source).body]
     calls = list(zip(lines, web_action.calls()))
     world, meta, error = run_calls(world, calls, lambda w, call: _web_call(w, call, context, extra))
     state[WEB_STATE_KEY] = world

@@ -9,8 +9,8 @@ repaired until they validate. Argument errors read like FastMCP's pydantic error
 
 Modules: :mod:`.naming` (what a tool's name says), :mod:`.schema` and :mod:`.document` (JSON
 Schema reading, checking and repair), :mod:`.fakes` (deterministic values, jsf), :mod:`.ledger`
-(the session's resources), :mod:`.shaping` (results fitted to ``outputSchema``), :mod:`.world`
-(the step).
+(the session's resources), :mod:`.resources` (the resources a tool set acts on, before any call),
+:mod:`.shaping` (results fitted to ``outputSchema``), :mod:`.world` (the step).
 
 >>> state: dict = {}
 >>> tools = [{"name": "create_note", "inputSchema": {"type": "object",
@@ -27,6 +27,15 @@ from __future__ import annotations
 from ...tool_arguments import check_arguments
 from .classify import FAMILIES, family_of
 from .naming import classify_tool
+from .resources import known_resources
 from .world import STATE_KEY, mcp_step
 
-__all__ = ["FAMILIES", "STATE_KEY", "check_arguments", "classify_tool", "family_of", "mcp_step"]
+__all__ = [
+    "FAMILIES",
+    "STATE_KEY",
+    "check_arguments",
+    "classify_tool",
+    "family_of",
+    "known_resources",
+    "mcp_step",
+]

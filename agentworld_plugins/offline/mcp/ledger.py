@@ -101,7 +101,7 @@ def name_kind(tool: dict[str, Any]) -> tuple[str | None, str | None]:
 Classifier = Callable[[dict[str, Any]], "tuple[str | None, str | None]"]
 
 
-def _find_id_field(
+def find_id_field(
     resource: str,
     tool: dict[str, Any] | None,
     tools: dict[str, dict[str, Any]] | None,
@@ -241,7 +241,7 @@ def bucket_for(
     """The ledger's bucket of ``resource`` (made on first use, its id field read from the tools)."""
     buckets = world["resources"]
     if resource not in buckets:
-        field, id_kind = _find_id_field(resource, tool, tools, kind_of)
+        field, id_kind = find_id_field(resource, tool, tools, kind_of)
         buckets[resource] = {"next": 1, "id_field": field, "id_kind": id_kind, "items": {}}
     return buckets[resource]  # type: ignore[no-any-return]
 

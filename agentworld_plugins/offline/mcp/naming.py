@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _VERBS: dict[str, tuple[str, ...]] = {
     "create": ("create", "add", "new", "insert", "post", "make", "upload"),
@@ -37,6 +38,7 @@ def singular_of(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=4096)  # pure and called for every tool on every step
 def classify_tool(name: str) -> tuple[str | None, str | None, bool]:
     """``(kind, resource, plural)`` of a tool name: ``list_issues`` -> ``("list", "issue", True)``.
 
@@ -68,10 +70,12 @@ def verb_of(name: str) -> str:
     return next((t for t in _tokens(name) if t in _VERB_KIND), "")
 
 
+@lru_cache(maxsize=4096)
 def norm(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
+@lru_cache(maxsize=4096)
 def is_id_name(prop: str, resource: str) -> bool:
     """Whether an argument or field name identifies an item of ``resource``."""
     n = norm(prop)

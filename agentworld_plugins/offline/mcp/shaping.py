@@ -25,14 +25,14 @@ def _set(value: Any, path: list[str], new: Any) -> Any:
     return value
 
 
-def _sub(schema: Schema, path: list[str]) -> Any:
+def sub_schema(schema: Schema, path: list[str]) -> Any:
     node: Any = schema.root
     for key in path:
         node = object_props(schema, node).get(key, {})
     return node
 
 
-def _item_slot(schema: Schema, data: dict[str, Any], resource: str | None) -> list[str]:
+def item_slot(schema: Schema, data: dict[str, Any], resource: str | None) -> list[str]:
     keys = set(data)
     props = object_props(schema, schema.root)
     best, best_score = [], len(keys & set(props))
@@ -47,7 +47,7 @@ def _item_slot(schema: Schema, data: dict[str, Any], resource: str | None) -> li
     return best
 
 
-def _list_slot(schema: Schema, resource: str | None) -> list[str] | None:
+def list_slot(schema: Schema, resource: str | None) -> list[str] | None:
     root = schema.resolve(schema.root)
     if isinstance(root, dict) and "array" in types_of(root):
         return []
@@ -173,18 +173,18 @@ def shape_result(
     data = outcome.overlay
     path: list[str] | None = None
     if outcome.mode == "item" and isinstance(data, dict):
-        path = _item_slot(schema, data, resource)
-        node = _sub(schema, path)
+        path = item_slot(schema, data, resource)
+        node = sub_schema(schema, path)
         if fresh:
             data = {**_fresh_defaults(schema, node), **data}
         shaped = _set(generated, path, _overlay(schema, value_at(generated, path), data, node))
     elif outcome.mode == "list" and isinstance(data, list):
-        slot = _list_slot(schema, resource)
+        slot = list_slot(schema, resource)
         path = slot
         if slot is None:
             shaped = generated
         else:
-            node = _sub(schema, slot) if slot else schema.root
+            node = sub_schema(schema, slot) if slot else schema.root
             shaped = _set(generated, slot, _overlay(schema, value_at(generated, slot), data, node))
             if slot and isinstance(shaped, dict):
                 for key, sub in object_props(schema, schema.root).items():

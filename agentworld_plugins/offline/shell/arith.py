@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
+from ... import pyast
 from .errors import _ExpansionError
 
 _ARITH_BIN = {
@@ -91,7 +92,7 @@ def _translate(text: str) -> ast.Expression:
     py = _ternary(py.replace("&&", " and ").replace("||", " or "))
     py = re.sub(r"!(?!=)", " not ", py)
     try:
-        return ast.parse(py, mode="eval")
+        return pyast.parse(py, mode="eval")  # type: ignore[no-any-return]
     except SyntaxError:
         raise _ExpansionError(
             f'{text}: syntax error in expression (error token is "{text}")', fatal=True

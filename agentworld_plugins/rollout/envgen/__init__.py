@@ -26,17 +26,10 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...bench.runner import (
-    JobResult,
-    RunOptions,
-    RunSummary,
-    describe_error,
-    is_transient,
-    retrying,
-    run_jobs,
-)
+from ...bench.runner import JobResult, RunOptions, RunSummary, describe_error, is_transient, run_jobs
+from ...errors import ConfigError
 from ...files import iter_jsonl
-from ..agent import EpisodeInfo, OpenAIPolicy
+from ..agent import EpisodeInfo, OpenAIPolicy, act_retrying
 from ..ray import RayPool
 from ..tasks import Task, write_tasks
 from .templates import offline_environment
@@ -84,7 +77,9 @@ class LLMGenerator:
         max_retries: int = 3,
         retry_backoff: float = 0.5,
     ) -> None:
-        self.policy = OpenAIPolicy(base_urls, model, api_key, temperature=1.0, max_tokens=8192)
+        self.policy = OpenAIPolicy(
+            base_urls, model, api_key, temperature=1.0, max_tokens=8192, role="generator"
+        )
         self.seed = seed
         self.max_retries = max_retries
         self.retry_backoff = retry_backoff
@@ -119,8 +114,11 @@ class LLMGenerator:
             problems = check_environment(env, registry)
             return "; ".join(problems[:3]) if problems else None
 
-        outcome = await retrying(
-            lambda: self.policy.act(messages, [], info),
+        outcome = await act_retrying(
+            self.policy,
+            messages,
+            [],
+            info,
             max_retries=self.max_retries,
             backoff=self.retry_backoff,
             timeout=600,
@@ -190,6 +188,8 @@ async def agenerate(
                 env = await pool.call(item["index"])
             else:
                 env = await generator.generate(item["index"], registry)
+        except ConfigError:
+            raise  # a broken setup stops the run instead of failing every environment
         except Exception as exc:
             return JobResult(
                 {**base, LABEL: {"status": "failed", "error": describe_error(exc)}}, False, is_transient(exc)

@@ -12,27 +12,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from jsonschema.exceptions import SchemaError
-from jsonschema.validators import validator_for
-
 from ...errors import ConfigError
-from ..tasks import Task, parse_task
+from ..tasks import Task, parse_task, tool_problems
 
 if TYPE_CHECKING:
     from ...plugins import Registry
 
-TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 ENV_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
-
-
-def _schema_problem(schema: Any, where: str) -> str | None:
-    if not isinstance(schema, dict):
-        return f"{where} is not a JSON object"
-    try:
-        validator_for(schema).check_schema(schema)
-    except SchemaError as exc:
-        return f"{where} does not compile: {exc.message}"
-    return None
 
 
 def environment_problems(env: Any) -> list[str]:
@@ -46,26 +32,13 @@ def environment_problems(env: Any) -> list[str]:
     tools = env.get("tools")
     if not isinstance(tools, list) or not tools:
         return [*problems, "tools must be a non-empty list"]
-    seen: set[str] = set()
-    for n, tool in enumerate(tools):
-        tool_name = tool.get("name") if isinstance(tool, dict) else None
-        where = f"tools[{n}]"
-        if not isinstance(tool_name, str) or not TOOL_NAME.match(tool_name):
-            problems.append(f"{where}.name {tool_name!r} is not a valid tool name (letters, digits, _ and -)")
-            continue
-        if tool_name in seen:
-            problems.append(f"{where}.name {tool_name!r} is used twice")
-        seen.add(tool_name)
-        schema = tool.get("inputSchema")
-        problem = _schema_problem(schema, f"{where}.inputSchema")
-        if problem:
-            problems.append(problem)
-        elif schema.get("type") != "object":
-            problems.append(f"{where}.inputSchema must have type 'object' (MCP tool arguments are an object)")
-        if "outputSchema" in tool:
-            problem = _schema_problem(tool["outputSchema"], f"{where}.outputSchema")
-            if problem:
-                problems.append(problem)
+    problems += tool_problems(tools)
+    # a generated tool must say what it takes (a task file may leave it out: any object)
+    problems += [
+        f"tools[{n}].inputSchema is missing"
+        for n, t in enumerate(tools)
+        if isinstance(t, dict) and "inputSchema" not in t
+    ]
     return problems
 
 

@@ -19,8 +19,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ...errors import ConfigError
-from .builtin import BUILTIN
+from ...errors import BackendError, ConfigError
+from .builtin import BUILTIN, builtin_param_problem
 from .result import RewardResult
 
 if TYPE_CHECKING:
@@ -34,6 +34,29 @@ def reward_registry(registry: Registry) -> dict[str, RewardCheck]:
     """The reward checks by name: the built-ins, then what plugins registered through
     ``register_rewards`` (a plugin's check replaces a built-in of the same name)."""
     return {**BUILTIN, **registry.rewards}
+
+
+def reward_problem(name: str, check: RewardCheck, params: dict[str, Any]) -> tuple[str, str, str] | None:
+    """What keeps a task's reward entry from calling ``check`` (None: nothing):
+    ``(field suffix, message, hint)``. Parameters must fit the check's signature; the built-ins'
+    values are checked too (strings, regexes that compile, SQL that parses)."""
+    try:
+        signature = inspect.signature(check)
+    except (TypeError, ValueError):  # a callable without a signature: nothing to check
+        return None
+    takes = [p for p in list(signature.parameters.values())[1:] if p.kind is not p.VAR_KEYWORD]
+    shown = ", ".join(p.name + ("" if p.default is p.empty else " (optional)") for p in takes)
+    hint = f"{name} takes {shown or 'no parameters'}"
+    try:
+        signature.bind(None, **params)
+    except TypeError as exc:
+        return "", f"{name}: {exc}", hint
+    if check is BUILTIN.get(name):
+        found = builtin_param_problem(params)
+        if found is not None:
+            key, message = found
+            return f".{key}", message, hint
+    return None
 
 
 def _result(value: Any, label: str) -> RewardResult:
@@ -54,7 +77,9 @@ def _result(value: Any, label: str) -> RewardResult:
 async def score_episode(episode: Episode, registry: Registry) -> tuple[float, list[dict[str, Any]]]:
     """The episode's reward (weighted mean of its task's checks) and the breakdown, one entry per
     check: name, type, weight, score, detail. A check that raises scores 0 with the error as
-    its detail (one broken check does not lose the episode)."""
+    its detail (one broken check does not lose the episode), except for a setup error
+    (:class:`ConfigError`: the run stops) and a server's failure (:class:`BackendError`, a
+    judge that did not answer: the episode fails and is played again on the next run)."""
     checks = reward_registry(registry)
     breakdown: list[dict[str, Any]] = []
     total = weights = 0.0
@@ -67,6 +92,8 @@ async def score_episode(episode: Episode, registry: Registry) -> tuple[float, li
             if inspect.isawaitable(value):
                 value = await value
             result = _result(value, spec.label)
+        except (ConfigError, BackendError):
+            raise
         except Exception as exc:  # the episode keeps its other checks
             result = RewardResult(0.0, f"error: {type(exc).__name__}: {exc}")
         breakdown.append(
@@ -97,4 +124,11 @@ def score_sync(episode: Episode, registry: Registry) -> tuple[float, list[dict[s
     return result[0]
 
 
-__all__ = ["RewardCheck", "RewardResult", "reward_registry", "score_episode", "score_sync"]
+__all__ = [
+    "RewardCheck",
+    "RewardResult",
+    "reward_problem",
+    "reward_registry",
+    "score_episode",
+    "score_sync",
+]

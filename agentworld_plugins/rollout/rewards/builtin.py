@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -84,8 +85,9 @@ def ledger_item(
 
 
 def sql(episode: Episode, query: str, expect: Any = None) -> RewardResult:
-    """1 when ``query`` over the ledger (one table per resource) returns rows, or exactly the rows
-    of ``expect`` (a list of lists) when given."""
+    """1 when ``query`` over the final state (a table per resource the tools act on, empty when it
+    has no item, and the world's SQL database) returns rows, or exactly the rows of ``expect`` (a
+    list of lists) when given."""
     rows = _state(episode).sql(query)
     if expect is None:
         return RewardResult(float(bool(rows)), f"{len(rows)} row(s)")
@@ -148,3 +150,47 @@ BUILTIN: dict[str, Callable[..., Any]] = {
     "no_errors": no_errors,
     "judge": judge,
 }
+
+
+#: the types of the built-ins' parameters, by name (checked when a task file is loaded)
+_PARAM_TYPES: dict[str, tuple[type, ...]] = {
+    **dict.fromkeys(("path", "text", "regex", "pattern", "query", "tool", "resource", "rubric"), (str,)),
+    **dict.fromkeys(("base_url", "model", "api_key"), (str,)),
+    "where": (dict,),
+    "arguments": (dict,),
+    "expect": (list,),
+    "min_count": (int,),
+    "case_sensitive": (bool,),
+    "max_score": (int, float),
+    "timeout": (int, float),
+}
+_TYPE_NAMES = {str: "a string", dict: "an object", list: "a list", int: "a number", float: "a number"}
+
+
+def builtin_param_problem(params: dict[str, Any]) -> tuple[str, str] | None:
+    """``(parameter, what is wrong)`` with a built-in check's parameters, or None."""
+    for key, value in params.items():
+        types = _PARAM_TYPES.get(key)
+        if types is None or value is None:
+            continue
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            wanted = " or ".join(dict.fromkeys(_TYPE_NAMES.get(t, "true or false") for t in types))
+            return key, f"must be {wanted}, not {type(value).__name__} {value!r}"
+    for key in ("regex", "pattern"):
+        if isinstance(params.get(key), str):
+            try:
+                re.compile(params[key])
+            except re.error as exc:
+                return key, f"the regular expression {params[key]!r} does not compile: {exc}"
+    query = params.get("query")
+    if isinstance(query, str):
+        db = sqlite3.connect(":memory:")
+        try:
+            db.execute(f"EXPLAIN {query}")
+        except sqlite3.Error as exc:
+            # the ledger's tables exist only when the episode ends; anything else is the query's fault
+            if not str(exc).startswith(("no such table", "no such column")):
+                return "query", f"the SQL query does not parse: {exc}"
+        finally:
+            db.close()
+    return None

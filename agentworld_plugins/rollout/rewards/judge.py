@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ...errors import BackendError, ConfigError
+from ...errors import BackendError, BackendUnavailableError, ConfigError
 from .result import RewardResult
 
 if TYPE_CHECKING:
@@ -49,6 +49,25 @@ def judge_messages(episode: Episode, rubric: str, max_score: float) -> list[dict
     ]
 
 
+def judge_endpoint(
+    defaults: dict[str, Any],
+    base_url: str | None = None,
+    model: str | None = None,
+    api_key: str | None = None,
+) -> tuple[str, str, str]:
+    """The judge's ``(base_url, model, api_key)``: the reward entry's, else ``defaults`` (``rollout
+    run --judge-base-url/--judge-model``), else ``AGENTWORLD_JUDGE_*``; a ConfigError when none."""
+    base_url = base_url or defaults.get("base_url") or os.environ.get("AGENTWORLD_JUDGE_BASE_URL")
+    model = model or defaults.get("model") or os.environ.get("AGENTWORLD_JUDGE_MODEL")
+    api_key = api_key or defaults.get("api_key") or os.environ.get("AGENTWORLD_JUDGE_API_KEY") or "EMPTY"
+    if not base_url or not model:
+        raise ConfigError(
+            "The judge reward has no endpoint",
+            hint="pass --judge-base-url and --judge-model (or base_url/model in the reward entry)",
+        )
+    return base_url, model, api_key
+
+
 async def judge(
     episode: Episode,
     rubric: str,
@@ -61,30 +80,37 @@ async def judge(
     """Ask the judge; the score is the last ``SCORE: N`` of its answer over ``max_score``."""
     import httpx
 
-    defaults = episode.judge
-    base_url = base_url or defaults.get("base_url") or os.environ.get("AGENTWORLD_JUDGE_BASE_URL")
-    model = model or defaults.get("model") or os.environ.get("AGENTWORLD_JUDGE_MODEL")
-    api_key = api_key or defaults.get("api_key") or os.environ.get("AGENTWORLD_JUDGE_API_KEY") or "EMPTY"
-    if not base_url or not model:
-        raise ConfigError(
-            "The judge reward has no endpoint",
-            hint="pass --judge-base-url and --judge-model (or base_url/model in the reward entry)",
-        )
+    base_url, model, api_key = judge_endpoint(episode.judge, base_url, model, api_key)
     body = {
         "model": model,
         "messages": judge_messages(episode, rubric, max_score),
         "temperature": 0.0,
         "max_tokens": 1024,
     }
-    async with httpx.AsyncClient(timeout=timeout) as client:
-        response = await client.post(
-            f"{base_url.rstrip('/')}/chat/completions",
-            json=body,
-            headers={"Authorization": f"Bearer {api_key}"},
-        )
+    try:
+        async with httpx.AsyncClient(timeout=timeout) as client:
+            response = await client.post(
+                f"{base_url.rstrip('/')}/chat/completions",
+                json=body,
+                headers={"Authorization": f"Bearer {api_key}"},
+            )
+    except httpx.HTTPError as exc:
+        raise BackendUnavailableError(
+            f"The judge at {base_url} did not answer: {type(exc).__name__}",
+            hint="check --judge-base-url and that the server is up",
+        ) from None
     if response.status_code != 200:
-        raise BackendError(f"The judge answered HTTP {response.status_code}: {response.text[:200]}")
-    text = str(response.json()["choices"][0]["message"].get("content") or "")
+        raise BackendError(
+            f"The judge at {base_url} answered HTTP {response.status_code}: {response.text[:200]}",
+            hint="check --judge-model and the server's log",
+        )
+    try:
+        text = str(response.json()["choices"][0]["message"].get("content") or "")
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        raise BackendError(
+            f"The judge at {base_url} answered without choices: {response.text[:200]}",
+            hint="point --judge-base-url at an OpenAI-compatible /v1 endpoint",
+        ) from None
     found = _SCORE.findall(text)
     if not found:
         return RewardResult(0.0, f"the judge gave no SCORE line: {text[-120:]!r}")

@@ -122,7 +122,7 @@ def _materialize_references(world: dict[str, Any], resource: str, bucket: dict[s
                 items[str(ref)] = {field: ref, **extra}
 
 
-def _create_defaults(
+def create_defaults(
     world: dict[str, Any],
     family: str,
     resource: str,
@@ -191,7 +191,7 @@ def apply_record(
     if family == "kv":
         return _kv(world, family_of(tool or {"name": name})[1], args)
     kind, resource = record_kind(tool or {"name": name})
-    if resource in _FREE_TIME:
+    if resource in FREE_TIME:
         return free_slots(world, args)
     if kind is None or resource is None:
         return apply(world, name, args, tool, tools)
@@ -204,7 +204,7 @@ def apply_record(
             outcome.data.sort(key=lambda it: when_of(it, ("start", "start_time")) or _CLOCK)
         return outcome
     stored = world["resources"][resource]["items"][outcome.item_key]
-    stored.update(_create_defaults(world, family, resource, stored, tools, context))
+    stored.update(create_defaults(world, family, resource, stored, tools, context))
     _count_on_parent(world, resource, args, 1)
     shown = preview(copy.deepcopy(stored))
     return Outcome("item", shown, item_key=outcome.item_key)
@@ -223,7 +223,7 @@ def _note_alias(world: dict[str, Any], resource: str, tool: dict[str, Any]) -> N
         aliases.append(own)
 
 
-_FREE_TIME = {"free_slot", "slot", "free_time", "availability", "free_busy", "freebusy"}
+FREE_TIME = {"free_slot", "slot", "free_time", "availability", "free_busy", "freebusy"}
 _WORK_HOURS = (9, 17)  # the working day free slots are found in (UTC)
 _MAX_DAYS = 62
 _MAX_SLOTS = 50

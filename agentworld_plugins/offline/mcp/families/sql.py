@@ -103,10 +103,14 @@ class SqlDatabase:
         self._deadline = 0.0
         self._read_only = False
 
-    def __getstate__(self) -> dict[str, Any]:
+    def dump(self) -> bytes | str:
+        """The database as SQLite's serialized bytes (a dump script on Python 3.10)."""
         if hasattr(self.conn, "serialize"):
-            return {"blob": self.conn.serialize()}
-        return {"blob": "\n".join(self.conn.iterdump())}
+            return self.conn.serialize()
+        return "\n".join(self.conn.iterdump())
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"blob": self.dump()}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._open(state.get("blob"))
