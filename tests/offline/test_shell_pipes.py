@@ -87,12 +87,14 @@ def test_pipelines_answer_as_bash_does(
         assert code == status, err
 
 
-@pytest.mark.parametrize(("command", "stdout", "status"), BASH_ANSWERS)
+# a command that starts a child bash would run the host's own `bash` from PATH, not a sandboxed one
+_HOST_SAFE = [case for case in BASH_ANSWERS if "bash -" not in case[0]]
+
+
+@pytest.mark.parametrize(("command", "stdout", "status"), _HOST_SAFE)
 def test_the_answers_are_the_host_bashs(
     real_bash: Callable[[str], tuple[str, int]], command: str, stdout: str | None, status: int
 ) -> None:
-    if "bash -" in command:  # a child bash: the host's own `bash`, not a sandboxed one
-        pytest.skip("starts the host's bash from PATH")
     vm = VirtualMachine(interactive=False)
     vm.limits = StepLimits(seconds=60)
     r = vm.run(command)
