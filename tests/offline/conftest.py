@@ -12,23 +12,35 @@ import pytest
 
 
 @pytest.fixture
-def real_bash(tmp_path: Path) -> Callable[[str], tuple[str, int]]:
+def real_bash_err(tmp_path: Path) -> Callable[[str], tuple[str, str, int]]:
     """Run a harmless command line with the host's bash (GNU tools), for comparison only:
-    ``(stdout, exit status)``. Skips where there is no bash or no GNU userland."""
+    ``(stdout, stderr, exit status)``. Skips where there is no bash or no GNU userland."""
     bash = shutil.which("bash", path="/usr/bin:/bin")
     if bash is None or not sys.platform.startswith("linux") or shutil.which("seq") is None:
         pytest.skip("no bash with GNU coreutils on this machine to compare with")
 
-    def run(command: str) -> tuple[str, int]:
+    def run(command: str) -> tuple[str, str, int]:
         env = {"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "HOME": str(tmp_path), "TMPDIR": str(tmp_path)}
         done = subprocess.run(
-            [bash, "--norc", "--noprofile", "-c", command],
+            ["bash", "--norc", "--noprofile", "-c", command],  # $0 (in messages) is `bash`
+            executable=bash,
             cwd=tmp_path,
             env=env,
             capture_output=True,
             text=True,
             timeout=60,
         )
-        return done.stdout, done.returncode
+        return done.stdout, done.stderr, done.returncode
+
+    return run
+
+
+@pytest.fixture
+def real_bash(real_bash_err: Callable[[str], tuple[str, str, int]]) -> Callable[[str], tuple[str, int]]:
+    """:func:`real_bash_err` without stderr: ``(stdout, exit status)``."""
+
+    def run(command: str) -> tuple[str, int]:
+        stdout, _, status = real_bash_err(command)
+        return stdout, status
 
     return run

@@ -49,3 +49,9 @@ _GNU_VERSIONS = {
     "find": "find (GNU findutils) 4.9.0",
     "xargs": "xargs (GNU findutils) 4.9.0",
 }
+
+
+#: the one-letter ``set`` / ``bash`` options the offline shell simulates, by their ``set -o``
+#: names (each is also the machine's attribute holding it)
+FLAG_OPTIONS = {"e": "errexit", "u": "nounset", "x": "xtrace"}
+SIMULATED_OPTIONS = ("errexit", "nounset", "pipefail", "xtrace")

@@ -43,10 +43,28 @@ class _ExpansionError(Exception):
         self.message = message
         self.status = status
         self.fatal = fatal
+        self.unbound = False
 
 
 class _AbortLine(_ExitShell):
     """The rest of the command line is abandoned (what bash does after a fatal expansion error)."""
+
+    def __init__(self, code: int, unbound: bool = False) -> None:
+        super().__init__(code)
+        #: the error was ``set -u``'s ``unbound variable`` (bash -c then ends with 127)
+        self.unbound = unbound
+
+
+class _ErrExit(_ExitShell):
+    """``set -e``: a command failed outside the contexts that ignore it; the shell exits with its
+    status (an interactive bash too, without printing ``exit``)."""
+
+
+def _unbound(name: str) -> _ExpansionError:
+    """``set -u``: expanding an unset variable (``$1`` for a positional parameter)."""
+    error = _ExpansionError(f"{name}: unbound variable", fatal=True)
+    error.unbound = True
+    return error
 
 
 class _UsageError(Exception):

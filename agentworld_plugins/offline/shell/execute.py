@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .constants import STEP_BUDGET
-from .errors import _AbortLine, _ExpansionError, _LoopControl, _Unsupported
+from .errors import _AbortLine, _ErrExit, _ExpansionError, _LoopControl, _Unsupported
 from .limits import CHECK_EVERY, TIME_STATUS, ResourceLimit
 from .pipes import _finish, _Pipe, _PipeInput
 from .proc import _Input
+from .quoting import xtrace_quote
 from .state import MachineState
 
 if TYPE_CHECKING:
@@ -37,7 +39,7 @@ class ExecuteMixin(MachineState):
         if kind == "command":
             status = self._exec_command(node, ctx)
             self._pipestatus = (status,)  # bash: every simple command sets ${PIPESTATUS[@]}
-            return status
+            return self._check_errexit(status)
         if kind == "list":
             return self._exec_list(node.parts, ctx)
         if kind == "pipeline":
@@ -56,10 +58,24 @@ class ExecuteMixin(MachineState):
             return self.last_status
         raise _Unsupported(kind)
 
+    def _check_errexit(self, status: int) -> int:
+        """``set -e``: a failure outside the contexts that ignore it ends the shell."""
+        if status and self.errexit and not self._errexit_off:
+            raise _ErrExit(status)
+        return status
+
+    def _errexit_ignored(self, fn: Callable[[], int]) -> int:
+        """Run ``fn`` where bash ignores ``set -e`` (and so do the functions it calls)."""
+        self._errexit_off += 1
+        try:
+            return fn()
+        finally:
+            self._errexit_off -= 1
+
     def _exec_list(self, parts: list[Any], ctx: _Ctx) -> int:
         status = 0
         op = None
-        for part in parts:
+        for i, part in enumerate(parts):
             if part.kind == "operator":
                 op = part.op
                 continue
@@ -67,7 +83,11 @@ class ExecuteMixin(MachineState):
                 continue
             if (op == "&&" and status != 0) or (op == "||" and status == 0):
                 continue
-            status = self._exec(part, ctx)
+            following = next((q.op for q in parts[i + 1 :] if q.kind == "operator"), None)
+            if following in ("&&", "||"):  # bash: only the last command of an and-or list counts
+                status = self._errexit_ignored(lambda part=part: self._exec(part, ctx))  # type: ignore[misc]
+            else:
+                status = self._exec(part, ctx)
             self.last_status = status
         return status
 
@@ -82,9 +102,14 @@ class ExecuteMixin(MachineState):
                 pipes.append(part.pipe)
             else:
                 commands.append(part)
-        if len(commands) == 1:  # `! cmd`
-            status = self._exec(commands[0], ctx)
-            return (0 if status else 1) if negate else status
+        if negate:  # `! cmd`: its status (and all inside) is not set -e's business
+            status = self._errexit_ignored(lambda: self._run_pipeline(commands, pipes, ctx))
+            return 0 if status else 1
+        return self._check_errexit(self._run_pipeline(commands, pipes, ctx))
+
+    def _run_pipeline(self, commands: list[Any], pipes: list[str], ctx: _Ctx) -> int:
+        if len(commands) == 1:
+            return self._exec(commands[0], ctx)
         stdin = ctx.stdin
         statuses: list[int] = []
         readers: list[_Input] = []
@@ -110,10 +135,7 @@ class ExecuteMixin(MachineState):
                     reader.close()
         self._pipestatus = tuple(statuses)
         # with pipefail: the status of the last command that failed, else 0
-        status = next((s for s in reversed(statuses) if s), 0) if self.pipefail else statuses[-1]
-        if negate:
-            status = 0 if status else 1
-        return status
+        return next((s for s in reversed(statuses) if s), 0) if self.pipefail else statuses[-1]
 
     def _exec_compound(self, node: Any, ctx: _Ctx) -> int:
         try:
@@ -130,7 +152,7 @@ class ExecuteMixin(MachineState):
         if items and items[0].kind == "reservedword" and items[0].word == "(":
             status = self._subshell(run_items)
             self._pipestatus = (status,)
-            return status
+            return self._check_errexit(status)  # bash: even one failing where set -e was ignored
         return run_items()
 
     def _groups(self, node: Any) -> list[tuple[str, list[Any]]]:
@@ -166,7 +188,7 @@ class ExecuteMixin(MachineState):
             while i < len(groups):
                 word, nodes = groups[i]
                 if word in ("if", "elif"):
-                    cond = self._run_nodes(nodes, ctx)
+                    cond = self._errexit_ignored(lambda nodes=nodes: self._run_nodes(nodes, ctx))  # type: ignore[misc]
                     if cond == 0:
                         return self._run_nodes(groups[i + 1][1], ctx)
                     i += 2
@@ -198,7 +220,7 @@ class ExecuteMixin(MachineState):
         status = 0
         while True:
             self._step()
-            c = self._run_nodes(cond_nodes, ctx)
+            c = self._errexit_ignored(lambda: self._run_nodes(cond_nodes, ctx))
             if (c == 0) != (kind == "while"):
                 break
             status, stop = self._loop_body(body, ctx, status)
@@ -242,9 +264,11 @@ class ExecuteMixin(MachineState):
         except _ExpansionError as exc:
             self._complain(ctx, exc.message)
             if exc.fatal:
-                raise _AbortLine(exc.status) from None
+                raise _AbortLine(exc.status, exc.unbound) from None
             return exc.status
         subst_status = self._subst_status
+        if self.xtrace:  # after expansion, before the command's own redirections
+            self._trace(values, argv, ctx)
         try:
             rctx = self._apply_redirects(redirects, ctx)
         except _ExpansionError as exc:
@@ -268,6 +292,18 @@ class ExecuteMixin(MachineState):
                 self._put_back(name, old)
                 if not was_exported:
                     self.exported.discard(name)
+
+    def _trace(self, values: list[tuple[str, str, bool]], argv: list[str], ctx: _Ctx) -> None:
+        """``set -x``: the assignments and the command as they will run, one line each, after
+        ``$PS4`` (its first character once more per enclosing command substitution)."""
+        ps4 = self.vars.get("PS4", "+ ")
+        lead = ps4[:1] * self._xtrace_level + ps4
+        lines = [
+            f"{lead}{name}{'+=' if append else '='}{xtrace_quote(value)}\n" for name, value, append in values
+        ]
+        if argv:
+            lines.append(lead + " ".join(xtrace_quote(a) for a in argv) + "\n")
+        ctx.err.write("".join(lines))
 
     def _put_back(self, name: str, old: str | None) -> None:
         """Give a variable back a value it had (None: it was unset)."""

@@ -11,7 +11,7 @@ from ..vfs import FsError
 from .applet_io import _join
 from .braces import brace_expand
 from .brackets import _match_brace, _match_paren
-from .errors import _Unsupported
+from .errors import _unbound, _Unsupported
 from .escapes import _ansi_c
 from .limits import reserve
 from .names import _NAME
@@ -295,7 +295,17 @@ class ExpandMixin(MachineState):
         """What ``run`` prints in a subshell (trailing newlines cut); its status is kept for ``$?``."""
         cap = _Capture()
         sub = ctx.with_(out=cap, stdin=_Input())
-        self._subst_status = self._subshell(lambda: run(sub))
+
+        def inside() -> int:
+            # bash (not in POSIX mode) runs command substitutions without `set -e`
+            self.errexit = False
+            return run(sub)
+
+        self._xtrace_level += 1
+        try:
+            self._subst_status = self._subshell(inside)
+        finally:
+            self._xtrace_level -= 1
         return cap.text.rstrip("\n")
 
     def _command_output_text(self, command: str, ctx: _Ctx) -> str:
@@ -325,10 +335,15 @@ class ExpandMixin(MachineState):
             j = _match_brace(text, i + 2)
             return self._param(text[i + 2 : j], ctx), j + 1
         if nx in "?$#!@*-0123456789":
+            if self.nounset and nx in "123456789" and int(nx) > len(self.positional):
+                raise _unbound(f"${nx}")
             return self._special(nx), i + 2
         m = _NAME.match(text, i + 1)
         if m:
-            return self.getvar(m.group(0)) or "", m.end()
+            value = self.getvar(m.group(0))
+            if value is None and self.nounset:
+                raise _unbound(m.group(0))
+            return value or "", m.end()
         return None
 
 

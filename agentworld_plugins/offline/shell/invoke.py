@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING
 
 from ..vfs import DirNode, FileNode, FsError, as_text, stub_program
 from .constants import _GNU_VERSIONS, _VERSIONS
-from .errors import _HelpRequested, _Return, _UsageError
+from .errors import _AbortLine, _HelpRequested, _Return, _UsageError
 from .limits import UNKNOWN_STATUS, StepLimits
 from .pipes import _Pipe
 from .proc import _Proc
@@ -155,10 +155,12 @@ class InvokeMixin(MachineState):
         ctx: _Ctx,
         source: bool = False,
         name: str | None = None,
-        pipefail: bool = False,
+        options: Collection[str] = (),
     ) -> int:
         """Run a script: sourced in this shell, or (``source=False``) as a new bash process
-        would, in a subshell whose options start afresh (``pipefail``: ``bash -o pipefail``)."""
+        would, in a subshell whose options start afresh (``options``: the ``set -o`` names
+        given on bash's command line, ``bash -euo pipefail``). ``name`` is given for ``bash -c``."""
+        command_mode = name is not None
         name = name or argv[0]
 
         def go() -> int:
@@ -168,13 +170,20 @@ class InvokeMixin(MachineState):
             self.positional = list(argv[1:])
             if not source:
                 self.argv0 = argv[0]
-                self.pipefail = pipefail
+                self.pipefail = "pipefail" in options
+                self.errexit = "errexit" in options
+                self.nounset = "nounset" in options
+                self.xtrace = "xtrace" in options
             if not source:
                 self._scripts.append(name)
             try:
                 return self._run_status(text, ctx)
             except _Return as exc:
                 return exc.code
+            except _AbortLine as exc:
+                if command_mode and not source:
+                    return self._abort_status(exc)
+                raise
             finally:
                 self.positional = saved
                 self._lineno = saved_line

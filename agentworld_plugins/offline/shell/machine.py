@@ -11,6 +11,7 @@ from ..vfs import VirtualFS
 from .errors import (
     _AbortLine,
     _BudgetExceeded,
+    _ErrExit,
     _ExitShell,
     _ExpansionError,
     _LoopControl,
@@ -56,6 +57,11 @@ class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, Redirec
 
     # defaults for machines pickled before these existed (stored sessions)
     pipefail = False
+    errexit = False
+    nounset = False
+    xtrace = False
+    _errexit_off = 0
+    _xtrace_level = 0
     _pipestatus: tuple[int, ...] = (0,)
 
     def __init__(
@@ -181,6 +187,7 @@ class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, Redirec
         self._tty_out, self._tty_err = out, err
         self._unknown = []
         self._steps = 0
+        self._errexit_off = self._xtrace_level = 0
         self.__dict__.pop("_command_hash", None)  # each run is a new shell's: paths found afresh
         exited = False
         if self.interactive and command.strip():
@@ -276,13 +283,13 @@ class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, Redirec
         except _ExpansionError as exc:
             self._complain(ctx, exc.message)
             if exc.fatal and not top:
-                raise _AbortLine(exc.status) from None
-            return exc.status
+                raise _AbortLine(exc.status, exc.unbound) from None
+            return self._abort_status(_AbortLine(exc.status, exc.unbound))
         except _ExitShell as exc:
             if top:
                 if isinstance(exc, _AbortLine):
-                    return exc.code
-                if self.interactive:
+                    return self._abort_status(exc)
+                if self.interactive and not isinstance(exc, _ErrExit):
                     ctx.err.write("exit\n")
                 return exc
             raise
@@ -301,6 +308,14 @@ class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, Redirec
         except RecursionError:
             raise _nesting_limit() from None
         return status
+
+    def _abort_status(self, exc: _AbortLine) -> int:
+        """The status a ``bash -c`` line abandoned by a fatal expansion error ends with: bash 5.2
+        ends one abandoned by ``set -u`` with 127 unless ``set -e`` is on (a script, a subshell
+        or an interactive line with 1)."""
+        if exc.unbound and not (self.interactive and not self._scripts) and not self.errexit:
+            return 127
+        return exc.code
 
     def _unsupported(self, text: str, exc: _Unsupported, ctx: _Ctx) -> int:
         """Syntax the offline shell does not run (``case``, arrays, ``((...))``): an unknown
@@ -328,6 +343,9 @@ class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, Redirec
             list(self.positional),
             dict(self.aliases),
             self.pipefail,
+            self.errexit,
+            self.nounset,
+            self.xtrace,
         )
 
     def _restore(self, saved: tuple[Any, ...]) -> None:
@@ -340,6 +358,9 @@ class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, Redirec
             self.positional,
             self.aliases,
             self.pipefail,
+            self.errexit,
+            self.nounset,
+            self.xtrace,
         ) = saved
 
     def _subshell(self, fn: Callable[[], int]) -> int:

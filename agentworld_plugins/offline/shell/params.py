@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from .arith import _arith_eval
 from .brackets import _replace_glob, _split_unescaped
-from .constants import BASH_VERSION
-from .errors import _ExpansionError
+from .constants import BASH_VERSION, FLAG_OPTIONS
+from .errors import _ExpansionError, _unbound
 from .expand import _QUOTED
 from .names import _NAME
 from .patterns import _escape_glob, glob_regex
@@ -40,7 +40,10 @@ class ParamMixin(MachineState):
         if c == "!":
             return ""
         if c == "-":
-            return "himBHs" if self.interactive else "hBc"
+            flags = "himBHs" if self.interactive else "hBc"
+            on = {letter for letter, name in FLAG_OPTIONS.items() if getattr(self, name)}
+            # bash lists them in its own table's order: `set -eux` under bash -c gives ehuxBc
+            return "".join(f for f in "aefhimnuvxBHPcs" if f in on or f in flags)
         if c == "0":
             return self.argv0
         k = int(c)
@@ -118,7 +121,10 @@ class ParamMixin(MachineState):
         if inner.startswith("#") and len(inner) > 1 and (_NAME.fullmatch(inner[1:]) or inner[1:] in "@*#?"):
             if inner[1:] in "@*":
                 return str(len(self.positional))
-            return str(len(self._value(inner[1:]) or ""))
+            value = self._value(inner[1:])
+            if value is None and self.nounset:
+                raise _unbound(inner[1:])
+            return str(len(value or ""))
         if inner.startswith("!") and _NAME.fullmatch(inner[1:]):
             target = self.vars.get(inner[1:], "")
             return self.vars.get(target, "") if _NAME.fullmatch(target) else ""
@@ -130,6 +136,8 @@ class ParamMixin(MachineState):
         value = self._value(name)
         is_set = value is not None
         val = value or ""
+        if not is_set and self.nounset and rest.lstrip(":")[:1] not in ("-", "=", "+", "?"):
+            raise _unbound(f"${name}" if name.isdigit() else name)
         if not rest:
             return val
         for op in (":-", ":=", ":+", ":?", "-", "=", "+", "?"):

@@ -49,3 +49,21 @@ def _shell_quote(text: str) -> str:
         )
         return f"$'{body}'"
     return "".join("\\" + c if not (c.isalnum() or c in "_./:=@%+,-") and ord(c) < 128 else c for c in text)
+
+
+#: the characters that make bash's ``set -x`` quote a word (its ``sh_contains_shell_metas``)
+_TRACE_METAS = frozenset(" \t\n'\"\\|&;()<>!{}*[?]^$`")
+
+
+def xtrace_quote(word: str) -> str:
+    """A word as ``set -x`` shows it: as is, or in single quotes where the shell would read it
+    differently (``'a b'``, ``''``, ``'it'\\''s'``, ``'~x'``; bash's ``sh_single_quote``)."""
+    if word and not (
+        any(c in _TRACE_METAS for c in word)
+        or word[0] in "~#"
+        or "=~" in word
+        or ":~" in word
+        or any(ord(c) < 32 or ord(c) == 127 for c in word)
+    ):
+        return word
+    return "'" + word.replace("'", "'\\''") + "'"

@@ -45,11 +45,22 @@ class MachineState:
     limits: StepLimits
     #: ``set -o pipefail``
     pipefail: bool
+    #: ``set -e``, ``set -u``, ``set -x``
+    errexit: bool
+    nounset: bool
+    xtrace: bool
+    #: how many contexts that ignore ``set -e`` enclose the running command (if/while
+    #: conditions, all but the last command of ``&&``/``||`` lists, ``!`` pipelines)
+    _errexit_off: int
+    #: how many command substitutions enclose the running command (``set -x`` prints ``++``)
+    _xtrace_level: int
     #: ``${PIPESTATUS[@]}``: the statuses of the last pipeline (one for a simple command)
     _pipestatus: tuple[int, ...]
 
     if TYPE_CHECKING:
         # methods one part calls on another, as the part that defines them spells them
+
+        def _abort_status(self, exc: Any) -> int: ...
 
         def _apply_redirects(self, redirects: list[Any], ctx: _Ctx) -> _Ctx: ...
 

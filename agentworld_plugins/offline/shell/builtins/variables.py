@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from ..arith import _arith_eval
+from ..constants import FLAG_OPTIONS, SIMULATED_OPTIONS
 from ..errors import _UsageError
 from ..getopt import _getopt
 from ..names import _valid_name
@@ -131,19 +132,21 @@ def _b_set(p: _Proc) -> int:
                 if args[i] not in _OPTIONS:
                     p.shell_err(f"set: {args[i]}: invalid option name")
                     return 2
-                if args[i] == "pipefail":
-                    vm.pipefail = on
+                if args[i] in SIMULATED_OPTIONS:
+                    setattr(vm, args[i], on)
             elif flag not in _SET_FLAGS:
                 p.shell_err(f"set: {a[0]}{flag}: invalid option")
                 p.ctx.err.write(f"set: usage: {_SET_USAGE}\n")
                 return 2
-            # the other flags (-e, -u, -x, ...) are accepted and not simulated
+            elif flag in FLAG_OPTIONS:
+                setattr(vm, FLAG_OPTIONS[flag], on)
+            # the other flags (-f, -v, -C, ...) are accepted and not simulated
         i += 1
     return 0
 
 
-#: bash 5.2's `set -o` names (the shim, a front that imports nothing, keeps its own copy); only
-#: pipefail changes what the offline shell does
+#: bash 5.2's `set -o` names (the shim, a front that imports nothing, keeps its own copy); those
+#: in SIMULATED_OPTIONS change what the offline shell does
 # fmt: off
 _OPTIONS = [
     "allexport", "braceexpand", "emacs", "errexit", "errtrace", "functrace", "hashall",
@@ -161,8 +164,7 @@ _SET_USAGE = "set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg ...]"
 def _list_options(p: _Proc, *, as_commands: bool) -> None:
     """``set -o`` (a table) or ``set +o`` (commands that restore the options), as bash prints them."""
     on = set(_ON_INTERACTIVE if p.vm.interactive else _ON)
-    if p.vm.pipefail:
-        on.add("pipefail")
+    on.update(name for name in SIMULATED_OPTIONS if getattr(p.vm, name))
     for name in _OPTIONS:
         if as_commands:
             p.out(f"set {'-' if name in on else '+'}o {name}\n")

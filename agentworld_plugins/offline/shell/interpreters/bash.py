@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ...vfs import FsError
-from ..constants import BASH_VERSION
+from ..constants import BASH_VERSION, FLAG_OPTIONS, SIMULATED_OPTIONS
 from ..registry import applet
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ _FLAGS = re.compile(r"[-+][abcefhklmnprstuvxBCEHPTio]+")
 def _u_bash(p: _Proc) -> int:
     vm = p.vm
     args = list(p.args)
-    pipefail = False
+    options: set[str] = set()
     command_mode = False
     # options before the command or script, as bash reads them: flags (-e, -eu, +x, ...), -c,
     # -o NAME / +o NAME (a cluster holding `o` takes the next word: `bash -euo pipefail x.sh`)
@@ -31,8 +31,10 @@ def _u_bash(p: _Proc) -> int:
                 command_mode = True
             elif flag == "o" and args:
                 name = args.pop(0)
-                if name == "pipefail":
-                    pipefail = flags[0] == "-"
+                if name in SIMULATED_OPTIONS:
+                    (options.add if flags[0] == "-" else options.discard)(name)
+            elif flag in FLAG_OPTIONS:
+                (options.add if flags[0] == "-" else options.discard)(FLAG_OPTIONS[flag])
     if command_mode:
         args.insert(0, "-c")
     if args and args[0] in ("--version",):
@@ -44,11 +46,11 @@ def _u_bash(p: _Proc) -> int:
             return 2
         command = args[1]
         script_args = args[2:] or [p.name]
-        return vm._run_script(command, script_args, p.ctx, name="bash", pipefail=pipefail)
+        return vm._run_script(command, script_args, p.ctx, name="bash", options=options)
     if not args:
         stdin = p.ctx.stdin.read()
         if stdin:
-            return vm._run_script(stdin, [p.name], p.ctx, name="bash", pipefail=pipefail)
+            return vm._run_script(stdin, [p.name], p.ctx, name="bash", options=options)
         vm._unknown.append(p.name)
         return 0
     path = p.path(args[0])
@@ -57,4 +59,4 @@ def _u_bash(p: _Proc) -> int:
     except FsError as exc:
         p.ctx.err.write(f"{p.name}: {args[0]}: {exc.strerror}\n")
         return 127
-    return vm._run_script(text, args, p.ctx, pipefail=pipefail)
+    return vm._run_script(text, args, p.ctx, options=options)
