@@ -217,7 +217,8 @@ class Invocation:
         options = [o for o in self.set_options if o in ("errexit", "nounset", "xtrace", "pipefail")]
         if flags or options:
             prefix = "set" + (f" -{flags}" if flags else "") + "".join(f" -o {o}" for o in options)
-            text = f"{prefix}\n{text}"
+            # on the command's own line, so `set -u`'s `bash: line N:` counts as bash -c's does
+            text = f"{prefix}; {text}"
         return text
 
 

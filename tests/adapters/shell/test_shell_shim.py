@@ -54,9 +54,9 @@ def test_rejected_options_get_bash_messages_and_status_2(args: list[str], messag
 def test_accepted_options() -> None:
     inv = parse_args("bash", ["--login", "--norc", "-euo", "pipefail", "-c", "ls", "me", "a"])
     assert (inv.command, inv.dollar0, inv.args) == ("ls", "me", ["a"])
-    assert inv.command_text() == "set -eu -o pipefail\nbash -c ls me a"
+    assert inv.command_text() == "set -eu -o pipefail; bash -c ls me a"
     assert parse_args("bash", ["-lc", "echo hi"]).command_text() == "echo hi"
-    assert parse_args("bash", ["-x", "-c", "true"]).command_text() == "set -x\ntrue"
+    assert parse_args("bash", ["-x", "-c", "true"]).command_text() == "set -x; true"
     assert parse_args("bash", ["script.sh", "1"]).command_text() == "bash script.sh 1"
     assert parse_args("bash", ["-s", "a"]).read_stdin
     assert parse_args("bash", ["-i"]).interactive
@@ -223,3 +223,16 @@ def test_shim_install_and_env_commands(tmp_path: Path) -> None:
     assert "export AGENTWORLD_SESSION=agent-1" in printed.output
     assert "export AGENTWORLD_SHELL_HOSTNAME=box" in printed.output
     assert f'export PATH={tmp_path / "bin"}:"$PATH"' in printed.output
+
+
+def test_shell_options_through_the_shim(shim_env: dict[str, str]) -> None:
+    """`bash -e`, `-u`, `-x` and `-o pipefail` act; each process starts with its options off."""
+    stopped = bash(shim_env, "-eo", "pipefail", "-c", "false | true; echo no")
+    assert (stopped.stdout, stopped.returncode) == ("", 1)
+    unbound = bash(shim_env, "-u", "-c", "echo $nope")
+    assert (unbound.stderr, unbound.returncode) == ("bash: line 1: nope: unbound variable\n", 127)
+    traced = bash(shim_env, "-x", "-c", "echo 'a b'")
+    assert (traced.stdout, traced.stderr) == ("a b\n", "+ echo 'a b'\n")
+    assert bash(shim_env, "-c", "set -eu; true").returncode == 0
+    after = bash(shim_env, "-c", "false; echo $nope; echo fresh")
+    assert (after.stdout, after.returncode) == ("\nfresh\n", 0)
