@@ -227,7 +227,7 @@ def _options(
 
 def _judge_args(
     base_url: str | None, model: str | None, api_key: str | None, backend: str | None
-) -> dict[str, str | None]:
+) -> dict[str, Any]:
     """The judge's endpoint options as ``bench.endpoints.judge_backend``'s arguments."""
     return {"base_url": base_url, "model": model, "api_key": api_key, "backend": backend}
 

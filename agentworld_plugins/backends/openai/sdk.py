@@ -110,7 +110,7 @@ class SdkTransport:
     def complete(
         self, index: int, payload: dict[str, Any], headers: Mapping[str, str] | None = None
     ) -> Completion:
-        extra = {"extra_headers": dict(headers)} if headers else {}
+        extra: dict[str, Any] = {"extra_headers": dict(headers)} if headers else {}
         response = self._clients[index].chat.completions.create(**payload, **extra)
         return self._completion(response, self.base_urls[index])
 
@@ -118,7 +118,7 @@ class SdkTransport:
         self, index: int, payload: dict[str, Any], headers: Mapping[str, str] | None = None
     ) -> Completion:
         clients = (await self._loop_clients()).clients
-        extra = {"extra_headers": dict(headers)} if headers else {}
+        extra: dict[str, Any] = {"extra_headers": dict(headers)} if headers else {}
         response = await clients[index].chat.completions.create(**payload, **extra)
         return self._completion(response, self.base_urls[index])
 

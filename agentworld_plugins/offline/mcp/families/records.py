@@ -245,9 +245,8 @@ def free_slots(world: dict[str, Any], args: dict[str, Any]) -> Outcome:
     low, high = when_of(args, ("time_min", "timeMin", "start")), when_of(args, ("time_max", "timeMax", "end"))
     if low is None or high is None or high <= low:
         return Outcome("other", error="Error: time_min and time_max must be date-times, time_min first")
-    length = timedelta(
-        minutes=args.get("duration_minutes") if isinstance(args.get("duration_minutes"), int) else 30
-    )
+    minutes = args.get("duration_minutes")
+    length = timedelta(minutes=minutes if isinstance(minutes, int) else 30)
     people = _attendee_names(args.get("attendees"))
     busy = []
     for event in world["resources"].get("event", {}).get("items", {}).values():

@@ -85,16 +85,16 @@ class SqlDatabase:
 
     # -- connection, bounds, pickling ------------------------------------------------------------
 
-    def _open(self, blob: bytes | None) -> None:
+    def _open(self, blob: bytes | str | None) -> None:
         conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         if isinstance(blob, bytes) and blob:
-            conn.deserialize(blob)
+            conn.deserialize(blob)  # type: ignore[attr-defined,unused-ignore]  # Python 3.11+
         elif isinstance(blob, str):  # Python 3.10 has no serialize(): a dump script
             conn.executescript(blob)
         if hasattr(conn, "setlimit"):  # Python 3.11+
-            conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)  # VACUUM INTO attaches too
-            conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_LENGTH)
-            conn.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, MAX_LENGTH)
+            conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)  # type: ignore[attr-defined,unused-ignore]  # VACUUM INTO attaches too
+            conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_LENGTH)  # type: ignore[attr-defined,unused-ignore]
+            conn.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, MAX_LENGTH)  # type: ignore[attr-defined,unused-ignore]
         conn.execute(f"PRAGMA max_page_count = {MAX_PAGES}")
         conn.set_authorizer(self._authorize)
         conn.set_progress_handler(self._progress, _PROGRESS_EVERY)
