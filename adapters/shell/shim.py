@@ -217,8 +217,7 @@ class Invocation:
         options = [o for o in self.set_options if o in ("errexit", "nounset", "xtrace", "pipefail")]
         if flags or options:
             prefix = "set" + (f" -{flags}" if flags else "") + "".join(f" -o {o}" for o in options)
-            # on the command's own line, so `set -u`'s `bash: line N:` counts as bash -c's does
-            text = f"{prefix}; {text}"
+            text = f"{prefix}; {text}"  # on line 1, so messages' `line N` count as bash -c's
         return text
 
 
