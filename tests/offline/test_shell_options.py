@@ -50,6 +50,8 @@ BASH_ANSWERS = [
     ("set -u; echo $1", "", "bash: line 1: $1: unbound variable\n", 127),
     ("set -u; (echo $nope); echo after $?", "after 1\n", "bash: line 1: nope: unbound variable\n", 0),
     ("set -u; echo $nope | cat; echo after", "after\n", "bash: line 1: nope: unbound variable\n", 0),
+    ("set -u; echo $((nope + 1)); echo no", "", "bash: line 1: nope: unbound variable\n", 127),
+    ("set -u; (x=$((nope))); echo $? $((${z:-3} + 1))", "1 4\n", "bash: line 1: nope: unbound variable\n", 0),
     ("bash -u -c 'echo $nope'; echo $?", "127\n", "bash: line 1: nope: unbound variable\n", 0),
     ('set -u; echo ${nope:-d} ${nope-} ${nope+x} $# $@ $* "$@" end', "d 0 end\n", "", 0),
     ("set -u; x=1; echo ${x#1}${x}; set +u; echo $nope.", "1\n.\n", "", 0),

@@ -85,7 +85,10 @@ class ParamMixin(MachineState):
         expanded = self.expand_text(expr, ctx)
 
         def lookup(name: str) -> str:
-            return self.getvar(name) or ""
+            value = self.getvar(name)
+            if value is None and self.nounset:
+                raise _unbound(name)
+            return value or ""
 
         results = [self._arith_one(part, lookup) for part in expanded.split(",")]
         return results[-1] if results else 0
