@@ -71,8 +71,8 @@ def _u_dd(p: _Proc) -> int:
             old = b""
             if seek or "notrunc" in ops.get("conv", ""):
                 try:
-                    old = p.fs.read(path)
-                    old = old if isinstance(old, bytes) else old.encode("utf-8", "surrogateescape")
+                    held = p.fs.read(path)
+                    old = held if isinstance(held, bytes) else held.encode("utf-8", "surrogateescape")
                 except FsError:
                     old = b""
             new = old[:seek].ljust(seek, b"\x00") + data

@@ -248,10 +248,10 @@ def cmd_commit(p: _Proc, args: list[str]) -> int:
     head_sha = repo.head()
     index = repo.read_index()
     if all_tracked:
-        work = repo.worktree()
+        files = repo.worktree()
         for path in list(index):
-            if path in work:
-                mode, data = work[path]
+            if path in files:
+                mode, data = files[path]
                 index[path] = (mode, repo.write_blob(data))
             else:
                 del index[path]
