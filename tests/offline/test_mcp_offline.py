@@ -216,6 +216,38 @@ def test_calls_outside_the_ledger_echo_their_arguments_into_the_schema() -> None
     check(schema, weather)
 
 
+def test_weather_without_bounds_reads_like_weather() -> None:
+    """No minimum/maximum in the schema: the field's name picks a plausible range and words."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "temperature": {"type": "number"},
+            "humidity": {"type": "integer"},
+            "wind_speed": {"type": "number"},
+            "conditions": {"type": "string"},
+            "attempts": {"type": "integer"},
+        },
+        "required": ["temperature", "humidity", "wind_speed", "conditions", "attempts"],
+    }
+    tools = [{"name": "get_weather", "inputSchema": {"type": "object"}, "outputSchema": schema}]
+    answers = [
+        body(call({}, "get_weather", {"city": city}, tools)) for city in ("Oslo", "Lima", "Pune", "Kyiv")
+    ]
+    for weather in answers:
+        check(schema, weather)
+        assert -10 <= weather["temperature"] <= 35 and 20 <= weather["humidity"] <= 95
+        assert 0 <= weather["wind_speed"] <= 30 and weather["attempts"] >= 0
+        assert weather["conditions"] in {
+            "clear",
+            "partly cloudy",
+            "overcast",
+            "light rain",
+            "fog",
+            "snow showers",
+        }
+    assert len({w["temperature"] for w in answers}) > 1  # each city its own weather
+
+
 def test_string_ids_follow_the_schema() -> None:
     schema = {
         "type": "object",

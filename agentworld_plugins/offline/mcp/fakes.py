@@ -173,6 +173,8 @@ def named_string(name: str, rnd: Any) -> str:
         return "#" + _hex(rnd, 6)
     if tail == "city":
         return rnd.choice(("Lisbon", "Osaka", "Toronto", "Nairobi", "Berlin"))
+    if tail in ("conditions", "condition", "weather", "forecast", "sky"):
+        return rnd.choice(("clear", "partly cloudy", "overcast", "light rain", "fog", "snow showers"))
     if tail == "country":
         return rnd.choice(("Portugal", "Japan", "Canada", "Kenya", "Germany"))
     return " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(1, 3)))
@@ -234,6 +236,16 @@ def _number_range(name: str, kind: str) -> tuple[float, float]:
         return 1024, 65535
     if tail == "age":
         return 18, 80
+    if (
+        tail in ("temp", "temperature", "celsius")
+        or n.startswith(("temperature", "temp_"))
+        or n in ("feels_like", "feelslike")
+    ):  # °C
+        return -10, 35
+    if "humidity" in n:
+        return 20, 95
+    if tail in ("wind", "windspeed", "speed", "gust", "gusts"):
+        return 0, 30
     return 0, 1000
 
 
