@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .arith_command import ARITH_COMMAND, arith_for_head
 from .constants import STEP_BUDGET
 from .errors import _AbortLine, _ErrExit, _ExpansionError, _LoopControl, _Unsupported
 from .limits import CHECK_EVERY, TIME_STATUS, ResourceLimit
@@ -217,6 +218,8 @@ class ExecuteMixin(MachineState):
         # while / until
         cond_nodes = groups[0][1]
         body = dict(groups).get("do", [])
+        if kind == "while" and (head := arith_for_head(cond_nodes)) is not None:
+            return self._exec_arith_for(head, body, ctx)  # `for (( ; ; ))`, rewritten by the parser
         status = 0
         while True:
             self._step()
@@ -244,6 +247,8 @@ class ExecuteMixin(MachineState):
         assigns = [p for p in node.parts if p.kind == "assignment"]
         words = [p for p in node.parts if p.kind == "word"]
         redirects = [p for p in node.parts if p.kind == "redirect"]
+        if words and words[0].word == ARITH_COMMAND and len(words) == 2:  # `(( expr ))`
+            return self._exec_arith_command(words[1], redirects, ctx)
         src = ctx.src.text
         if words and self.interactive and self.aliases:
             first = src[words[0].pos[0] : words[0].pos[1]]
@@ -296,14 +301,23 @@ class ExecuteMixin(MachineState):
     def _trace(self, values: list[tuple[str, str, bool]], argv: list[str], ctx: _Ctx) -> None:
         """``set -x``: the assignments and the command as they will run, one line each, after
         ``$PS4`` (its first character once more per enclosing command substitution)."""
-        ps4 = self.vars.get("PS4", "+ ")
-        lead = ps4[:1] * self._xtrace_level + ps4
+        lead = self._xtrace_lead()
         lines = [
             f"{lead}{name}{'+=' if append else '='}{xtrace_quote(value)}\n" for name, value, append in values
         ]
         if argv:
             lines.append(lead + " ".join(xtrace_quote(a) for a in argv) + "\n")
         ctx.err.write("".join(lines))
+
+    def _xtrace_lead(self) -> str:
+        """What starts a ``set -x`` line: ``$PS4``, its first character once more per enclosing
+        command substitution."""
+        ps4 = self.vars.get("PS4", "+ ")
+        return ps4[:1] * self._xtrace_level + ps4
+
+    def _trace_line(self, line: str, ctx: _Ctx) -> None:
+        """``set -x``: one traced line (a compound's own, such as ``(( i < 3 ))``)."""
+        ctx.err.write(f"{self._xtrace_lead()}{line}\n")
 
     def _put_back(self, name: str, old: str | None) -> None:
         """Give a variable back a value it had (None: it was unset)."""

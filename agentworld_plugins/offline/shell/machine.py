@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..vfs import VirtualFS
+from .arith_command import ArithCommandMixin
 from .errors import (
     _AbortLine,
     _BudgetExceeded,
@@ -48,7 +49,9 @@ def _parse_guarded(text: str) -> Any:
         raise _nesting_limit() from None
 
 
-class VirtualMachine(ExecuteMixin, InvokeMixin, ExpandMixin, ParamMixin, RedirectMixin, MachineState):
+class VirtualMachine(
+    ExecuteMixin, ArithCommandMixin, InvokeMixin, ExpandMixin, ParamMixin, RedirectMixin, MachineState
+):
     """A Linux box of one user: a virtual filesystem, a working directory, variables, history.
 
     ``interactive`` machines behave like a terminal's bash (aliases, history, ``ls`` in columns);

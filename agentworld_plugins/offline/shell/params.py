@@ -82,7 +82,10 @@ class ParamMixin(MachineState):
         return str(len(value)) if length else value
 
     def _arith(self, expr: str, ctx: _Ctx) -> int:
-        expanded = self.expand_text(expr, ctx)
+        return self._arith_expanded(self.expand_text(expr, ctx))
+
+    def _arith_expanded(self, expanded: str) -> int:
+        """The value of an arithmetic text whose ``$``-expansions are done (``,`` lists too)."""
 
         def lookup(name: str) -> str:
             value = self.getvar(name)

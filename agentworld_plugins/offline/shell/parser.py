@@ -13,6 +13,7 @@ import bashlex
 import bashlex.errors
 import bashlex.subst
 
+from .arith_command import ARITH_COMMAND, ARITH_FOR, rewritten, split_for_head
 from .errors import _ShellSyntaxError, _Unsupported
 from .simple import simple_command
 
@@ -106,6 +107,31 @@ def _match_double_paren(text: str, start: int) -> int:
 _COMMAND_POSITION = re.compile(r"(?:^|[\n;&|(!{]|(?:^|[\s;&|(])(?:if|elif|while|until|then|do|else))[ \t]*\Z")
 
 
+#: `for ((` (the C-style loop's head)
+_FOR_ARITH = re.compile(r"for[ \t]*\(\(")
+
+
+def _arith_command(text: str, i: int) -> tuple[str, int] | None:
+    """``(( expr ))`` or ``for (( a; b; c ))`` starting at ``text[i]`` where a command starts,
+    rewritten as :mod:`.arith_command` runs them, and the index after it; else None."""
+    if text.startswith("((", i):
+        start, head = i + 2, ARITH_COMMAND
+    else:
+        m = _FOR_ARITH.match(text, i)
+        if m is None:
+            return None
+        start, head = m.end(), "while " + ARITH_FOR
+    if _COMMAND_POSITION.search(text, max(0, i - 16), i) is None:
+        return None
+    j = _match_double_paren(text, start)
+    if j < 0:
+        return None
+    expressions = split_for_head(text[start:j]) if head != ARITH_COMMAND else [text[start:j]]
+    if expressions is None:
+        return None
+    return rewritten(head, expressions), j + 2
+
+
 #: a line that starts with the keyword `do`
 _DO_LINE = re.compile(r"[ \t]*do(?=[\s;]|\Z)")
 
@@ -160,6 +186,12 @@ def _prepare(text: str) -> _Source:
             i += 1
             continue
         at_word_start = i == 0 or text[i - 1] in " \t\n;&|(!{"
+        if at_word_start and c in "(f" and not in_test:
+            arith_command = _arith_command(text, i)
+            if arith_command is not None:
+                emit(arith_command[0])
+                i = arith_command[1]
+                continue
         if text.startswith("((", i) and at_word_start:
             unsupported = True
         if c == "#" and at_word_start:
