@@ -11,7 +11,7 @@ Nothing is ever executed on the host: every command is a Python function over
 What is simulated: lists (``;``, ``&&``, ``||``), pipes, redirections (``>``, ``>>``, ``2>``,
 ``2>&1``, ``&>``, ``<``, here-documents, here-strings), quoting, parameter expansion (``$VAR``,
 ``${VAR:-x}``, ``${#VAR}``, ``${VAR%x}``, ...), ``$?``, command substitution, ``$((...))``,
-brace expansion, globbing, assignments, ``export``, ``if``/``for``/``while``/``until``, functions,
+``(( expr ))`` and C-style ``for (( ; ; ))``, brace expansion, globbing, assignments, ``export``, ``if``/``for``/``while``/``until``, functions,
 shell scripts, and about seventy utilities with GNU wording for their errors (see ``PROGRAMS`` and
 ``BUILTINS``).
 
@@ -29,7 +29,7 @@ and :func:`machine_from_context` builds one from a session's context (``files``,
 Simplifications: commands run one after the other (``&`` does not background), though a pipeline
 stage of a streaming program (``yes``, ``seq``, ``cat``, ``grep``, ...) is pulled lazily by the
 next one, so readers that stop early stop it (``pipes``); stdin that is not redirected reads as
-empty; ``case``, ``select``, ``((...))``, C-style ``for``, arrays, process
+empty; ``case``, ``select``, arrays, process
 substitution and job control are not parsed (they count as unknown effect); loops stop after a
 fixed budget of commands (``STEP_BUDGET``); ``find`` and ``grep -r`` walk directories in sorted
 order (real ones use the filesystem's order).

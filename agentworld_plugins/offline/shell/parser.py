@@ -137,8 +137,8 @@ _DO_LINE = re.compile(r"[ \t]*do(?=[\s;]|\Z)")
 
 
 def _prepare(text: str) -> _Source:
-    """Rewrite quoted here-document delimiters (same length), ``$((...))`` and ``[[ ... ]]`` so
-    bashlex can parse them, and note what was rewritten."""
+    """Rewrite quoted here-document delimiters (same length), ``$((...))``, ``(( ))``,
+    ``for (( ))`` and ``[[ ... ]]`` so bashlex can parse them, and note what was rewritten."""
     out: list[str] = []
     quoted: set[int] = set()
     arith: dict[str, str] = {}
