@@ -9,8 +9,7 @@ worlds with different prompts dirs or tools never see each other's text.
   again when the file's modification time, size or inode changes: one ``stat`` per session, so an
   edited (or replaced) file reaches the next session of a running process (an edit that keeps
   all three, within the filesystem's timestamp granularity, is missed, as ``make`` would miss
-  it). The bundled templates
-  are package data, read once per process like the code beside them.
+  it). The bundled templates are package data, read once per process like the code beside them.
 - A tool block is ``json.dumps(tools, ensure_ascii=False, indent=2)``. The json module's C encoder
   does not indent, so that dump runs in Python (about 0.3 ms for a ten-tool pack, once per
   session); the key is the compact dump, which runs in C in a tenth of the time. Equal compact
