@@ -46,6 +46,7 @@ CASES = [
     "for ((i=0; i<3; i++))\ndo\n  echo $i\ndone",
     "for ((i=0; i<2; i++)); do\n  for ((j=0; j<2; j++)); do\n    echo $i$j\n  done\ndone\necho end",
     "n=0\nwhile (( n < 2 ))\ndo\n  (( n++ ))\ndone\necho $n",
+    "if((1));then echo y;fi; i=0; while((i<2));do echo $i; ((i++));done; x=1;((x++));echo $x",
     "set -x; i=1; (( i < 3 )); for ((i=0;i<2;i++)); do :; done",
     "set -x; for (( ; i<1 ; )); do i=1; done",
 ]
@@ -83,7 +84,7 @@ def test_a_script_file_runs_them(vm: VirtualMachine) -> None:
 
 
 def test_only_a_command_position_is_rewritten() -> None:
-    assert "__AWARITH" not in _prepare("echo '(( 1 ))' \"for ((;;))\"").text
+    assert "__AWARITH" not in _prepare("echo '(( 1 ))' \"for ((;;))\" x((1))").text
     assert _prepare("x=$(( 1 + 2 ))").arith == {"__AWARITH0": " 1 + 2 "}
     assert _prepare("echo a; (( x++ ))").text == "echo a; __AWARITH_CMD ' x++ '"
     assert _prepare("for ((;;)); do :; done").text == "while __AWARITH_FOR '' '' ''; do :; done"

@@ -186,10 +186,11 @@ def _prepare(text: str) -> _Source:
             i += 1
             continue
         at_word_start = i == 0 or text[i - 1] in " \t\n;&|(!{"
-        if at_word_start and c in "(f" and not in_test:
+        # `if((x))`, `while((i<3))`: bash needs no blank between a keyword and `((`
+        if (c == "(" or (c == "f" and at_word_start)) and not in_test:
             arith_command = _arith_command(text, i)
             if arith_command is not None:
-                emit(arith_command[0])
+                emit(arith_command[0] if at_word_start else " " + arith_command[0])
                 i = arith_command[1]
                 continue
         if text.startswith("((", i) and at_word_start:
