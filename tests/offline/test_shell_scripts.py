@@ -264,7 +264,7 @@ def test_a_here_document_to_the_end_of_the_text_still_runs(vm: VirtualMachine) -
 
 
 def test_unsupported_syntax_mid_script_is_reported_and_ends_the_text(vm: VirtualMachine) -> None:
-    r = vm.run("echo a\ncase x in\n  x) echo x;;\nesac\necho b")
+    r = vm.run("echo a\nselect x in a b\ndo echo x\ndone\necho b")
     assert r.stdout == "a\n" and r.exit_code == 2
     assert "syntax not supported by the offline shell" in r.stderr
     assert r.unknown_effect

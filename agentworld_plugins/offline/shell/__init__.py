@@ -11,7 +11,7 @@ Nothing is ever executed on the host: every command is a Python function over
 What is simulated: lists (``;``, ``&&``, ``||``), pipes, redirections (``>``, ``>>``, ``2>``,
 ``2>&1``, ``&>``, ``<``, here-documents, here-strings), quoting, parameter expansion (``$VAR``,
 ``${VAR:-x}``, ``${#VAR}``, ``${VAR%x}``, ...), ``$?``, command substitution, ``$((...))``,
-``(( expr ))`` and C-style ``for (( ; ; ))``, brace expansion, globbing, assignments, ``export``, ``if``/``for``/``while``/``until``, functions,
+``(( expr ))`` and C-style ``for (( ; ; ))``, brace expansion, globbing, assignments, ``export``, ``if``/``case``/``for``/``while``/``until``, functions,
 shell scripts, and about seventy utilities with GNU wording for their errors (see ``PROGRAMS`` and
 ``BUILTINS``).
 

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .arith_command import ARITH_COMMAND, arith_for_head
+from .case_command import case_head_words
 from .constants import STEP_BUDGET
 from .errors import _AbortLine, _ErrExit, _ExpansionError, _LoopControl, _Unsupported
 from .limits import CHECK_EVERY, TIME_STATUS, ResourceLimit
@@ -158,7 +159,7 @@ class ExecuteMixin(MachineState):
 
     def _groups(self, node: Any) -> list[tuple[str, list[Any]]]:
         groups: list[tuple[str, list[Any]]] = []
-        for part in node.parts:
+        for part in _flat(node.parts):
             if part.kind == "reservedword" and part.word not in (";", "\n"):
                 groups.append((part.word, []))
             elif groups and part.kind != "reservedword":
@@ -185,6 +186,8 @@ class ExecuteMixin(MachineState):
         groups = self._groups(node)
         kind = node.kind
         if kind == "if":
+            if (head := case_head_words(groups)) is not None:
+                return self._exec_case(head, groups, ctx)  # `case`, rewritten by the parser
             i = 0
             while i < len(groups):
                 word, nodes = groups[i]
@@ -345,3 +348,15 @@ class ExecuteMixin(MachineState):
         if len(segs) > 1:
             self._budget.reserve(sum(len(t) for t, _ in segs))
         return name, "".join(t for t, _ in segs), append
+
+
+def _flat(parts: list[Any]) -> list[Any]:
+    """An ``if`` node's parts; bashlex 0.18 nests a third ``elif`` and on in a reserved-word node
+    whose ``word`` is the list of their parts."""
+    flat: list[Any] = []
+    for part in parts:
+        if part.kind == "reservedword" and isinstance(part.word, list):
+            flat.extend(_flat(part.word))
+        else:
+            flat.append(part)
+    return flat

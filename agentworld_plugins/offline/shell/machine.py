@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..vfs import VirtualFS
 from .arith_command import ArithCommandMixin
+from .case_command import CaseCommandMixin
 from .errors import (
     _AbortLine,
     _BudgetExceeded,
@@ -50,7 +51,14 @@ def _parse_guarded(text: str) -> Any:
 
 
 class VirtualMachine(
-    ExecuteMixin, ArithCommandMixin, InvokeMixin, ExpandMixin, ParamMixin, RedirectMixin, MachineState
+    ExecuteMixin,
+    ArithCommandMixin,
+    CaseCommandMixin,
+    InvokeMixin,
+    ExpandMixin,
+    ParamMixin,
+    RedirectMixin,
+    MachineState,
 ):
     """A Linux box of one user: a virtual filesystem, a working directory, variables, history.
 
@@ -321,7 +329,7 @@ class VirtualMachine(
         return exc.code
 
     def _unsupported(self, text: str, exc: _Unsupported, ctx: _Ctx) -> int:
-        """Syntax the offline shell does not run (``case``, arrays): an unknown
+        """Syntax the offline shell does not run (``select``, arrays): an unknown
         effect, and by default a notice and status 2 rather than a silent success."""
         self._unknown.append(text.strip())
         if not self.limits.unknown_fails:

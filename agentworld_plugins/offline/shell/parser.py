@@ -14,6 +14,15 @@ import bashlex.errors
 import bashlex.subst
 
 from .arith_command import ARITH_COMMAND, ARITH_FOR, rewritten, split_for_head
+from .case_command import (
+    CASE_EMPTY,
+    CASE_HEAD,
+    CASE_NEXT,
+    CaseIncomplete,
+    case_head,
+    clause_header,
+    clause_start,
+)
 from .errors import _ShellSyntaxError, _Unsupported
 from .simple import simple_command
 
@@ -46,7 +55,7 @@ class _Source:
     quoted_heredocs: set[int]
     arith: dict[str, str]
     unsupported: bool = False
-    #: the text ends inside ``[[ ... ]]`` (bash reads on, looking for the ``]]``)
+    #: the text ends inside ``[[ ... ]]`` or a ``case`` (bash reads on, looking for the end)
     open_test: bool = False
     #: the line of the whole script this text starts on (a script is parsed a command at a time)
     first_line: int = 1
@@ -111,7 +120,7 @@ _COMMAND_POSITION = re.compile(r"(?:^|[\n;&|(!{]|(?:^|[\s;&|(])(?:if|elif|while|
 _FOR_ARITH = re.compile(r"for[ \t]*\(\(")
 
 
-def _arith_command(text: str, i: int) -> tuple[str, int] | None:
+def _arith_command(text: str, i: int, command_start: bool) -> tuple[str, int] | None:
     """``(( expr ))`` or ``for (( a; b; c ))`` starting at ``text[i]`` where a command starts,
     rewritten as :mod:`.arith_command` runs them, and the index after it; else None."""
     if text.startswith("((", i):
@@ -121,7 +130,7 @@ def _arith_command(text: str, i: int) -> tuple[str, int] | None:
         if m is None:
             return None
         start, head = m.end(), "while " + ARITH_FOR
-    if _COMMAND_POSITION.search(text, max(0, i - 16), i) is None:
+    if not command_start:
         return None
     j = _match_double_paren(text, start)
     if j < 0:
@@ -131,6 +140,8 @@ def _arith_command(text: str, i: int) -> tuple[str, int] | None:
         return None
     return rewritten(head, expressions), j + 2
 
+
+_BLANK_RUN = re.compile(r"[ \t]*")
 
 #: a line that starts with the keyword `do`
 _DO_LINE = re.compile(r"[ \t]*do(?=[\s;]|\Z)")
@@ -150,11 +161,32 @@ def _prepare(text: str) -> _Source:
     in_test = False
     test_command = False  # the open `[[` stands where a command does (not `echo [[`)
     pos = 0  # length of the output so far
+    #: for each open ``case`` (innermost last): where its current clause's list starts in the output
+    cases: list[int] = []
+    #: indexes of ``text`` where a command starts after a case pattern's ``)``
+    clause_lists: set[int] = set()
 
     def emit(s: str) -> None:
         nonlocal pos
         out.append(s)
         pos += len(s)
+
+    def end_list() -> None:
+        """Close the current clause's list before its ``elif``/``fi`` (an empty one gets a marker)."""
+        body = "".join(out)[cases[-1] :]
+        if re.fullmatch(r"(?:\s|#[^\n]*)*", body):
+            emit(CASE_EMPTY)
+            body = CASE_EMPTY
+        if body.rstrip(" \t")[-1:] not in ("\n", ";", "&"):
+            emit("; ")
+
+    def clause(patterns: list[str] | None, marker: str, first: str, replaced: str) -> None:
+        if patterns is None:
+            emit("fi" + "\n" * replaced.count("\n"))
+            cases.pop()
+            return
+        emit(clause_header(marker, first, patterns, replaced))
+        cases[-1] = pos
 
     while i < n:
         c = text[i]
@@ -188,13 +220,62 @@ def _prepare(text: str) -> _Source:
         at_word_start = i == 0 or text[i - 1] in " \t\n;&|(!{"
         # `if((x))`, `while((i<3))`: bash needs no blank between a keyword and `((`
         if (c == "(" or (c == "f" and at_word_start)) and not in_test:
-            arith_command = _arith_command(text, i)
+            command_start = i in clause_lists or _COMMAND_POSITION.search(text, max(0, i - 16), i) is not None
+            arith_command = _arith_command(text, i, command_start)
             if arith_command is not None:
                 emit(arith_command[0] if at_word_start else " " + arith_command[0])
                 i = arith_command[1]
                 continue
         if text.startswith("((", i) and at_word_start:
             unsupported = True
+        if cases and c == ";" and text[i + 1 : i + 2] in (";", "&") and not in_test:
+            term = ";;&" if text.startswith(";;&", i) else text[i : i + 2]
+            try:
+                patterns, j = clause_start(text, i + len(term))
+            except CaseIncomplete:
+                return _Source("".join(out), quoted, arith, unsupported, True)
+            except ValueError:
+                return _Source(text, quoted, arith, True)
+            end_list()
+            clause(patterns, "elif " + CASE_NEXT, term, text[i:j])
+            clause_lists.add(_BLANK_RUN.match(text, j).end())
+            i = j
+            continue
+        command_start = i in clause_lists or _COMMAND_POSITION.search(text, max(0, i - 16), i) is not None
+        if (
+            cases
+            and c == "e"
+            and at_word_start
+            and command_start
+            and re.match(r"esac(?=[\s;&|)]|\Z)", text[i : i + 5])
+        ):
+            end_list()
+            clause(None, "", "", "")
+            i += 4
+            continue
+        if (
+            c == "c"
+            and at_word_start
+            and not in_test
+            and command_start
+            and re.match(r"case[ \t]", text[i : i + 5])
+        ):
+            try:
+                word, patterns, j = case_head(text, i)
+            except CaseIncomplete:
+                return _Source("".join(out), quoted, arith, unsupported, True)
+            except ValueError:
+                word, patterns, j = "", None, -1
+            if j > 0:
+                cases.append(pos)
+                if patterns is None:  # `case x in esac`: nothing to run, status 0
+                    cases.pop()
+                    emit(clause_header("if " + CASE_HEAD, word, [], text[i:j]) + CASE_EMPTY + "; fi")
+                else:
+                    clause(patterns, "if " + CASE_HEAD, word, text[i:j])
+                    clause_lists.add(_BLANK_RUN.match(text, j).end())
+                i = j
+                continue
         if c == "#" and at_word_start:
             j = text.find("\n", i)
             j = n if j < 0 else j
@@ -297,7 +378,7 @@ def _prepare(text: str) -> _Source:
             continue
         emit(c)
         i += 1
-    return _Source("".join(out), quoted, arith, unsupported, in_test and test_command)
+    return _Source("".join(out), quoted, arith, unsupported, (in_test and test_command) or bool(cases))
 
 
 _UNSUPPORTED_HINT = re.compile(r"(^|[\s;&|(])(case|select|coproc)\s|\(\(|\w=\(|\[\[")
