@@ -40,6 +40,12 @@ CASES = [
     "set -x; x=a; case $x in a) echo traced;; esac; case $(echo b) in b) :;; esac",
     "set -e; case x in x) false && true;; esac; echo after $?; case y in x) false;; esac; echo $?",
     "echo case esac; x=case; echo $x",
+    "echo $(case x in x) echo sub;; esac) done; i=1; case x in x) ((i++));; esac; echo $i",
+    "case abc in a*) [[ abc == a* ]] && echo dbl;; esac; case x in x) (echo a; echo b);; esac",
+    "case x\nin\n*)\necho star\n;;\nesac\ncase x in\n x)\n  nope\n  ;;\nesac",
+    "f() { case $1 in a) f b; echo back $1;; b) echo inner;; esac; }; f a",
+    "case A in [[:lower:]]) echo l;; [[:upper:]]) echo u;; esac; case 1 in [!0-9]) echo nd;; [0-9]) echo dg;; esac",
+    "case x in x) echo \"semi;;inside\";; esac; case 'a)b' in \"a)b\") echo paren;; esac; echo a | case x in x) cat;; esac",
 ]
 # fmt: on
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from .case_command import marker_command
 from .errors import _AbortLine, _ExpansionError
 from .state import MachineState
 
@@ -55,15 +56,8 @@ def rewritten(head: str, expressions: list[str]) -> str:
 def arith_for_head(cond_nodes: list[Any]) -> Any:
     """The ``__AWARITH_FOR`` command of a ``while`` loop's condition, if it is a rewritten C-style
     ``for``; else None."""
-    if len(cond_nodes) != 1:
-        return None
-    node = cond_nodes[0]
-    if node.kind == "list":
-        node = node.parts[0]
-    if node.kind != "command":
-        return None
-    words = [p for p in node.parts if p.kind == "word"]
-    return node if len(words) == 4 and words[0].word == ARITH_FOR else None
+    found = marker_command(cond_nodes, ARITH_FOR)
+    return found[0] if found and len(found[1]) == 4 else None
 
 
 class ArithCommandMixin(MachineState):

@@ -165,7 +165,9 @@ def clause_header(marker: str, first: str, patterns: list[str], replaced: str) -
     return text + "\n" * max(0, replaced.count("\n") - text.count("\n"))
 
 
-def _marker_words(nodes: list[Any], marker: str) -> list[Any] | None:
+def marker_command(nodes: list[Any], marker: str) -> tuple[Any, list[Any]] | None:
+    """The command node and its words when ``nodes`` (a condition, a list) is the one command
+    ``marker ...`` the parser's pre-pass wrote; else None."""
     if len(nodes) != 1:
         return None
     node = nodes[0]
@@ -174,7 +176,12 @@ def _marker_words(nodes: list[Any], marker: str) -> list[Any] | None:
     if node.kind != "command":
         return None
     words = [p for p in node.parts if p.kind == "word"]
-    return words if words and words[0].word == marker else None
+    return (node, words) if words and words[0].word == marker else None
+
+
+def _marker_words(nodes: list[Any], marker: str) -> list[Any] | None:
+    found = marker_command(nodes, marker)
+    return found[1] if found else None
 
 
 def case_head_words(groups: list[tuple[str, list[Any]]]) -> list[Any] | None:
