@@ -120,7 +120,13 @@ _COMMAND_POSITION = re.compile(r"(?:^|[\n;&|(!{]|(?:^|[\s;&|(])(?:if|elif|while|
 _FOR_ARITH = re.compile(r"for[ \t]*\(\(")
 
 
-def _arith_command(text: str, i: int, command_start: bool) -> tuple[str, int] | None:
+def _command_starts(text: str, i: int, after_pattern: set[int]) -> bool:
+    """Whether a command may start at ``text[i]`` (``after_pattern``: where a case clause's list
+    starts, after the ``)`` of its patterns)."""
+    return i in after_pattern or _COMMAND_POSITION.search(text, max(0, i - 16), i) is not None
+
+
+def _arith_command(text: str, i: int, after_pattern: set[int]) -> tuple[str, int] | None:
     """``(( expr ))`` or ``for (( a; b; c ))`` starting at ``text[i]`` where a command starts,
     rewritten as :mod:`.arith_command` runs them, and the index after it; else None."""
     if text.startswith("((", i):
@@ -130,7 +136,7 @@ def _arith_command(text: str, i: int, command_start: bool) -> tuple[str, int] | 
         if m is None:
             return None
         start, head = m.end(), "while " + ARITH_FOR
-    if not command_start:
+    if not _command_starts(text, i, after_pattern):
         return None
     j = _match_double_paren(text, start)
     if j < 0:
@@ -220,8 +226,7 @@ def _prepare(text: str) -> _Source:
         at_word_start = i == 0 or text[i - 1] in " \t\n;&|(!{"
         # `if((x))`, `while((i<3))`: bash needs no blank between a keyword and `((`
         if (c == "(" or (c == "f" and at_word_start)) and not in_test:
-            command_start = i in clause_lists or _COMMAND_POSITION.search(text, max(0, i - 16), i) is not None
-            arith_command = _arith_command(text, i, command_start)
+            arith_command = _arith_command(text, i, clause_lists)
             if arith_command is not None:
                 emit(arith_command[0] if at_word_start else " " + arith_command[0])
                 i = arith_command[1]
@@ -241,13 +246,12 @@ def _prepare(text: str) -> _Source:
             clause_lists.add(_BLANK_RUN.match(text, j).end())
             i = j
             continue
-        command_start = i in clause_lists or _COMMAND_POSITION.search(text, max(0, i - 16), i) is not None
         if (
             cases
             and c == "e"
             and at_word_start
-            and command_start
             and re.match(r"esac(?=[\s;&|)]|\Z)", text[i : i + 5])
+            and _command_starts(text, i, clause_lists)
         ):
             end_list()
             clause(None, "", "", "")
@@ -257,8 +261,8 @@ def _prepare(text: str) -> _Source:
             c == "c"
             and at_word_start
             and not in_test
-            and command_start
             and re.match(r"case[ \t]", text[i : i + 5])
+            and _command_starts(text, i, clause_lists)
         ):
             try:
                 word, patterns, j = case_head(text, i)
@@ -284,7 +288,7 @@ def _prepare(text: str) -> _Source:
             continue
         if not in_test and text.startswith("[[", i) and at_word_start and text[i + 2 : i + 3] in (" ", "\t"):
             in_test = True
-            test_command = _COMMAND_POSITION.search(text, max(0, i - 16), i) is not None
+            test_command = _command_starts(text, i, clause_lists)
             emit("\\[\\[")
             i += 2
             continue
