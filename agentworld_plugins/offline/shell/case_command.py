@@ -37,6 +37,12 @@ _GAP = re.compile(r"(?:[ \t\n]|#[^\n]*)*")
 _BLANKS = re.compile(r"[ \t]*")
 
 
+def skip(regex: re.Pattern[str], text: str, i: int) -> int:
+    """The index after what ``regex`` (one that matches the empty string too) matches at ``text[i]``."""
+    found = regex.match(text, i)
+    return found.end() if found else i
+
+
 class CaseIncomplete(Exception):
     """The text ends inside a ``case``: bash reads on."""
 
@@ -117,13 +123,13 @@ def clause_start(text: str, i: int) -> tuple[list[str] | None, int]:
     """From ``text[i]`` (after ``in`` or a clause's terminator): the next clause's raw patterns
     and the index after its ``)``, or None and the index after ``esac``. Raises
     :class:`CaseIncomplete` at the end of the text, ValueError on what it cannot read."""
-    i = _GAP.match(text, i).end()
+    i = skip(_GAP, text, i)
     if i >= len(text):
         raise CaseIncomplete
     if _keyword_at(text, i, "esac"):
         return None, i + 4
     if text[i] == "(":
-        i = _BLANKS.match(text, i + 1).end()
+        i = skip(_BLANKS, text, i + 1)
     patterns: list[str] = []
     while True:
         end = scan_word(text, i)
@@ -132,25 +138,25 @@ def clause_start(text: str, i: int) -> tuple[list[str] | None, int]:
         if end == i:
             raise ValueError(f"case pattern at {text[i : i + 10]!r}")
         patterns.append(text[i:end])
-        i = _BLANKS.match(text, end).end()
+        i = skip(_BLANKS, text, end)
         if i >= len(text):
             raise CaseIncomplete
         if text[i] == ")":
             return patterns, i + 1
         if text[i] != "|":
             raise ValueError(f"case pattern at {text[i : i + 10]!r}")
-        i = _BLANKS.match(text, i + 1).end()
+        i = skip(_BLANKS, text, i + 1)
 
 
 def case_head(text: str, i: int) -> tuple[str, list[str] | None, int]:
     """``case WORD in`` at ``text[i]`` and the first clause's start: the raw word, the patterns
     (None: ``esac`` straight away) and the index after them."""
-    i = _BLANKS.match(text, i + 4).end()
+    i = skip(_BLANKS, text, i + 4)
     end = scan_word(text, i)
     if end == i:
         raise CaseIncomplete if end >= len(text) else ValueError("case word")
     word = text[i:end]
-    i = _GAP.match(text, end).end()
+    i = skip(_GAP, text, end)
     if i >= len(text):
         raise CaseIncomplete
     if not _keyword_at(text, i, "in"):

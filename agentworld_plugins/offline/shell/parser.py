@@ -22,6 +22,7 @@ from .case_command import (
     case_head,
     clause_header,
     clause_start,
+    skip,
 )
 from .errors import _ShellSyntaxError, _Unsupported
 from .simple import simple_command
@@ -243,7 +244,7 @@ def _prepare(text: str) -> _Source:
                 return _Source(text, quoted, arith, True)
             end_list()
             clause(patterns, "elif " + CASE_NEXT, term, text[i:j])
-            clause_lists.add(_BLANK_RUN.match(text, j).end())
+            clause_lists.add(skip(_BLANK_RUN, text, j))
             i = j
             continue
         if (
@@ -277,7 +278,7 @@ def _prepare(text: str) -> _Source:
                     emit(clause_header("if " + CASE_HEAD, word, [], text[i:j]) + CASE_EMPTY + "; fi")
                 else:
                     clause(patterns, "if " + CASE_HEAD, word, text[i:j])
-                    clause_lists.add(_BLANK_RUN.match(text, j).end())
+                    clause_lists.add(skip(_BLANK_RUN, text, j))
                 i = j
                 continue
         if c == "#" and at_word_start:
@@ -330,7 +331,7 @@ def _prepare(text: str) -> _Source:
                 emit(text[i])
                 i += 1
             start = i
-            word: list[str] = []
+            chars: list[str] = []
             q = ""
             while i < n:
                 d = text[i]
@@ -338,19 +339,19 @@ def _prepare(text: str) -> _Source:
                     if d == q:
                         q = ""
                     else:
-                        word.append(d)
+                        chars.append(d)
                 elif d in "'\"":
                     q = d
                 elif d == "\\" and i + 1 < n:
-                    word.append(text[i + 1])
+                    chars.append(text[i + 1])
                     i += 1
                 elif d in " \t\n;&|<>()":
                     break
                 else:
-                    word.append(d)
+                    chars.append(d)
                 i += 1
             raw = text[start:i]
-            delim = "".join(word)
+            delim = "".join(chars)
             if raw != delim:
                 quoted.add(pos)
                 emit(delim + " " * (len(raw) - len(delim)))
