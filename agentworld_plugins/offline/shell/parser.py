@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -60,6 +60,11 @@ class _Source:
     open_test: bool = False
     #: the line of the whole script this text starts on (a script is parsed a command at a time)
     first_line: int = 1
+    #: here-document bodies by the offset of their delimiter word: the pre-pass takes them out of
+    #: the text (bashlex misreads a body inside a compound command) and turns ``<<`` into ``<``
+    heredocs: dict[int, str] = field(default_factory=dict)
+    #: the delimiter of a here-document the text ends in before its delimiter line (bash reads on)
+    open_heredoc: str | None = None
 
     def line_of(self, offset: int) -> int:
         """The line number (from 1) of a character offset: a search in the cached line starts, so
@@ -75,7 +80,14 @@ class _Source:
     def at_line(self, first_line: int) -> _Source:
         """This source as a piece of a script that starts on line ``first_line``."""
         return _Source(
-            self.text, self.quoted_heredocs, self.arith, self.unsupported, self.open_test, first_line
+            self.text,
+            self.quoted_heredocs,
+            self.arith,
+            self.unsupported,
+            self.open_test,
+            first_line,
+            self.heredocs,
+            self.open_heredoc,
         )
 
 
@@ -150,17 +162,22 @@ def _arith_command(text: str, i: int, after_pattern: set[int]) -> tuple[str, int
 
 _BLANK_RUN = re.compile(r"[ \t]*")
 
+#: a here-document delimiter that bashlex reads as the plain word it is (others get a stand-in)
+_PLAIN_DELIMITER = re.compile(r"[A-Za-z0-9_.,:+@%^=-]+")
+
 #: a line that starts with the keyword `do`
 _DO_LINE = re.compile(r"[ \t]*do(?=[\s;]|\Z)")
 
 
 def _prepare(text: str) -> _Source:
-    """Rewrite quoted here-document delimiters (same length), ``$((...))``, ``(( ))``,
+    """Rewrite here-documents (bodies kept aside, same length), ``$((...))``, ``(( ))``,
     ``for (( ))`` and ``[[ ... ]]`` so bashlex can parse them, and note what was rewritten."""
     out: list[str] = []
     quoted: set[int] = set()
     arith: dict[str, str] = {}
-    pending: list[tuple[str, bool]] = []
+    pending: list[tuple[str, bool, int]] = []
+    heredocs: dict[int, str] = {}
+    open_heredoc: str | None = None
     unsupported = False
     i = 0
     n = len(text)
@@ -320,11 +337,11 @@ def _prepare(text: str) -> _Source:
             i += 3
             continue
         if text.startswith("<<", i):
-            emit("<<")
+            emit("< ")  # read from the body kept aside (a plain `<` to bashlex)
             i += 2
             strip = False
             if i < n and text[i] == "-":
-                emit("-")
+                emit(" ")
                 i += 1
                 strip = True
             while i < n and text[i] in " \t":
@@ -352,25 +369,30 @@ def _prepare(text: str) -> _Source:
                 i += 1
             raw = text[start:i]
             delim = "".join(chars)
+            word_at = pos
             if raw != delim:
                 quoted.add(pos)
-                emit(delim + " " * (len(raw) - len(delim)))
-            else:
-                emit(raw)
-            pending.append((delim, strip))
+            word = delim if _PLAIN_DELIMITER.fullmatch(delim) else "_" * max(1, len(delim))
+            emit(word + " " * max(0, len(raw) - len(word)))
+            pending.append((delim, strip, word_at))
             continue
         if c == "\n" and pending:
             emit("\n")
             i += 1
-            for delim, strip in pending:
+            for delim, strip, word_at in pending:
+                body: list[str] = []
+                open_heredoc = delim  # until its delimiter line comes
                 while i < n:
                     j = text.find("\n", i)
                     end = n if j < 0 else j + 1
                     line = text[i : (n if j < 0 else j)]
-                    emit(text[i:end])
+                    emit(" " * len(line) + ("\n" if j >= 0 else ""))  # blanked: same length and lines
                     i = end
                     if (line.lstrip("\t") if strip else line) == delim:
+                        open_heredoc = None
                         break
+                    body.append((line.lstrip("\t") if strip else line) + "\n")
+                heredocs[word_at] = "".join(body)
             pending = []
             continue
         if (
@@ -383,7 +405,15 @@ def _prepare(text: str) -> _Source:
             continue
         emit(c)
         i += 1
-    return _Source("".join(out), quoted, arith, unsupported, (in_test and test_command) or bool(cases))
+    return _Source(
+        "".join(out),
+        quoted,
+        arith,
+        unsupported,
+        (in_test and test_command) or bool(cases),
+        heredocs=heredocs,
+        open_heredoc=pending[0][0] if pending else open_heredoc,
+    )
 
 
 _UNSUPPORTED_HINT = re.compile(r"(^|[\s;&|(])(case|select|coproc)\s|\(\(|\w=\(|\[\[")
@@ -407,6 +437,11 @@ def _parse_full(text: str) -> tuple[list[Any], _Source]:
         raise _Unsupported("arithmetic command")
     if src.open_test:
         raise _ShellSyntaxError("unexpected EOF while looking for `]]'", incomplete=True)
+    if src.open_heredoc is not None:
+        wanted = src.open_heredoc
+        raise _ShellSyntaxError(
+            f"here-document delimited by end-of-file (wanted '{wanted}')", incomplete=True, wanted=wanted
+        )
     body = src.text
     stripped = "\n".join(line for line in body.split("\n") if not line.lstrip().startswith("#"))
     if not stripped.strip():

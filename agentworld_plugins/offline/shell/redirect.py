@@ -52,17 +52,11 @@ class RedirectMixin(MachineState):
             raise _ExpansionError(f"{target}: {exc.strerror}") from None
         return _FileSink(self.fs, path)
 
-    def _heredoc(self, redirect: Any, ctx: _Ctx) -> str:
-        src = ctx.src
-        doc = redirect.heredoc
-        raw = src.text[doc.pos[0] : doc.pos[1]]
-        cut = raw.rfind("\n")
-        body = raw[: cut + 1] if cut >= 0 else ""
-        if redirect.type == "<<-":
-            body = "\n".join(line.lstrip("\t") for line in body.split("\n"))
-        word = redirect.output
-        quoted = word is not None and hasattr(word, "pos") and word.pos[0] in src.quoted_heredocs
-        if quoted:
+    def _heredoc(self, at: int, ctx: _Ctx) -> str:
+        """The here-document whose delimiter word starts at ``at``: its body as the pre-pass kept it
+        (tabs already taken off for ``<<-``), expanded unless the delimiter was quoted."""
+        body = ctx.src.heredocs[at]
+        if at in ctx.src.quoted_heredocs:
             return body
         segs = self._segments(body, ctx, None, {}, heredoc=True)
         return "".join(t for t, _ in segs)
@@ -91,6 +85,8 @@ class RedirectMixin(MachineState):
                 if r.output not in fds:
                     raise _ExpansionError(f"{r.output}: Bad file descriptor")
                 fds[1 if src_fd is None else src_fd] = fds[r.output]
+            elif kind == "<" and getattr(r.output, "pos", (-1,))[0] in ctx.src.heredocs:
+                fds[0 if src_fd is None else src_fd] = _Input(self._heredoc(r.output.pos[0], ctx))
             elif kind in ("<", "<>"):
                 target = self._target(r.output, ctx)
                 path = self.fs.normalize(target, self.cwd)
@@ -109,8 +105,6 @@ class RedirectMixin(MachineState):
                         raise _ExpansionError(f"{target}: {exc.strerror}") from None
                 regular = not path.startswith("/dev/")
                 fds[0 if src_fd is None else src_fd] = _FileInput(content) if regular else _Input(content)
-            elif kind in ("<<", "<<-"):
-                fds[0 if src_fd is None else src_fd] = _Input(self._heredoc(r, ctx))
             elif kind == "<<<":
                 word = r.output
                 raw = ctx.src.text[word.pos[0] : word.pos[1]]
