@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from agentworld_plugins.offline.shell import VirtualMachine
+from agentworld_plugins.offline.shell.limits import StepLimits
+
 
 @pytest.fixture
 def real_bash_err(tmp_path: Path) -> Callable[[str], tuple[str, str, int]]:
@@ -44,3 +47,27 @@ def real_bash(real_bash_err: Callable[[str], tuple[str, str, int]]) -> Callable[
         return stdout, status
 
     return run
+
+
+@pytest.fixture
+def vm() -> VirtualMachine:
+    """A non-interactive machine with generous limits (the suite shares its CPUs); test files that
+    need another machine define their own ``vm``."""
+    machine = VirtualMachine(interactive=False)
+    machine.limits = StepLimits(seconds=120, memory_mb=256)
+    return machine
+
+
+@pytest.fixture
+def same_as_bash(
+    vm: VirtualMachine, real_bash_err: Callable[[str], tuple[str, str, int]]
+) -> Callable[[str], None]:
+    """``check(command)``: the offline shell answers ``command`` as the host's bash does (stdout,
+    stderr, status), with nothing it could not simulate."""
+
+    def check(command: str) -> None:
+        r = vm.run(command)
+        assert not r.unknown_effect
+        assert (r.stdout, r.stderr, r.exit_code) == real_bash_err(command)
+
+    return check

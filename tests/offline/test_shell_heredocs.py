@@ -28,11 +28,6 @@ CASES = [
 ]
 
 
-@pytest.fixture
-def vm() -> VirtualMachine:
-    return VirtualMachine(interactive=False)
-
-
 @pytest.mark.parametrize(("script", "stdout"), CASES)
 def test_heredocs_answer_as_written(vm: VirtualMachine, script: str, stdout: str | None) -> None:
     result = vm.run(script)
@@ -42,8 +37,7 @@ def test_heredocs_answer_as_written(vm: VirtualMachine, script: str, stdout: str
 
 @pytest.mark.parametrize("script", [script for script, _ in CASES if "$HOME" not in script])
 def test_heredocs_answer_as_the_host_bash(
-    vm: VirtualMachine, real_bash_err: Callable[[str], tuple[str, str, int]], script: str
+    vm: VirtualMachine, same_as_bash: Callable[[str], None], script: str
 ) -> None:
     vm.run("cd /tmp")
-    result = vm.run(script)
-    assert (result.stdout, result.stderr, result.exit_code) == real_bash_err(script)
+    same_as_bash(script)

@@ -12,17 +12,9 @@ import pytest
 
 from agentworld_plugins.offline.shell import VirtualMachine
 from agentworld_plugins.offline.shell import parser as shell_parser
-from agentworld_plugins.offline.shell.limits import StepLimits
 from agentworld_plugins.offline.shell.parser import _prepare
 from agentworld_plugins.offline.shell.reader import script_pieces
 from agentworld_plugins.offline.shell.simple import simple_command
-
-
-@pytest.fixture
-def vm() -> VirtualMachine:
-    machine = VirtualMachine(interactive=False)
-    machine.limits = StepLimits(seconds=120, memory_mb=256)  # generous: the suite shares its CPUs
-    return machine
 
 
 @pytest.fixture

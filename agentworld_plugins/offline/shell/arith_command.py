@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from .case_command import marker_command
 from .errors import _AbortLine, _ExpansionError
+from .quoting import single_quoted
 from .state import MachineState
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ def split_for_head(body: str) -> list[str] | None:
 
 def rewritten(head: str, expressions: list[str]) -> str:
     """``head`` followed by each expression as one single-quoted word."""
-    return head + "".join(" '" + e.replace("'", "'\\''") + "'" for e in expressions)
+    return head + "".join(" " + single_quoted(e) for e in expressions)
 
 
 def arith_for_head(cond_nodes: list[Any]) -> Any:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import _AbortLine, _ExpansionError
 from .patterns import glob_regex
+from .quoting import single_quoted
 from .state import MachineState
 
 if TYPE_CHECKING:
@@ -45,10 +46,6 @@ def skip(regex: re.Pattern[str], text: str, i: int) -> int:
 
 class CaseIncomplete(Exception):
     """The text ends inside a ``case``: bash reads on."""
-
-
-def _quote(raw: str) -> str:
-    return "'" + raw.replace("'", "'\\''") + "'"
 
 
 def _closing(text: str, i: int, opening: str, closing: str) -> int:
@@ -167,7 +164,7 @@ def case_head(text: str, i: int) -> tuple[str, list[str] | None, int]:
 
 def clause_header(marker: str, first: str, patterns: list[str], replaced: str) -> str:
     """The ``if``/``elif`` text of a clause, padded with the newlines of the text it replaces."""
-    text = f"{marker} {_quote(first)} " + " ".join(_quote(p) for p in patterns) + "; then "
+    text = f"{marker} {single_quoted(first)} " + " ".join(single_quoted(p) for p in patterns) + "; then "
     return text + "\n" * max(0, replaced.count("\n") - text.count("\n"))
 
 

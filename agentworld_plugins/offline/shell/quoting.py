@@ -7,13 +7,19 @@ import re
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_./+,:=@%^-]+")
 
 
+def single_quoted(text: str) -> str:
+    """``text`` as one single-quoted shell word, ``'`` written as ``'\\''`` (bash's
+    ``sh_single_quote``)."""
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
 def quote_always(name: str) -> str:
     """GNU ``quoteaf``: shell-escape quoting, always quoted (``'x'``)."""
     if "'" not in name:
         return f"'{name}'"
     if not any(c in name for c in '"$`\\!'):
         return f'"{name}"'
-    return "'" + name.replace("'", "'\\''") + "'"
+    return single_quoted(name)
 
 
 def quote_if_needed(name: str) -> str:
@@ -66,4 +72,4 @@ def xtrace_quote(word: str) -> str:
         or any(ord(c) < 32 or ord(c) == 127 for c in word)
     ):
         return word
-    return "'" + word.replace("'", "'\\''") + "'"
+    return single_quoted(word)

@@ -10,7 +10,7 @@ from ..errors import _UsageError
 from ..getopt import _getopt
 from ..names import _valid_name
 from ..proc import _Proc
-from ..quoting import _SAFE_NAME
+from ..quoting import _SAFE_NAME, single_quoted
 from ..registry import builtin
 
 
@@ -109,7 +109,7 @@ def _b_set(p: _Proc) -> int:
     if not p.args:
         for name in sorted(vm.vars):
             value = vm.vars[name]
-            shown = value if _SAFE_NAME.fullmatch(value or "x") else "'" + value.replace("'", "'\\''") + "'"
+            shown = value if _SAFE_NAME.fullmatch(value or "x") else single_quoted(value)
             p.out(f"{name}={shown}\n")
         return 0
     args = p.args
