@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+#: what a world name may be: it names a stored record, a lock file and a CLI argument
+WORLD_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@+-]{0,127}$")
 
 
 class Settings(BaseSettings):
@@ -47,8 +52,25 @@ class Settings(BaseSettings):
         "or 'succeed' (nothing, 0).",
     )
     home: Path = Field(
-        Path.home() / ".agentworld", description="Where sessions, cassettes and caches are kept."
+        Path.home() / ".agentworld", description="Where worlds, sessions, cassettes and caches are kept."
     )
+    world: str | None = Field(
+        None,
+        description="The named world every front attaches to (kept in AGENTWORLD_HOME across "
+        "connections, processes and restarts); unset: each front's own world.",
+    )
+
+    @field_validator("world")
+    @classmethod
+    def _world_name(cls, value: str | None) -> str | None:
+        if value in (None, ""):
+            return None
+        if not WORLD_NAME_PATTERN.match(value):
+            raise ValueError(
+                f"world {value!r} is not a valid world name: use 1-128 letters, digits and . _ - : @ + "
+                "(starting with a letter or digit), e.g. demo-1"
+            )
+        return value
 
     @field_validator("base_url")
     @classmethod

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
@@ -29,6 +29,9 @@ from .observation import Observation
 from .plugins import PluginManager, get_plugin_manager
 from .redaction import redact_record
 from .turns import build_messages, extract_action, system_of, turn_number
+
+if TYPE_CHECKING:
+    from .worlds import SharedWorld
 
 __all__ = ["Observation", "Session", "Trajectory", "Turn", "World"]
 
@@ -178,6 +181,8 @@ class Session:
         self.sampling = sampling
         self.max_context_tokens = max_context_tokens
         self.state: dict[str, Any] = {}  # free for plugins and the offline world
+        #: the named world this session is a front of (:class:`~.worlds.SharedWorld`), or None
+        self.attached: SharedWorld | None = None
         base = (
             domain.system_prompt(context, world.settings.prompts_dir) if base_prompt is None else base_prompt
         )
@@ -393,11 +398,17 @@ class Session:
 
     def step(self, action: Any) -> Observation:
         """Send one action; return the world model's observation."""
-        return self.run_step(self.domain.validate_action(action))
+        validated = self.domain.validate_action(action)
+        if self.attached is not None:  # a named world's front: the step runs on the stored world
+            return self.attached.operate(lambda: self.run_step(validated))
+        return self.run_step(validated)
 
     async def astep(self, action: Any) -> Observation:
         """The async twin of :meth:`step`."""
-        return await self.arun_step(self.domain.validate_action(action))
+        validated = self.domain.validate_action(action)
+        if self.attached is not None:
+            return await self.attached.aoperate(lambda: self.arun_step(validated))
+        return await self.arun_step(validated)
 
     def run_step(
         self,
@@ -463,12 +474,18 @@ class World:
         settings: Settings | None = None,
         plugin_manager: PluginManager | None = None,
         perturbations: Iterable[Any] | None = None,
+        name: str | None = None,
         **overrides: Any,
     ) -> None:
         backend_name = backend if isinstance(backend, str) else None
+        if name is not None:
+            overrides["world"] = name
         self.settings = settings or load_settings(
             base_url=base_url, model=model, api_key=api_key, backend=backend_name, **overrides
         )
+        if name is not None and settings is not None:
+            self.settings = settings.model_copy(update={"world": load_settings(world=name).world})
+        self._shared: SharedWorld | None = None
         self.pm = plugin_manager or get_plugin_manager()
         if perturbations is None:  # AGENTWORLD_PERTURB / AGENTWORLD_PERTURB_FILE, so every front honours them
             found = self.pm.hook.default_perturbations(registry=self.pm.registry)
@@ -500,7 +517,46 @@ class World:
 
         return find_offline(self.backend)
 
-    def session(
+    @property
+    def name(self) -> str | None:
+        """The named world this world's sessions attach to (``AGENTWORLD_WORLD``), or None."""
+        return self.settings.world
+
+    @property
+    def shared(self) -> SharedWorld:
+        """The named world (:class:`~.worlds.SharedWorld`) kept in ``AGENTWORLD_HOME``; a
+        :class:`ConfigError` when this world has no name."""
+        if self._shared is None:
+            if self.name is None:
+                raise ConfigError(
+                    "This World has no name, so it keeps no shared state",
+                    hint="pass World(name=...) or set AGENTWORLD_WORLD",
+                )
+            from .worlds import SharedWorld
+
+            self._shared = SharedWorld(self, self.name, store=True)
+        return self._shared
+
+    def session(self, domain: str, *, front: str | None = None, **options: Any) -> Session:
+        """A new session of ``domain`` (the keywords of :meth:`make_session`).
+
+        In a named world (``World(name=...)``, ``AGENTWORLD_WORLD``) it is the world's front
+        ``front`` (default: the domain's name): its history and state are the stored world's, and
+        each step runs on the world as other processes and fronts left it.
+        """
+        if self.name is None:
+            if front is not None:
+                raise ConfigError(
+                    f"front={front!r} needs a named world",
+                    hint="pass World(name=...) or set AGENTWORLD_WORLD",
+                )
+            return self.make_session(domain, **options)
+        shared = self.shared
+        session = shared.front(front or domain, domain, **options)
+        session.attached = shared
+        return session
+
+    def make_session(
         self,
         domain: str,
         *,
@@ -515,7 +571,8 @@ class World:
         system_suffix: str | Callable[[str], str] | None = None,
         **context: Any,
     ) -> Session:
-        """A new session of ``domain``. Keyword context (task, world_bible, ...) reaches plugins.
+        """A new session of ``domain``, of no named world. Keyword context (task, world_bible,
+        ...) reaches plugins.
 
         ``system_suffix`` is appended verbatim to the system prompt once the plugins prepared it
         (a front's own section, such as the machine description of a virtual terminal); a function
@@ -567,6 +624,8 @@ class World:
         return item
 
     def close(self) -> None:
+        if self._shared is not None:
+            self._shared.close()
         if self._backend is not None:
             self._backend.close()
 

@@ -256,14 +256,18 @@ class SessionStore:
         rows = self._read("SELECT version FROM sessions WHERE id = ?", (session_id,))
         return int(rows[0][0]) if rows else None
 
-    def create(self, session_id: str, config: dict[str, Any], meta: dict[str, Any] | None = None) -> int:
-        """Create the session unless it exists; return its version."""
+    def create(
+        self, session_id: str, config: dict[str, Any], meta: dict[str, Any] | None = None, *, version: int = 0
+    ) -> int:
+        """Create the session unless it exists (at ``version``: a session made again after a
+        reset continues its old numbering, so no process mistakes it for the one it knew);
+        return its version."""
         now = time.time()
         with self._write() as conn:
             conn.execute(
                 "INSERT OR IGNORE INTO sessions (id, created, updated, version, config, meta) "
-                "VALUES (?, ?, ?, 0, ?, ?)",
-                (session_id, now, now, _json(config), _json(meta or {})),
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (session_id, now, now, int(version), _json(config), _json(meta or {})),
             )
             row = conn.execute("SELECT version FROM sessions WHERE id = ?", (session_id,)).fetchone()
         return int(row[0])

@@ -21,13 +21,15 @@ def trajectories(home: str | Path, session_id: str) -> list[Trajectory]:
         raise AgentWorldError(
             f"No shell session named {session_id!r} in {home}", hint="see `agentworld shell sessions`"
         )
-    prompts = record.meta.get("system_prompts") or {}
+    fronts = record.meta.get("fronts") or {}
     out = []
-    for front in FRONTS:
+    for front in [*FRONTS, *(f for f in fronts if f not in FRONTS)]:
         rows = [r for r in record.turns if r.front == front]
         if not rows:
             continue
-        traj = Trajectory(f"{session_id}.{front}", DOMAINS[front], str(prompts.get(front, "")))
+        data = fronts.get(front) or {}
+        domain = str(data.get("domain") or DOMAINS.get(front, front))
+        traj = Trajectory(f"{session_id}.{front}", domain, str(data.get("system_prompt") or ""))
         traj.turns = [
             Turn(r.number, r.action, r.prompt, Observation.model_validate(r.observation)) for r in rows
         ]

@@ -36,10 +36,8 @@ backend). Nothing is ever run on the host.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import shlex
-import threading
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -47,7 +45,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentworld_plugins.errors import AgentWorldError, ConfigError
 from agentworld_plugins.observation import raw_streams
-from agentworld_plugins.store import SessionStore, TurnRow
+from agentworld_plugins.store import SessionStore
 
 from .machine import DEFAULT_PS1, MachineSpec, render_ps1
 from .results import CommandResult, LineResult, parse_bash_footer, parse_shell_result, truncate_output
@@ -65,9 +63,6 @@ DOMAINS = {"command": "swe", "screen": "terminal"}
 ROWS, COLS = 40, 160
 #: scrollback lines kept for a screen drawn by a world model
 SCROLLBACK = 2000
-#: an offline snapshot bigger than this is written every SNAPSHOT_EVERY turns (replay in between)
-BIG_SNAPSHOT = 1 << 20
-SNAPSHOT_EVERY = 16
 
 #: tmux key names and the characters they stand for
 KEY_NAMES: dict[str, str] = {
@@ -107,21 +102,6 @@ def keys_to_text(keys: Iterable[str]) -> str:
 _EXIT_LINE = re.compile(r"^\s*(?:exit|logout)(?:\s+(-?\d+))?\s*;?\s*$")
 
 
-def _observation_json(observation: Observation) -> dict[str, Any]:
-    from pydantic_core import to_jsonable_python
-
-    data: dict[str, Any] = to_jsonable_python(observation.model_dump(), fallback=str)
-    return data
-
-
-def _json_safe(value: Any) -> bool:
-    try:
-        json.dumps(value)
-    except (TypeError, ValueError):
-        return False
-    return True
-
-
 # -- the terminal ----------------------------------------------------------------------------------
 
 
@@ -145,49 +125,57 @@ class VirtualTerminal:
         perturbations: Iterable[Any] = (),
         seed: int | None = None,
     ) -> None:
+        from agentworld_plugins.worlds import SharedWorld
+
         if world is None:
             from agentworld_plugins.session import World
 
             world = World()
         self.world = world
-        self.id = session_id or uuid.uuid4().hex[:12]
         self._given_machine = None if machine is None else MachineSpec.coerce(machine)
-        self._given_seed = seed
         self.perturbations = list(perturbations)
-        if store is True:
-            store = SessionStore.at_home(world.settings.home)
-        elif isinstance(store, (str, Path)):
-            store = SessionStore(store)
-        self.store: SessionStore | None = store or None
-        self._lock = threading.RLock()
+        start = self._given_machine or MachineSpec()
+        #: the world this terminal is two fronts of (named after ``session_id``)
+        self.shared = SharedWorld(
+            world, session_id or uuid.uuid4().hex[:12], store=store, machine=start.to_dict(), seed=seed
+        )
+        self.id = self.shared.name
+        self.store: SessionStore | None = self.shared.store
         self._closed = False
-        #: why the ``machine`` given was not used (the stored session has its own), or None
+        #: why the ``machine`` given was not used (the stored world has its own), or None
         self.machine_warning: str | None = None
         self._offline_checked = False
         self._offline_api: Any = None
-        self._reset_memory()
-        if self.store is None:
-            self._start_fresh()
+        self._kwargs: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
 
-    # -- memory ----------------------------------------------------------------------------------
+    # -- the world -------------------------------------------------------------------------------
 
-    def _reset_memory(self) -> None:
-        self.machine: MachineSpec = self._given_machine or MachineSpec()
-        self.seed: int | None = self._given_seed
-        self._sessions: dict[str, Session] = {}
-        self._turns: dict[str, list[Turn]] = {f: [] for f in FRONTS}
-        self._extra: dict[str, dict[str, Any]] = {f: {} for f in FRONTS}
-        self._scrollback: list[str] = []
-        self._exited = False
-        self._seq = 0
-        self._saved = {f: 0 for f in FRONTS}
-        self._version = -1
-        self._snapshot_seq = 0
-        self._snapshot_size = 0
-        self._snapshot_dirty = False
-        self._meta_dirty = False
-        self._description: str | None = None
-        self._system_prompts: dict[str, str] = {}
+    @property
+    def machine(self) -> MachineSpec:
+        """The machine the world started as (a stored world keeps its own)."""
+        return MachineSpec.from_dict(self.shared.machine)
+
+    @property
+    def seed(self) -> int | None:
+        return self.shared.seed
+
+    @property
+    def _meta(self) -> dict[str, Any]:
+        """The terminal's own state in the world: the scrollback of a model-drawn screen, exited."""
+        return self.shared.meta("terminal")
+
+    @property
+    def _scrollback(self) -> list[str]:
+        return list(self._meta.get("scrollback") or [])
+
+    @_scrollback.setter
+    def _scrollback(self, lines: list[str]) -> None:
+        self._meta["scrollback"] = lines[-SCROLLBACK:]
+        self.shared.changed()
+
+    @property
+    def _exited(self) -> bool:
+        return bool(self._meta.get("exited"))
 
     def _offline(self) -> Any:
         """The world's embedded offline backend (its public state API), or None."""
@@ -196,179 +184,64 @@ class VirtualTerminal:
             self._offline_checked = True
         return self._offline_api
 
-    def _all_sessions(self) -> dict[str, Session]:
-        return {front: self.session(front) for front in FRONTS}
-
-    def _start_fresh(self) -> None:
-        offline = self._offline()
-        if offline is not None:  # both fronts on one offline machine, as it is before any turn
-            offline.start_machine(self._all_sessions(), **self.machine.offline_options())
-
-    def _config(self) -> dict[str, Any]:
-        return {
-            "machine": self.machine.to_dict(),
-            "seed": self.seed,
-            "perturbations": [p for p in self.perturbations if isinstance(p, str)],
-        }
-
-    def _meta(self) -> dict[str, Any]:
-        prompts = {**self._system_prompts, **{f: s.system_prompt for f, s in self._sessions.items()}}
-        return {
-            "state": self._extra,
-            "scrollback": self._scrollback[-SCROLLBACK:],
-            "exited": self._exited,
-            "system_prompts": prompts,
-            "domains": DOMAINS,
-        }
-
-    # -- the store -------------------------------------------------------------------------------
-
-    def _sync(self) -> None:
-        assert self.store is not None
-        version = self.store.version(self.id)
-        if version is None:
-            self._reset_memory()
-            self._start_fresh()
-            self._version = self.store.create(self.id, self._config(), self._meta())
-            if self._version != 0:
-                self._load()
-        elif version != self._version:
-            self._load()
-
-    def _load(self) -> None:
-        from agentworld_plugins.session import Observation, Turn
-
-        assert self.store is not None
-        record = self.store.load(self.id)
-        if record is None:  # deleted meanwhile: start again
-            self._version = -1
-            self._sync()
-            return
-        self._reset_memory()
-        self.machine = MachineSpec.from_dict(record.config.get("machine") or {})
+    def _note_machine(self) -> None:
         given = self._given_machine
-        if given is not None and given.to_dict() != self.machine.to_dict():
+        if given is not None and self.store is not None and given.to_dict() != self.machine.to_dict():
+            machine = self.machine
             self.machine_warning = (
                 f"session {self.id!r} already exists, so the machine given for it (--state, --hostname, "
-                f"--user, --cwd) is ignored: it keeps {self.machine.user}@{self.machine.hostname}; "
+                f"--user, --cwd) is ignored: it keeps {machine.user}@{machine.hostname}; "
                 "start it afresh with --new (or VirtualTerminal(..., store=...) after store.delete)"
             )
-        self.seed = record.config.get("seed")
-        meta = record.meta
-        self._extra = {f: dict((meta.get("state") or {}).get(f) or {}) for f in FRONTS}
-        self._scrollback = list(meta.get("scrollback") or [])
-        self._exited = bool(meta.get("exited"))
-        self._system_prompts = dict(meta.get("system_prompts") or {})
-        for row in record.turns:
-            observation = Observation.model_validate(row.observation)
-            self._turns[row.front].append(Turn(row.number, row.action, row.prompt, observation))
-        self._seq = record.turns[-1].seq if record.turns else 0
-        self._saved = {f: len(self._turns[f]) for f in FRONTS}
-        offline = self._offline()
-        if offline is not None:
-            # the stored snapshot, else the machine as it started; the backend replays later turns
-            sessions = self._all_sessions()
-            if record.snapshot is not None and offline.restore(sessions, record.snapshot):
-                self._snapshot_seq = record.snapshot_seq
-            else:
-                offline.start_machine(sessions, **self.machine.offline_options())
-        self._version = record.version
-
-    def _persist(self) -> None:
-        assert self.store is not None
-        rows: list[TurnRow] = []
-        for front in FRONTS:
-            turns = self._turns[front]
-            for turn in turns[self._saved[front] :]:
-                self._seq += 1
-                rows.append(
-                    TurnRow(
-                        self._seq,
-                        front,
-                        turn.number,
-                        turn.action,
-                        turn.prompt,
-                        _observation_json(turn.observation),
-                    )
-                )
-            self._saved[front] = len(turns)
-        for front, session in self._sessions.items():
-            self._extra[front] = {k: v for k, v in session.state.items() if _json_safe(v)}
-        if not rows and not self._meta_dirty and not self._snapshot_dirty:
-            return
-        snapshot = None
-        offline = self._offline()
-        if offline is not None and (rows or self._snapshot_dirty):
-            used = any(self._turns[f] for f in FRONTS)
-            due = self._snapshot_size < BIG_SNAPSHOT or self._seq - self._snapshot_seq >= SNAPSHOT_EVERY
-            if used and (due or self._snapshot_dirty):
-                snapshot = offline.snapshot(self._all_sessions())
-                self._snapshot_size = len(snapshot)
-                self._snapshot_seq = self._seq
-        self._version = self.store.save(
-            self.id,
-            self._version,
-            rows,
-            meta=self._meta(),
-            snapshot=snapshot,
-            snapshot_seq=self._seq,
-            snapshot_tag=offline.snapshot_version() if snapshot is not None else None,
-        )
-        self._meta_dirty = self._snapshot_dirty = False
+        else:
+            self.machine_warning = None
 
     def _operate(self, fn: Callable[[], T]) -> T:
-        """Run ``fn`` on the up-to-date session, holding it, and store what it added."""
-        with self._lock:
-            if self._closed:
-                raise AgentWorldError(
-                    f"Virtual terminal {self.id} is closed", hint="create a new VirtualTerminal"
-                )
-            if self.store is None:
-                return fn()
-            with self.store.lock(self.id):
-                self._sync()
-                try:
-                    return fn()
-                finally:
-                    self._persist()
+        """Run ``fn`` on the up-to-date world, holding it, and store what it added."""
+        if self._closed:
+            raise AgentWorldError(
+                f"Virtual terminal {self.id} is closed", hint="create a new VirtualTerminal"
+            )
+
+        def op() -> T:
+            self._note_machine()
+            for front in FRONTS:  # both on the world (a fallback replay needs every front's turns)
+                self.session(front)
+            return fn()
+
+        return self.shared.operate(op)
 
     # -- sessions --------------------------------------------------------------------------------
 
-    def _context(self, front: str) -> dict[str, Any]:
-        context: dict[str, Any] = {"cwd": self.machine.cwd, "env": dict(self.machine.env)}
-        if self.machine.files is not None:
-            context["files"] = self.machine.files
+    def _session_kwargs(self, front: str) -> dict[str, Any]:
+        machine = self.shared.machine
+        cached = self._kwargs.get(front)
+        if cached is not None and cached[0] is machine:
+            return cached[1]
+        from .definitions import all_tools
+
+        spec = MachineSpec.from_dict(machine)
+        context: dict[str, Any] = {"cwd": spec.cwd, "env": dict(spec.env)}
+        if spec.files is not None:
+            context["files"] = spec.files
         if front == "screen":
-            context["initial_state"] = self.machine.prompt()
-        return context
+            context["initial_state"] = spec.prompt()
+        kwargs = {
+            "tools": all_tools() if front == "command" else None,
+            "perturbations": self.perturbations,
+            "session_id": f"{self.id}.{front}",
+            # the prompt ends with a newline: a blank line, then the machine
+            "system_suffix": f"\n{spec.describe()}",
+            **context,
+        }
+        self._kwargs[front] = (machine, kwargs)
+        return kwargs
 
     def session(self, front: str) -> Session:
         """The front's session (``"command"``: swe domain, ``"screen"``: terminal domain)."""
         if front not in DOMAINS:
             raise ConfigError(f"Unknown front {front!r}", hint="use 'command' or 'screen'")
-        found = self._sessions.get(front)
-        if found is not None:
-            return found
-        from .definitions import all_tools
-
-        context = self._context(front)
-        tools = all_tools() if front == "command" else None
-        if self._description is None:
-            self._description = self.machine.describe()
-        session = self.world.session(
-            DOMAINS[front],
-            tools=tools,
-            perturbations=self.perturbations,
-            seed=self.seed,
-            session_id=f"{self.id}.{front}",
-            # the prompt ends with a newline: a blank line, then the machine
-            system_suffix=f"\n{self._description}",
-            **context,
-        )
-        session.state.update(json.loads(json.dumps(self._extra[front])))
-        session.trajectory.turns = self._turns[front]
-        self._sessions[front] = session
-        return session
+        return self.shared.front(front, DOMAINS[front], **self._session_kwargs(front))
 
     def _step(self, front: str, action: Any) -> Observation:
         observation = self._operate(lambda: self.session(front).step(action))
@@ -379,14 +252,13 @@ class VirtualTerminal:
     def open(self) -> VirtualTerminal:
         """Load (or create) the stored session now, so ``machine`` (and ``machine_warning``) say
         what the session runs on before the first command."""
-        if self.store is not None:
-            self._operate(lambda: None)
+        self._operate(lambda: None)
         return self
 
     @property
     def turns(self) -> dict[str, list[Turn]]:
         """The turns of each front so far (in this process's view of the session)."""
-        return {f: list(v) for f, v in self._turns.items()}
+        return {f: self.shared.turns(f) for f in FRONTS}
 
     # -- the command front -----------------------------------------------------------------------
 
@@ -503,14 +375,11 @@ class VirtualTerminal:
                 break
         else:
             self._scrollback = old + new
-        del self._scrollback[:-SCROLLBACK]
-        self._meta_dirty = True
 
     def _note_exits(self, batches: list[dict[str, Any]]) -> None:
         typed = "".join(str(b.get("keystrokes", "")) for b in batches)
         if any(_EXIT_LINE.match(line) for line in typed.split("\n")[:-1]) or "\x04" in typed:
-            self._exited = True
-            self._meta_dirty = True
+            self._set_exited()
 
     def send_keys(self, keys: str | Sequence[Any], duration: float | None = None) -> str:
         """Type ``keys`` into the interactive shell; return the screen (last 40 lines)."""
@@ -531,7 +400,7 @@ class VirtualTerminal:
         terminal = self._offline_screen()
         if terminal is not None:
             return str(terminal.view())
-        turns = self._turns["screen"]
+        turns = self.shared.turns("screen")
         if turns:
             return turns[-1].observation.text
         return self.machine.prompt().rstrip()
@@ -558,9 +427,7 @@ class VirtualTerminal:
             terminal = self._offline_screen()
             if terminal is not None:
                 del terminal.lines[:-ROWS]
-                self._snapshot_dirty = True
             self._scrollback = self._scrollback[-ROWS:]
-            self._meta_dirty = True
 
         self._operate(op)
 
@@ -611,8 +478,7 @@ class VirtualTerminal:
             match = _EXIT_LINE.match(line)
             if match:
                 exited = int(match.group(1)) & 0xFF if match.group(1) else status
-                self._exited = True
-                self._meta_dirty = True
+                self._set_exited()
             output = "\n".join(output_lines) + ("\n" if output_lines else "")
             return LineResult(output, self._prompt_now(), status, exited)
 
@@ -629,16 +495,17 @@ class VirtualTerminal:
 
     # -- lifecycle -------------------------------------------------------------------------------
 
+    def _set_exited(self) -> None:
+        self._meta["exited"] = True
+        self.shared.changed()
+
     def reload(self) -> None:
         """Forget this process's view of the session; the next operation reads the store."""
-        with self._lock:
-            self._version = -1
+        self.shared.reload()
 
     def close(self) -> None:
-        with self._lock:
-            self._closed = True
-            if self.store is not None:
-                self.store.close()
+        self._closed = True
+        self.shared.close()
 
     def __enter__(self) -> VirtualTerminal:
         return self
@@ -647,7 +514,7 @@ class VirtualTerminal:
         self.close()
 
     def __repr__(self) -> str:
-        counts = ", ".join(f"{f}={len(self._turns[f])}" for f in FRONTS)
+        counts = ", ".join(f"{f}={len(self.shared.turns(f))}" for f in FRONTS)
         return f"<VirtualTerminal {self.id} {self.machine.user}@{self.machine.hostname} turns: {counts}>"
 
 

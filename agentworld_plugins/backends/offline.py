@@ -340,6 +340,29 @@ class OfflineBackend(Backend):
         """Start shell sessions (swe, terminal) on one simulated machine: one filesystem, a shell
         each (interactive for the terminal domain). ``machine`` takes ``files`` (a ``{path:
         content}`` seed or a folder to copy), ``cwd``, ``hostname``, ``user`` and ``env``."""
+        build = self._machine_builder()
+        states = build({n: s.domain.name for n, s in sessions.items()}, **machine)
+        self._share_lock(list(sessions.values()))  # one filesystem: their steps take turns
+        for name, session in sessions.items():
+            self.start(session, states[name])
+
+    def join_machine(self, session: Session, machine: dict[str, Any], **options: Any) -> None:
+        """Start ``session``'s offline world on a machine other sessions may share (a named
+        world's): ``machine`` holds the shared objects (its ``"fs"``, made from ``options`` —
+        ``files``, ``cwd``, ``hostname``, ``user``, ``env`` — when it has none yet). A shell domain
+        gets a shell of its own on that filesystem, the mcp domain file tools on it; the others
+        a state of their own."""
+        build = self._machine_builder()
+        states = build(
+            {"front": session.domain.name}, shared=machine, contexts={"front": session.context}, **options
+        )
+        self.start(session, states["front"])
+
+    def share_lock(self, sessions: list[Session]) -> None:
+        """Step ``sessions`` under one lock (they share a machine)."""
+        self._share_lock(sessions)
+
+    def _machine_builder(self) -> Callable[..., Any]:
         build = self.registry.offline_machines.get("shell")
         if build is None:
             raise BackendError(
@@ -347,10 +370,7 @@ class OfflineBackend(Backend):
                 hint="load the built-in offline plugin (agentworld_plugins.offline.plugin) or a plugin "
                 'that calls register("shell", build, kind="machine") in register_offline_worlds',
             )
-        states = build({n: s.domain.name for n, s in sessions.items()}, **machine)
-        self._share_lock(list(sessions.values()))  # one filesystem: their steps take turns
-        for name, session in sessions.items():
-            self.start(session, states[name])
+        return build
 
     def state(self, session: Session) -> dict[str, Any]:
         """``session``'s offline world state, brought up to date with its turns (turns another

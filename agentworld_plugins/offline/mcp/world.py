@@ -38,10 +38,17 @@ def mcp_step(
         )
 
 
+def new_world() -> dict[str, Any]:
+    """An MCP world state before its first call."""
+    return {"calls": 0, "resources": {}}
+
+
 def _step(
     state: dict[str, Any], name: str, arguments: dict[str, Any], context: dict[str, Any]
 ) -> OfflineResult:
-    world = state.setdefault(STATE_KEY, {"calls": 0, "resources": {}})
+    world = state.get(STATE_KEY)
+    if world is None:
+        world = state[STATE_KEY] = new_world()
     world["calls"] += 1
     turn = world["calls"]
     tools = tool_index(context.get("tools"))

@@ -84,7 +84,15 @@ class FileStore:
         base = str(context.get("cwd") or "/app")
         seed = context.get("files")
         fs = VirtualFS.from_seed(seed if isinstance(seed, (dict, str)) else None, base=base)
-        fs.mkdir(base, parents=True) if not fs.exists(base) else None
+        return cls.on(fs, context)
+
+    @classmethod
+    def on(cls, fs: VirtualFS, context: dict[str, Any]) -> FileStore:
+        """The tools on an existing filesystem (a named world's, which the shell shares):
+        ``context["allowed_directories"]`` and ``cwd`` as for :meth:`from_context`."""
+        base = str(context.get("cwd") or "/app")
+        if not fs.exists(base):
+            fs.mkdir(base, parents=True)
         allowed = context.get("allowed_directories")
         dirs = [fs.normalize(str(d)) for d in allowed] if isinstance(allowed, list) and allowed else ["/"]
         for d in dirs:

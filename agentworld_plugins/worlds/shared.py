@@ -1,0 +1,452 @@
+"""A named world: every front's session on one state, kept in the world store across processes.
+
+A real environment is one thing whatever touches it: the files an MCP filesystem tool writes are
+the files ``cat`` prints in a shell, and a server keeps its state when a client reconnects. So
+state belongs to a :class:`SharedWorld`, not to a connection or a front. A front (the MCP server,
+the virtual terminal's command and screen fronts, a search server, a gym environment) asks the
+world for its session by a front name (:meth:`SharedWorld.front`) and runs each step inside
+:meth:`SharedWorld.operate`.
+
+What a world holds:
+
+- the offline engines' state of every front (the shell machine's one filesystem, a shell and its
+  cwd per front, the MCP world's ledger and SQL database, GUI screens, search memory), pickled
+  together so that objects the fronts share (the filesystem) stay shared;
+- each front's turns (action, turn prompt, observation), in the order they happened across
+  fronts: with a world model they are each front's conversation history;
+- each front's JSON state (perturbation counters, a model-drawn screen's scrollback).
+
+With a store (the world store of ``AGENTWORLD_HOME``, :mod:`agentworld_plugins.store`) the
+world is a record named after it: every operation takes the world's lock (``fcntl.flock``),
+reloads the record when another process changed it, runs, and writes what it added in one SQLite
+transaction, so concurrent writers in several processes never lose an update. Without a store the
+world lives in this process only (one ``mcp serve`` process's world shared by its connections).
+
+>>> shared = SharedWorld(World(backend="offline"), "demo", store=True)       # doctest: +SKIP
+>>> cmd = shared.front("command", "swe", tools=coding_tools)                 # doctest: +SKIP
+>>> shared.operate(lambda: cmd.step({"tool_name": "run_shell_command", ...}))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import pickle
+import threading
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ..config import WORLD_NAME_PATTERN
+from ..errors import AgentWorldError, ConfigError
+from ..store import SessionStore, TurnRow
+
+if TYPE_CHECKING:
+    from ..session import Session, Turn, World
+
+__all__ = ["MACHINE_KEY", "NAME_PATTERN", "SharedWorld", "check_world_name", "observation_json"]
+
+T = TypeVar("T")
+
+NAME_PATTERN = WORLD_NAME_PATTERN
+#: the key of the shared machine (its filesystem) in a world's pickled state
+MACHINE_KEY = "__machine__"
+#: who holds a world taken by :meth:`SharedWorld.aoperate` (no thread's ident is negative)
+_ASYNC_OWNER = -1
+#: the pickled state's layout; bump when it changes incompatibly
+STATE_FORMAT = 2
+
+
+def check_world_name(name: str) -> str:
+    """``name`` when it can name a world, else a :class:`ConfigError` saying what can."""
+    if not isinstance(name, str) or not NAME_PATTERN.match(name):
+        raise ConfigError(
+            f"{name!r} is not a valid world name",
+            hint="use 1-128 letters, digits and . _ - : @ + (starting with a letter or digit), e.g. demo-1",
+        )
+    return name
+
+
+def observation_json(observation: Any) -> dict[str, Any]:
+    """An observation as a JSON object (metadata values JSON cannot hold become their text)."""
+    from pydantic_core import to_jsonable_python
+
+    data: dict[str, Any] = to_jsonable_python(observation.model_dump(), fallback=str)
+    return data
+
+
+def _json_safe(value: Any) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+class SharedWorld:
+    """One world, several fronts (see the module docstring).
+
+    :param world: the :class:`~agentworld_plugins.World` sessions come from (backend, plugins).
+    :param name: the world's name; None for an anonymous world of this process.
+    :param store: a :class:`SessionStore`, a path to one, ``True`` for the one in the world's
+        ``AGENTWORLD_HOME``, or None to keep the world in memory.
+    :param machine: the machine a new world starts as (``files``, ``cwd``, ``hostname``, ``user``,
+        ``env``, ``description``); a stored world keeps the machine it started as.
+    :param seed: the sessions' seed when the world is new.
+    """
+
+    def __init__(
+        self,
+        world: World,
+        name: str | None = None,
+        *,
+        store: SessionStore | str | Path | bool | None = None,
+        machine: dict[str, Any] | None = None,
+        seed: int | None = None,
+    ) -> None:
+        self.world = world
+        self.name = check_world_name(name) if name is not None else f"anon-{uuid.uuid4().hex[:12]}"
+        if store is True:
+            store = SessionStore.at_home(world.settings.home)
+        elif isinstance(store, (str, Path)):
+            store = SessionStore(store)
+        self.store: SessionStore | None = store or None
+        self._given_machine = dict(machine) if machine is not None else None
+        self._given_seed = seed
+        self._lock = threading.RLock()  # this object's fields
+        self._mutex = threading.Lock()  # the world, held by one operation at a time
+        self._owner: int | None = None
+        self._depth = 0
+        self._held: contextlib.ExitStack | None = None
+        self._async_lock: Any = None
+        self._closed = False
+        #: how each front's session is made in this process: (domain, World.session keywords)
+        self._specs: dict[str, tuple[str, dict[str, Any]]] = {}
+        self._pool: dict[str, Session] = {}  # each front's session object, kept across reloads
+        self._offline_checked = False
+        self._offline_api: Any = None
+        self._reset_memory()
+        if self.store is None:
+            self._version = 0
+
+    # -- memory ----------------------------------------------------------------------------------
+
+    def _reset_memory(self) -> None:
+        self.machine: dict[str, Any] = dict(self._given_machine or {})
+        self.seed: int | None = self._given_seed
+        self._sessions: dict[str, Session] = {}
+        self._turns: dict[str, list[Turn]] = {}
+        self._rows: dict[str, list[TurnRow]] = {}  # stored turns of fronts not opened here
+        self._saved: dict[str, int] = {}
+        self._extra: dict[str, dict[str, Any]] = {}  # each front's JSON session state
+        self._meta: dict[str, dict[str, Any]] = {}  # each front adapter's own JSON state
+        self._fronts: dict[str, str] = {}  # front -> domain, of every front the world has had
+        self._prompts: dict[str, str] = {}
+        self._dormant: dict[str, Any] = {}  # offline states of fronts not opened here
+        self._machine_state: dict[str, Any] = {}  # the shared machine (its filesystem)
+        self._seq = 0
+        self._version = -1
+        self._dirty = False
+
+    def _offline(self) -> Any:
+        """The world's embedded offline backend (its public state API), or None."""
+        if not self._offline_checked:
+            self._offline_api = self.world.offline
+            self._offline_checked = True
+        return self._offline_api
+
+    @property
+    def persistent(self) -> bool:
+        """True when the world lives in a store (other processes can attach to it)."""
+        return self.store is not None
+
+    def machine_options(self) -> dict[str, Any]:
+        """The machine as the offline backend builds it (all but the description)."""
+        return {k: v for k, v in self.machine.items() if k != "description" and v is not None}
+
+    # -- fronts ----------------------------------------------------------------------------------
+
+    def front(self, front: str, domain: str, **session_kwargs: Any) -> Session:
+        """The session of ``front`` (made on first use with ``World.session(domain, **kwargs)``),
+        its turns and offline state taken from the world. Step it inside :meth:`operate`. The
+        same object stays the front's session when the world is reloaded from the store."""
+        with self._lock:
+            known = self._specs.get(front)
+            if known is not None and known[0] != domain:
+                raise ConfigError(
+                    f"Front {front!r} of world {self.name!r} is a {known[0]} session, not {domain}",
+                    hint="give each front its own name",
+                )
+            if known is None or known[1] != session_kwargs:
+                self._specs[front] = (domain, dict(session_kwargs))
+                self._pool.pop(front, None)
+                self._sessions.pop(front, None)
+            found = self._sessions.get(front)
+            if found is not None:
+                return found
+            return self._open_front(front)
+
+    def _open_front(self, front: str) -> Session:
+        from ..session import Observation, Turn
+
+        domain, kwargs = self._specs[front]
+        stored = self._fronts.get(front)
+        if stored is not None and stored != domain:
+            raise ConfigError(
+                f"World {self.name!r} already has a front {front!r} of domain {stored}, not {domain}",
+                hint="use another front name or another world",
+            )
+        session = self._pool.get(front)
+        if session is None:
+            options = {"seed": self.seed, "session_id": f"{self.name}.{front}", **kwargs}
+            session = self._pool[front] = self.world.make_session(domain, **options)
+        else:  # the world was reloaded: the same session, on the stored state
+            session.state.clear()
+        session.state.update(json.loads(json.dumps(self._extra.get(front) or {})))
+        turns: list[Turn] = self._turns.setdefault(front, [])
+        for row in self._rows.pop(front, []):
+            observation = Observation.model_validate(row.observation)
+            turns.append(Turn(row.number, row.action, row.prompt, observation))
+        session.trajectory.turns = turns
+        self._saved.setdefault(front, len(turns))
+        self._sessions[front] = session
+        self._fronts[front] = domain
+        offline = self._offline()
+        if offline is not None:
+            state = self._dormant.pop(front, None)
+            if state is not None:
+                session.state["offline"] = state
+            else:
+                offline.join_machine(session, self._machine_state, **self.machine_options())
+            offline.share_lock(list(self._sessions.values()))
+        self._dirty = True
+        return session
+
+    def sessions(self) -> dict[str, Session]:
+        """The fronts opened in this process, by name."""
+        return dict(self._sessions)
+
+    def meta(self, front: str) -> dict[str, Any]:
+        """``front``'s own JSON state, kept with the world; call :meth:`changed` after editing it."""
+        return self._meta.setdefault(front, {})
+
+    def changed(self) -> None:
+        """Something outside the turns changed (a front's meta, an offline screen edited in
+        place): the next write stores the world even if no turn was taken."""
+        self._dirty = True
+
+    def turns(self, front: str) -> list[Turn]:
+        """``front``'s turns so far, in this process's view of the world."""
+        return list(self._turns.get(front) or ())
+
+    # -- the store -------------------------------------------------------------------------------
+
+    def _config(self) -> dict[str, Any]:
+        return {"machine": self.machine, "seed": self.seed, "kind": "world"}
+
+    def _sync(self) -> None:
+        assert self.store is not None
+        version = self.store.version(self.name)
+        if version is None:
+            self._restart()
+            self._version = self.store.create(self.name, self._config(), self._record_meta())
+            if self._version != 0:  # another process created it meanwhile
+                self._load()
+            else:
+                self._dirty = True
+        elif version != self._version:
+            self._load()
+
+    def _restart(self) -> None:
+        """Forget the world's state: the fronts opened here start afresh on a new machine."""
+        with self._lock:
+            self._reset_memory()
+            for front in list(self._specs):
+                self._open_front(front)
+
+    def _record_meta(self) -> dict[str, Any]:
+        for front, session in self._sessions.items():
+            self._extra[front] = {k: v for k, v in session.state.items() if k != "offline" and _json_safe(v)}
+            self._prompts[front] = session.system_prompt
+        return {
+            "fronts": {
+                front: {
+                    "domain": domain,
+                    "state": self._extra.get(front) or {},
+                    "meta": self._meta.get(front) or {},
+                    "system_prompt": self._prompts.get(front, ""),
+                }
+                for front, domain in self._fronts.items()
+            }
+        }
+
+    def _load(self) -> None:
+        assert self.store is not None
+        with self._lock:
+            self._load_locked()
+
+    def _load_locked(self) -> None:
+        assert self.store is not None
+        record = self.store.load(self.name)
+        if record is None:  # removed meanwhile: start again
+            self._version = -1
+            self._sync()
+            return
+        self._reset_memory()
+        self.machine = dict(record.config.get("machine") or {})
+        self.seed = record.config.get("seed")
+        for front, data in (record.meta.get("fronts") or {}).items():
+            self._fronts[front] = str(data.get("domain"))
+            self._extra[front] = dict(data.get("state") or {})
+            self._meta[front] = dict(data.get("meta") or {})
+            self._prompts[front] = str(data.get("system_prompt") or "")
+        for row in record.turns:
+            self._rows.setdefault(row.front, []).append(row)
+        self._seq = record.turns[-1].seq if record.turns else 0
+        states = self._unpickle(record.snapshot, record.snapshot_tag)
+        if states is not None:
+            self._machine_state = states.pop(MACHINE_KEY, None) or {}
+            self._dormant = states
+        else:  # written by another version: the machine as it started, the turns replayed into it
+            self._dormant = {}
+        self._version = record.version
+        for front in list(self._specs):
+            self._open_front(front)
+        self._dirty = False
+
+    def _tag(self) -> str | None:
+        offline = self._offline()
+        return f"{offline.snapshot_version()}|w{STATE_FORMAT}" if offline is not None else None
+
+    def _unpickle(self, blob: bytes | None, tag: str | None) -> dict[str, Any] | None:
+        if blob is None or tag is None or tag != self._tag():
+            return None
+        try:
+            states = pickle.loads(blob)
+        except Exception:
+            return None
+        return states if isinstance(states, dict) else None
+
+    def state_blob(self) -> bytes | None:
+        """Every front's offline state and the shared machine, pickled together (None without an
+        offline world)."""
+        if self._offline() is None:
+            return None
+        states: dict[str, Any] = dict(self._dormant)
+        for front, session in self._sessions.items():
+            if "offline" in session.state:
+                states[front] = session.state["offline"]
+        states[MACHINE_KEY] = self._machine_state
+        return pickle.dumps(states, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def _persist(self) -> None:
+        assert self.store is not None
+        rows: list[TurnRow] = []
+        for front, turns in self._turns.items():
+            for turn in turns[self._saved.get(front, 0) :]:
+                self._seq += 1
+                observation = observation_json(turn.observation)
+                rows.append(TurnRow(self._seq, front, turn.number, turn.action, turn.prompt, observation))
+            self._saved[front] = len(turns)
+        if not rows and not self._dirty:
+            return
+        blob = self.state_blob()
+        self._version = self.store.save(
+            self.name,
+            self._version,
+            rows,
+            meta=self._record_meta(),
+            snapshot=blob,
+            snapshot_seq=self._seq,
+            snapshot_tag=self._tag() if blob is not None else None,
+        )
+        self._dirty = False
+
+    def _acquire(self, owner: int) -> None:
+        """Hold the world for ``owner`` (a thread's ident, or the async sentinel), up to date."""
+        if self._owner == owner:
+            self._depth += 1
+            return
+        self._mutex.acquire()
+        try:
+            if self._closed:
+                raise AgentWorldError(f"World {self.name!r} is closed", hint="attach to it again")
+            self._owner, self._depth = owner, 1
+            if self.store is not None:
+                self._held = contextlib.ExitStack()
+                self._held.enter_context(self.store.lock(self.name))
+                self._sync()
+        except BaseException:
+            self._let_go()
+            raise
+
+    def _release(self) -> None:
+        """One hold less; the last one stores what was added and lets the world go."""
+        self._depth -= 1
+        if self._depth:
+            return
+        try:
+            if self.store is not None:
+                self._persist()
+        finally:
+            self._let_go()
+
+    def _let_go(self) -> None:
+        held, self._held = self._held, None
+        self._owner, self._depth = None, 0
+        try:
+            if held is not None:
+                held.close()  # the world's lock file: other processes may go on
+        finally:
+            self._mutex.release()
+
+    def operate(self, fn: Callable[[], T]) -> T:
+        """Run ``fn`` on the up-to-date world, holding it (other threads and processes wait), and
+        store what it added. Re-entrant: an operation inside an operation is part of it."""
+        self._acquire(threading.get_ident())
+        try:
+            return fn()
+        finally:
+            self._release()
+
+    async def aoperate(self, fn: Callable[[], Awaitable[T]]) -> T:
+        """:meth:`operate` for a coroutine function: the world is taken and stored in worker
+        threads (the event loop never waits on another process), ``fn`` awaited in between;
+        other operations of this process wait their turn without blocking the loop."""
+        import anyio
+
+        if self._async_lock is None:
+            self._async_lock = anyio.Lock()
+        async with self._async_lock:
+            await anyio.to_thread.run_sync(self._acquire, _ASYNC_OWNER)
+            try:
+                return await fn()
+            finally:
+                await anyio.to_thread.run_sync(self._release)
+
+    def open(self) -> SharedWorld:
+        """Load (or create) the stored world now."""
+        self.operate(lambda: None)
+        return self
+
+    def reload(self) -> None:
+        """Forget this process's view; the next operation reads the store."""
+        with self._lock:
+            self._version = -1
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            if self.store is not None:
+                self.store.close()
+
+    def __enter__(self) -> SharedWorld:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        where = self.store.path if self.store is not None else "memory"
+        return f"<SharedWorld {self.name} fronts={sorted(self._fronts)} in {where}>"
