@@ -60,11 +60,13 @@ from agentworld_plugins.http_guard import HttpGuard, HttpLimits
 from agentworld_plugins.perturbations import output_fault
 from agentworld_plugins.redaction import redact_record
 from agentworld_plugins.session import Observation, Session, World
+from agentworld_plugins.worlds import SharedWorld
 
 from .mcp_catalog import Catalog
 from .mcp_validation import StructuredOutput, ToolSchemas, argument_errors, parse_structured
 
 __all__ = [
+    "ISOLATION",
     "ConnectionSessions",
     "FakeMcpServer",
     "ToolDispatcher",
@@ -126,13 +128,16 @@ class TrajectoryRecorder:
 
 @dataclass
 class WorldConnection:
-    """One MCP client connection's world session. Calls take turns (``lock``): each sees the
-    effects of the ones before, and the session's history stays one clean line of turns."""
+    """The world session MCP calls are answered from (one connection's, or the server's that
+    all its connections share). Calls take turns (``lock``): each sees the effects of the ones
+    before, and the session's history stays one clean line of turns. ``shared`` is the world the
+    session is a front of: each call runs on it as other connections and processes left it."""
 
     session: Session
     lock: anyio.Lock = field(default_factory=anyio.Lock)
     calls: int = 0
     closed: bool = False
+    shared: SharedWorld | None = None
 
 
 class _TurnControl:
@@ -162,18 +167,36 @@ def _mcp_connection(ctx: ServerRequestContext[Any, Any]) -> Any:
     return getattr(ctx.session, "_connection", None)
 
 
+#: how MCP connections map to worlds: all share the server's world, or each has its own
+ISOLATION = ("world", "connection")
+
+
 class ConnectionSessions:
     """Maps MCP client connections to world sessions.
 
-    Handshake-era connections (stdio, streamable HTTP with ``Mcp-Session-Id``, in-process legacy)
-    each get their own session, closed with the connection. The 2026-07-28 protocol has no
-    connection (every request stands alone), so its requests share one session: right for stdio,
-    where the process serves a single client. Over HTTP the server steers clients to the handshake
-    era so that each keeps its own session (see :meth:`FakeMcpServer._discover`).
+    ``isolate="world"`` (the default, as real servers behave): every connection of this server
+    uses one world session, so what one client wrote is there for the next client, a reconnect
+    or (with a named world, ``open_shared`` returning a stored :class:`SharedWorld`) a restarted
+    server. ``isolate="connection"``: each handshake-era connection (stdio, streamable HTTP with
+    ``Mcp-Session-Id``, in-process legacy) gets a world of its own, closed with the connection;
+    the 2026-07-28 protocol has no connection, so its requests share one.
     """
 
-    def __init__(self, open_session: Callable[[], Session], keep_closed: int = 64) -> None:
+    def __init__(
+        self,
+        open_session: Callable[[], Session],
+        keep_closed: int = 64,
+        *,
+        isolate: str = "connection",
+        open_shared: Callable[[], tuple[SharedWorld, Session]] | None = None,
+    ) -> None:
+        if isolate not in ISOLATION:
+            raise ConfigError(f"Unknown isolation {isolate!r}", hint="use 'world' or 'connection'")
+        if isolate == "world" and open_shared is None:
+            raise ConfigError("isolate='world' needs the world to share", hint="pass open_shared")
         self._open_session = open_session
+        self._open_shared = open_shared
+        self.isolate = isolate
         self._shared: WorldConnection | None = None
         self.active: dict[str, WorldConnection] = {}
         #: the most recently closed connections, newest last (for inspection and tests)
@@ -193,7 +216,21 @@ class ConnectionSessions:
         self.closed.append(conn)
         logger.info("world session %s closed after %d calls", conn.session.id, conn.calls)
 
+    def world_connection(self) -> WorldConnection:
+        """The one world session all connections share (``isolate="world"``)."""
+        if self._shared is None:
+            if self._open_shared is not None:
+                shared, session = self._open_shared()
+                self._shared = WorldConnection(session, shared=shared)
+                self.active[session.id] = self._shared
+                self.opened += 1
+            else:
+                self._shared = self._open()
+        return self._shared
+
     def for_request(self, ctx: ServerRequestContext[Any, Any]) -> WorldConnection:
+        if self.isolate == "world":
+            return self.world_connection()
         mcp_conn = _mcp_connection(ctx)
         if mcp_conn is not None and mcp_conn.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             found: WorldConnection | None = mcp_conn.state.get(_STATE_KEY)
@@ -201,9 +238,7 @@ class ConnectionSessions:
                 found = mcp_conn.state[_STATE_KEY] = self._open()
                 mcp_conn.exit_stack.callback(self._close, found)
             return found
-        if self._shared is None:
-            self._shared = self._open()
-        return self._shared
+        return self.world_connection()
 
     def all(self) -> list[WorldConnection]:
         """Recently closed connections (in closing order), then the open ones (in opening order)."""
@@ -239,11 +274,16 @@ class ToolDispatcher:
         """One call, in its turn: checked, stepped, recorded."""
         async with conn.lock:
             conn.calls += 1
-            turns = len(conn.session.trajectory.turns)
-            result = await self._call(conn.session, name, arguments or {})
-            if self.recorder is not None and len(conn.session.trajectory.turns) > turns:
-                self.recorder.write(conn.session)
-            return result
+            if conn.shared is None:
+                return await self._recorded(conn.session, name, arguments or {})
+            return await conn.shared.aoperate(lambda: self._recorded(conn.session, name, arguments or {}))
+
+    async def _recorded(self, session: Session, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        turns = len(session.trajectory.turns)
+        result = await self._call(session, name, arguments)
+        if self.recorder is not None and len(session.trajectory.turns) > turns:
+            self.recorder.write(session)
+        return result
 
     async def _call(self, session: Session, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         action = {"tool_name": name, "arguments": arguments}
@@ -398,6 +438,7 @@ class FakeMcpServer:
         name: str | None = None,
         record: str | Path | None = None,
         perturbations: Iterable[Any] = (),
+        isolate: str = "world",
         **context: Any,
     ) -> None:
         self.world = world
@@ -407,18 +448,34 @@ class FakeMcpServer:
         self.context = context
         self.recorder = TrajectoryRecorder(record) if record is not None else None
         self.dispatcher = ToolDispatcher(catalog, self.recorder)
-        self.sessions = ConnectionSessions(self._open_session)
+        self.sessions = ConnectionSessions(self._open_session, isolate=isolate, open_shared=self._open_shared)
         self._control = _TurnControl()
         self._tool_definitions = catalog.tool_definitions()
         self.server: Server[Any] = self._build()
 
-    def _open_session(self) -> Session:
-        return self.world.session(
-            "mcp",
-            tools=self._tool_definitions,
-            perturbations=[self._control, *self.perturbations],
+    def _session_options(self) -> dict[str, Any]:
+        return {
+            "tools": self._tool_definitions,
+            "perturbations": [self._control, *self.perturbations],
             **self.context,
-        )
+        }
+
+    def _open_session(self) -> Session:
+        return self.world.make_session("mcp", **self._session_options())
+
+    @property
+    def front(self) -> str:
+        """This server's front name in its world (servers of other names are other fronts)."""
+        return f"mcp:{self.name}"
+
+    def _open_shared(self) -> tuple[SharedWorld, Session]:
+        """The world every connection shares: the named world (``World(name=...)``, ``--world``,
+        kept in ``AGENTWORLD_HOME``), else one of this process."""
+        machine = {k: self.context[k] for k in ("files", "cwd") if self.context.get(k) is not None}
+        store = True if self.world.name is not None else None
+        shared = SharedWorld(self.world, self.world.name, store=store, machine=machine)
+        session = shared.front(self.front, "mcp", **self._session_options())
+        return shared, session
 
     # -- handlers ----------------------------------------------------------------------------------
 

@@ -190,7 +190,7 @@ class Episode:
         from agentworld_plugins.adapters._world import world_bible_section
 
         suffix = world_bible_section(context)
-        self.session = self.world.session(self.domain, seed=seed, system_suffix=suffix, **context)
+        self.session = self.world.make_session(self.domain, seed=seed, system_suffix=suffix, **context)
         self.start = start
         self.text = start.text if start.text is not None else self.task.instruction
         self.steps = 0

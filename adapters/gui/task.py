@@ -367,7 +367,7 @@ def initial_state(
     fallback = offline_default_state(domain, task)
     setup = "\n".join(task.setup_lines())
     start = _START_SECTION.format(instruction=task.instruction or "(no instruction given)", setup=setup)
-    session = world.session(domain, seed=seed, system_suffix=start, **task.session_context())
+    session = world.make_session(domain, seed=seed, system_suffix=start, **task.session_context())
     observation = session.step(_start_action(domain, task))
     text = observation.text
     backend = str(observation.metadata.get("backend", ""))

@@ -67,6 +67,15 @@ def mcp() -> None:
     show_default=True,
     help="Seconds after which an idle HTTP session (Mcp-Session-Id) is closed (with --http).",
 )
+@click.option(
+    "--isolate",
+    type=click.Choice(["world", "connection"]),
+    default="world",
+    show_default=True,
+    help="world: every connection shares the server's world (the named one with --world, kept "
+    "across restarts), as real servers do; connection: a fresh world per client connection "
+    "(parallel tests).",
+)
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def serve(
     tools_files: tuple[Path, ...],
@@ -87,6 +96,7 @@ def serve(
     allow_remote: bool,
     max_body: int,
     session_idle: float,
+    isolate: str,
     **world_args: Any,
 ) -> None:
     """Serve tools over MCP (stdio by default); every call is answered by the world model.
@@ -146,11 +156,21 @@ def serve(
 
     if use_http:
         ensure_port_free(host, port)
-    fake = FakeMcpServer(world, catalog, name=name, record=record)
+    if isolate == "connection" and world.name is not None:
+        raise click.UsageError(
+            f"--isolate connection gives every connection a fresh world, so --world {world.name} "
+            "would never be used: drop one of them"
+        )
+    fake = FakeMcpServer(world, catalog, name=name, record=record, isolate=isolate)
     where = f"http://{host}:{port}/mcp" if use_http else "stdio"
+    kept = (
+        f"world {world.name!r} in {world.settings.home}"
+        if world.name
+        else ("a world per connection" if isolate == "connection" else "one world for this process")
+    )
     click.echo(
         f"agentworld: fake MCP server {fake.name!r} with {len(catalog.tools)} tools on {where} "
-        f"(world: {redact_text(world.backend.describe())})",
+        f"(world: {redact_text(world.backend.describe())}; state: {kept})",
         err=True,
     )
     if use_http:

@@ -64,10 +64,18 @@ def endpoint_options(
     )
 
 
+WORLD_HELP = (
+    "Attach to the named world (kept in $AGENTWORLD_HOME across connections, processes and "
+    "restarts; every front given the same name sees the same files, tables and records). "
+    "See 'agentworld world --help'."
+)
+
+
 def world_options(fn: F) -> F:
-    """``--perturb``, ``--perturb-file``, ``--base-url``, ``--model``, ``--api-key``, ``--backend``,
-    ``--prompts-dir`` and ``--timeout``."""
+    """``--world``, ``--perturb``, ``--perturb-file``, ``--base-url``, ``--model``, ``--api-key``,
+    ``--backend``, ``--prompts-dir`` and ``--timeout``."""
     return stack(
+        click.option("--world", "world_name", envvar="AGENTWORLD_WORLD", metavar="NAME", help=WORLD_HELP),
         perturb_options("every session"),
         endpoint_options("the world model"),
         click.option(
@@ -112,6 +120,7 @@ def make_world(
     timeout: float | None,
     perturb: tuple[str, ...] = (),
     perturb_file: Path | None = None,
+    world_name: str | None = None,
 ) -> Any:
     from ..perturbations.config import perturbations_from_options
     from ..plugins import get_plugin_manager
@@ -125,6 +134,7 @@ def make_world(
         backend=backend,
         prompts_dir=prompts_dir,
         timeout=timeout,
+        name=world_name or None,
     )
 
 

@@ -150,6 +150,7 @@ def run(
     timeout: float | None,
     perturb: tuple[str, ...],
     perturb_file: Path | None,
+    world_name: str | None,
 ) -> None:
     """Play every task --group-size times with the agent against the world, into --output.
 
@@ -161,6 +162,12 @@ def run(
     from ..rollout.runner import RolloutSpec
     from ..rollout.runner import rollout as run_rollout
 
+    if world_name:
+        click.echo(
+            f"agentworld: warning: rollouts play every episode in a world of its own; the world "
+            f"{world_name!r} (--world / AGENTWORLD_WORLD) is not used",
+            err=True,
+        )
     bundled = files("agentworld_plugins.rollout.data")
     if str(tasks_file) == "bundled":
         tasks_file = Path(str(bundled / "tasks.jsonl"))

@@ -1,6 +1,6 @@
 """``agentworld search``: the simulated search APIs and tools from the command line.
 
-agentworld search serve --port 8765 --world bible.md       # Tavily / Serper / Brave on 127.0.0.1
+agentworld search serve --port 8765 --world-bible bible.md  # Tavily / Serper / Brave on 127.0.0.1
 agentworld search query "who founded Halvorsen Instruments" --tool google_serper_results_json
 """
 
@@ -18,7 +18,13 @@ _WORLD_HELP = "A world bible: a text/Markdown file of facts every result must ag
 _CORPUS_HELP = "A folder of .md/.txt pages for the offline world's index (default: the bundled corpus)."
 
 
-def _bible(path: Path | None) -> str | None:
+def _bible(path: Path | None, world_args: dict[str, Any] | None = None) -> str | None:
+    name = (world_args or {}).get("world_name")
+    if path is None and name and Path(name).is_file():
+        # `--world FILE` named the world bible before worlds had names
+        click.echo(f"agentworld: warning: --world {name} is a file: read as --world-bible {name}", err=True)
+        world_args["world_name"] = None  # type: ignore[index]
+        path = Path(name)
     if path is None:
         return None
     from ..errors import ConfigError
@@ -39,7 +45,9 @@ def search() -> None:
 @search.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
 @click.option("--port", default=8765, show_default=True, type=int, help="Port to listen on.")
-@click.option("--world", "world_file", type=click.Path(dir_okay=False, path_type=Path), help=_WORLD_HELP)
+@click.option(
+    "--world-bible", "world_file", type=click.Path(dir_okay=False, path_type=Path), help=_WORLD_HELP
+)
 @click.option("--corpus", type=click.Path(file_okay=False, path_type=Path), help=_CORPUS_HELP)
 @click.option(
     "--require-key",
@@ -67,7 +75,7 @@ def serve(
 
     http_guard.check_exposure(host, token=require_key, allow_remote=allow_remote, what="search API server")
     ensure_port_free(host, port)
-    bible = _bible(world_file)
+    bible = _bible(world_file, world_args)
     world = make_world(**world_args)
     app = create_search_app(
         world,
@@ -93,7 +101,9 @@ def serve(
     show_default=True,
     help="Which simulated tool answers (tavily_search, google_serper_results_json, brave_search, ...).",
 )
-@click.option("--world", "world_file", type=click.Path(dir_okay=False, path_type=Path), help=_WORLD_HELP)
+@click.option(
+    "--world-bible", "world_file", type=click.Path(dir_okay=False, path_type=Path), help=_WORLD_HELP
+)
 @click.option("--corpus", type=click.Path(file_okay=False, path_type=Path), help=_CORPUS_HELP)
 @world_options
 def query(
@@ -102,10 +112,11 @@ def query(
     """Run one QUERY through a simulated LangChain search tool and print what it returns."""
     from ..adapters.search.tools import search_tools
 
+    bible = _bible(world_file, world_args)
     tool = search_tools(
         [tool_name],
         world=make_world(**world_args),
-        world_bible=_bible(world_file),
+        world_bible=bible,
         corpus=str(corpus) if corpus else None,
     )[0]
     args = {"queries": [query_text]} if tool_name == "web_search" else {"query": query_text}

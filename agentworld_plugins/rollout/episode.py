@@ -193,7 +193,7 @@ def start_episode(task: Task, sample: int, world: World, *, session_id: str | No
     """Episode ``sample`` of ``task`` before its first turn: a fresh session of the task's world
     (context, perturbations, the sample's world seed) and the tools the agent is offered."""
     seeds = episode_seeds(task, sample)
-    session = world.session(
+    session = world.make_session(
         task.domain,
         seed=seeds["world"],
         perturbations=task.perturbations,

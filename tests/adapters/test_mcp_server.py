@@ -245,8 +245,18 @@ async def test_record_appends_each_turn_as_it_happens(tmp_path: Path) -> None:
     assert {r["task"] for r in rows[1:]} == {"mcp"} and len({r["id"] for r in rows[1:]}) == 1
 
 
-async def test_each_connection_is_its_own_world() -> None:
+async def test_every_connection_shares_the_servers_world() -> None:
+    """As a real server keeps its state across clients: what one connection wrote, the next sees."""
     fake = _fake()
+    async with Client(fake.server, mode="legacy") as first:
+        await first.call_tool("create_issue", {"repo": "acme/api", "title": "Kept for the next"})
+    async with Client(fake.server, mode="legacy") as second:
+        seen = _text(await second.call_tool("list_issues", {"repo": "acme/api"}))
+    assert "Kept for the next" in seen and fake.sessions.opened == 1
+
+
+async def test_isolated_connections_each_get_their_own_world() -> None:
+    fake = _fake(isolate="connection")
     async with Client(fake.server, mode="legacy") as first, Client(fake.server, mode="legacy") as second:
         await first.call_tool("create_issue", {"repo": "acme/api", "title": "Only in the first"})
         seen_by_first = _text(await first.call_tool("list_issues", {"repo": "acme/api"}))
@@ -256,7 +266,7 @@ async def test_each_connection_is_its_own_world() -> None:
 
 
 async def test_modern_protocol_in_process_shares_one_session() -> None:
-    fake = _fake()
+    fake = _fake(isolate="connection")
     async with Client(fake.server) as client:
         assert client.protocol_version == "2026-07-28"
         await client.call_tool("create_issue", {"repo": "acme/api", "title": "Modern"})
@@ -402,8 +412,19 @@ def _authorized_client(url: str, token: str) -> Client:
     return Client(streamable_http_client(url, http_client=http))
 
 
-async def test_http_clients_each_get_their_own_session() -> None:
+async def test_http_clients_share_the_servers_world() -> None:
+    """A reconnect over HTTP (a new Mcp-Session-Id) finds what the last client wrote."""
     fake = _fake()
+    with _http(fake) as url:
+        async with Client(url) as first:
+            await first.call_tool("create_issue", {"repo": "acme/api", "title": "Before reconnecting"})
+        async with Client(url) as again:
+            listed = _text(await again.call_tool("list_issues", {"repo": "acme/api"}))
+    assert "Before reconnecting" in listed
+
+
+async def test_isolated_http_clients_each_get_their_own_session() -> None:
+    fake = _fake(isolate="connection")
     with _http(fake) as url:
         async with Client(url) as first, Client(url) as second, Client(url, mode="legacy") as third:
             assert first.protocol_version in types.version.HANDSHAKE_PROTOCOL_VERSIONS  # steered to sessions
