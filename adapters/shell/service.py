@@ -16,7 +16,8 @@ bound to the session store of the request's home, so it may serve many shims at 
 
 Environment variables read from the request:
 
-- ``AGENTWORLD_SESSION`` (default ``default``) and ``AGENTWORLD_HOME`` (default ``~/.agentworld``);
+- ``AGENTWORLD_WORLD`` (the named world, shared with ``mcp serve --world`` and every other front),
+  else ``AGENTWORLD_SESSION`` (default ``default``), and ``AGENTWORLD_HOME`` (default ``~/.agentworld``);
 - ``AGENTWORLD_SHELL_STATE`` (``--state``: a folder, a JSON/YAML machine, a text description),
   ``AGENTWORLD_SHELL_HOSTNAME``, ``AGENTWORLD_SHELL_USER``, ``AGENTWORLD_SHELL_CWD``: the machine
   of a new session;
@@ -122,7 +123,8 @@ class ShellService:
         """The request's terminal (created, or taken from the cache)."""
         world = self._world(env)
         home = Path(world.settings.home).expanduser()
-        session = env.get("AGENTWORLD_SESSION") or DEFAULT_SESSION
+        # a named world is one machine whatever front touches it: its name names the session
+        session = env.get("AGENTWORLD_WORLD") or env.get("AGENTWORLD_SESSION") or DEFAULT_SESSION
         key = (id(world), str(home), session)
         with self._guard:
             found = self._terminals.get(key)

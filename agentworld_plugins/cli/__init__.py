@@ -21,6 +21,7 @@ from .rollout import rollout as rollout_group
 from .search import search as search_group
 from .shell import shell as shell_group
 from .shell import shim as shim_group
+from .world import world as world_group
 
 
 class AgentWorldGroup(click.Group):
@@ -57,6 +58,7 @@ cli.add_command(envgen)
 cli.add_command(openenv_group)
 cli.add_command(shell_group)
 cli.add_command(shim_group)
+cli.add_command(world_group)
 
 
 def _load_plugin_commands() -> None:

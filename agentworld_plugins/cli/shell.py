@@ -24,7 +24,8 @@ def machine_options(fn: Any) -> Any:
             envvar="AGENTWORLD_SESSION",
             default="default",
             show_default=True,
-            help="Session name in the store ($AGENTWORLD_SESSION); the shim uses the same one.",
+            help="Session name in the store ($AGENTWORLD_SESSION); the shim uses the same one. "
+            "--world NAME (AGENTWORLD_WORLD) wins: the shell is then that world's machine.",
         ),
         click.option(
             "--state",
@@ -73,14 +74,16 @@ def _terminal(params: dict[str, Any], *, new: bool = False, memory: bool = False
             "timeout",
             "perturb",
             "perturb_file",
+            "world_name",
         )
     }
     world = make_world(**world_args)
     machine = _machine(params["state"], params["hostname"], params["user"], params["cwd"])
+    name = world.name or params["session"]  # --world / AGENTWORLD_WORLD names the machine too
     store = None if memory else SessionStore.at_home(world.settings.home)
     if store is not None and new:
-        store.delete(params["session"])
-    return VirtualTerminal(world, session_id=params["session"], machine=machine, store=store)
+        store.delete(name)
+    return VirtualTerminal(world, session_id=name, machine=machine, store=store)
 
 
 def _home() -> Path:

@@ -118,6 +118,17 @@ def state_contents(states: dict[str, Any]) -> tuple[dict[str, str], dict[str, li
     return files, ledger, database
 
 
+def _base_files(states: dict[str, Any]) -> dict[str, str]:
+    """The base system's files of the filesystem class the world's machine uses (empty when it
+    has no base system)."""
+    machine = states.get(MACHINE_KEY)
+    fs = machine.get("fs") if isinstance(machine, dict) else None
+    base = getattr(type(fs), "base", None) if fs is not None else None
+    if base is None:
+        return {}
+    return {p: _text(c) for p, c in base().snapshot().items() if isinstance(c, (str, bytes))}
+
+
 def _tables(database: Any) -> dict[str, dict[str, Any]]:
     """The tables of an MCP SQL database dump: ``{table: {"columns": [...], "rows": [[...]]}}``."""
     if database is None:
@@ -154,9 +165,15 @@ class WorldView:
     states: dict[str, Any] | None = None
     system_prompts: dict[str, str] = field(default_factory=dict)
 
-    def files(self) -> dict[str, str]:
-        """Every file of the world's filesystem, ``{path: text}``."""
-        return state_contents(self.states or {})[0]
+    def files(self, *, changed: bool = False) -> dict[str, str]:
+        """Every file of the world's filesystem, ``{path: text}``; with ``changed`` only those
+        not in the base system as it is (``/etc``, ``/usr/bin``, ...): what the machine's seed and
+        the agent made."""
+        files = state_contents(self.states or {})[0]
+        if not changed:
+            return files
+        base = _base_files(self.states or {})
+        return {p: c for p, c in files.items() if base.get(p) != c}
 
     def ledger(self) -> dict[str, list[dict[str, Any]]]:
         """The records the MCP tools created, by resource."""
@@ -173,7 +190,7 @@ class WorldView:
     def to_json(self, *, file_chars: int | None = None) -> dict[str, Any]:
         """Everything, as JSON: files (cut to ``file_chars`` each when given), tables, ledger,
         each front's domain and calls, the calls in order."""
-        files = self.files()
+        files = self.files(changed=True)
         if file_chars is not None:
             files = {p: c if len(c) <= file_chars else c[:file_chars] + "..." for p, c in files.items()}
         return {
@@ -184,7 +201,7 @@ class WorldView:
             "machine": self.machine,
             "fronts": {f: {"domain": d, "calls": len(self.history(f))} for f, d in self.fronts.items()},
             "state": "stored" if self.states is not None else "none (model backend, or another version)",
-            "files": files,
+            "files": files,  # the base system's own files left out
             "tables": self.tables(),
             "ledger": self.ledger(),
             "calls": [c.to_json() for c in self.calls],
@@ -194,8 +211,8 @@ class WorldView:
         """A text report: fronts, the file tree with contents, tables, ledger, the last calls."""
         lines = [f"world {self.name}  (version {self.version}, updated {_iso(self.updated)})"]
         lines.append("fronts: " + (", ".join(f"{f} ({d})" for f, d in self.fronts.items()) or "none yet"))
-        files = self.files()
-        lines.append(f"files ({len(files)}):")
+        files = self.files(changed=True)
+        lines.append(f"files ({len(files)} beyond the base system):")
         for path, content in sorted(files.items()):
             lines.append(f"  {path}  ({len(content)} chars)")
             shown = content if len(content) <= file_chars else content[:file_chars] + "..."
