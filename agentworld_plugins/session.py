@@ -554,6 +554,7 @@ class World:
         shared = self.shared
         session = shared.front(front or domain, domain, **options)
         session.attached = shared
+        shared.open()  # its turns and state as the store has them now
         return session
 
     def make_session(

@@ -4,7 +4,11 @@ Fixtures:
 
 - ``fake_world_server``: a running :class:`FakeWorldModelServer` (real HTTP on 127.0.0.1);
 - ``fake_backend``: a :class:`FakeBackend` with ``enqueue()`` and ``history``;
-- ``agentworld``: a :class:`~agentworld_plugins.World` wired to ``fake_backend``.
+- ``agentworld``: a :class:`~agentworld_plugins.World` wired to ``fake_backend``;
+- ``agent_world``: a :class:`~agentworld_plugins.harness.WorldHarness`, a fresh named world in a
+  private ``AGENTWORLD_HOME`` that starts real servers on it (``mcp_stdio``, ``mcp_http``,
+  ``search_http``, ``shell_env``) and reads it after the agent ran (``files``, ``calls``,
+  ``check``); its servers stop after the test.
 
 And helpers for subprocesses: :func:`serve_process`, a real ``agentworld serve`` in a subprocess
 (to test an agent, or our own client, against a served world: ``--perturb``, a cassette, a
@@ -32,13 +36,16 @@ import pytest
 
 from .backends.fake import FakeBackend
 from .fake_server import FakeWorldModelServer, Fault, RecordedRequest, default_responder
+from .harness import McpServerConfig, WorldHarness
 from .session import World
 
 __all__ = [
     "FakeBackend",
     "FakeWorldModelServer",
     "Fault",
+    "McpServerConfig",
     "RecordedRequest",
+    "WorldHarness",
     "clean_env",
     "cli_process",
     "default_responder",
@@ -58,6 +65,13 @@ def fake_world_server() -> Iterator[FakeWorldModelServer]:
 def fake_backend() -> FakeBackend:
     """A scripted in-process backend."""
     return FakeBackend()
+
+
+@pytest.fixture
+def agent_world(tmp_path: Path) -> Iterator[WorldHarness]:
+    """A fresh named world for testing an agent against (see :mod:`agentworld_plugins.harness`)."""
+    with WorldHarness(tmp_path) as harness:
+        yield harness
 
 
 @pytest.fixture

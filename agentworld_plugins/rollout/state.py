@@ -14,6 +14,8 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..worlds.view import state_contents
+
 if TYPE_CHECKING:
     from ..plugins import Registry
     from ..session import Session
@@ -108,27 +110,7 @@ def _offline_state(session: Session) -> dict[str, Any] | None:
 
 
 def _from_offline(state: dict[str, Any], source: str) -> WorldState:
-    files: dict[str, str] = {}
-    vm = state.get("vm")
-    fs = getattr(vm, "fs", None)
-    if fs is not None:
-        for path, content in fs.snapshot().items():
-            if path.endswith("/") or not isinstance(content, (str, bytes)):
-                continue
-            files[path] = content.decode("utf-8", "replace") if isinstance(content, bytes) else content
-    ledger: dict[str, list[dict[str, Any]]] = {}
-    world = state.get("mcp_world")
-    if isinstance(world, dict):
-        for resource, bucket in (world.get("resources") or {}).items():
-            items = bucket.get("items") if isinstance(bucket, dict) else None
-            if isinstance(items, dict):
-                rows = [dict(item) for item in items.values() if isinstance(item, dict)]
-                ledger[str(resource)] = rows
-                # a family may file a tool's noun under a shared one (appointment -> event)
-                for alias in bucket.get("aliases") or ():
-                    ledger.setdefault(str(alias), rows)
-    engine = world.get("sql") if isinstance(world, dict) else None
-    database = engine.dump() if engine is not None else None
+    files, ledger, database = state_contents({"session": state})
     return WorldState(files, ledger, source, database=database)
 
 

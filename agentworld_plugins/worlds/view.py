@@ -92,6 +92,8 @@ def state_contents(states: dict[str, Any]) -> tuple[dict[str, str], dict[str, li
     database: Any = None
     seen: set[int] = set()
     for state in states.values():
+        if isinstance(state, dict) and "applied" in state and isinstance(state.get("state"), dict):
+            state = state["state"]  # a session's offline record: its world state, turns applied
         if not isinstance(state, dict):
             continue
         for holder in (state.get("vm"), state, (state.get("mcp_world") or {}).get("files")):
@@ -109,9 +111,10 @@ def state_contents(states: dict[str, Any]) -> tuple[dict[str, str], dict[str, li
             items = bucket.get("items") if isinstance(bucket, dict) else None
             if isinstance(items, dict):
                 rows = [dict(item) for item in items.values() if isinstance(item, dict)]
-                ledger.setdefault(str(resource), []).extend(rows)
+                kept = ledger.setdefault(str(resource), [])
+                kept.extend(rows)
                 for alias in bucket.get("aliases") or ():  # a noun filed under a shared one
-                    ledger.setdefault(str(alias), rows)
+                    ledger.setdefault(str(alias), kept)
         engine = world.get("sql")
         if engine is not None and database is None:
             database = engine.dump()

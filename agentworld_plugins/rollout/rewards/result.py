@@ -11,3 +11,7 @@ class RewardResult:
 
     score: float
     detail: str = ""
+
+    def __bool__(self) -> bool:
+        """True when the check passed in full (``assert world.check(...)`` reads that way)."""
+        return self.score >= 1.0
