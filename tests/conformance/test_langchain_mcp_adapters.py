@@ -110,3 +110,46 @@ def test_multi_server_client_lists_and_calls_over_stdio_and_http(
         assert out[name]["tools"] == ["create_ticket"]
         assert out[name]["schema"]["required"] == ["title"]
         assert out[name]["result"].strip()
+
+
+# each get_tools() tool opens a new MCP session (over stdio: a new server process) per call
+SESSION_PER_CALL = textwrap.dedent(
+    """
+    import asyncio, json, sys
+    from langchain_mcp_adapters.client import MultiServerMCPClient
+
+    async def main():
+        client = MultiServerMCPClient(json.loads(sys.argv[1]))
+        tools = {t.name: t for t in await client.get_tools()}
+        out = []
+        for name, args in json.loads(sys.argv[2]):
+            out.append(str(await tools[name].ainvoke(args)))
+        print(json.dumps(out))
+
+    asyncio.run(main())
+    """
+)
+
+
+def test_default_get_tools_sees_earlier_writes_in_a_named_world(adapters_python: str, tmp_path: Path) -> None:
+    from agentworld_plugins.harness import WorldHarness
+
+    with WorldHarness(tmp_path, name="lc") as harness:
+        connections = {"files": harness.mcp_stdio(pack="filesystem", name="files").langchain()}
+        calls = [
+            ["write_file", {"path": "/app/todo.md", "content": "- ship it\n"}],
+            ["edit_file", {"path": "/app/todo.md", "edits": [{"oldText": "ship", "newText": "test"}]}],
+            ["read_text_file", {"path": "/app/todo.md"}],
+            ["list_directory", {"path": "/app"}],
+        ]
+        done = subprocess.run(
+            [adapters_python, "-c", SESSION_PER_CALL, json.dumps(connections), json.dumps(calls)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=clean_env(),
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        out = json.loads(done.stdout.strip().splitlines()[-1])
+        assert "- test it" in out[2] and "[FILE] todo.md" in out[3]
+        assert [c.tool for c in harness.calls()] == [c[0] for c in calls]  # four processes, one world

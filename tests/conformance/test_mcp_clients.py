@@ -206,3 +206,30 @@ def test_inspector_cli_lists_and_calls_over_stdio_and_http(inspector: list[str],
             "--method", "tools/list",
         )  # fmt: skip
     assert [t["name"] for t in over_http["tools"]] == ["create_ticket"]
+
+
+def test_inspector_cli_calls_share_a_named_world(inspector: list[str], tmp_path: Path) -> None:
+    """Every Inspector CLI call is a new process and connection: the world must outlive them."""
+    home = ["-e", f"AGENTWORLD_HOME={tmp_path / 'home'}"]
+    stdio = [
+        *home,
+        *AGENTWORLD,
+        "mcp",
+        "serve",
+        "--backend",
+        "offline",
+        "--pack",
+        "filesystem",
+        "--world",
+        "insp",
+    ]
+    wrote = _inspect(
+        inspector, *stdio, "--method", "tools/call", "--tool-name", "write_file",
+        "--tool-arg", "path=/app/seen.txt", "--tool-arg", "content=written by call one",
+    )  # fmt: skip
+    assert not wrote.get("isError"), wrote
+    read = _inspect(
+        inspector, *stdio, "--method", "tools/call", "--tool-name", "read_text_file",
+        "--tool-arg", "path=/app/seen.txt",
+    )  # fmt: skip
+    assert read["content"][0]["text"] == "written by call one"
