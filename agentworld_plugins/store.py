@@ -296,16 +296,37 @@ class SessionStore:
             record.turns = self.turns(session_id)
         return record
 
-    def turns(self, session_id: str, after_seq: int = 0) -> list[TurnRow]:
+    def turns(
+        self,
+        session_id: str,
+        after_seq: int = 0,
+        *,
+        fronts: list[str] | None = None,
+        upto: int | None = None,
+    ) -> list[TurnRow]:
+        """The session's turns after ``after_seq`` (and up to ``upto``), of ``fronts`` only when
+        given, in order."""
+        where = "session_id = ? AND seq > ?"
+        args: list[Any] = [session_id, after_seq]
+        if upto is not None:
+            where += " AND seq <= ?"
+            args.append(upto)
+        if fronts is not None:
+            where += f" AND front IN ({', '.join('?' * len(fronts))})"
+            args.extend(fronts)
         rows = self._read(
-            "SELECT seq, front, number, action, prompt, observation FROM turns "
-            "WHERE session_id = ? AND seq > ? ORDER BY seq",
-            (session_id, after_seq),
+            f"SELECT seq, front, number, action, prompt, observation FROM turns WHERE {where} ORDER BY seq",
+            tuple(args),
         )
         return [
             TurnRow(int(seq), front, int(number), json.loads(action), prompt, json.loads(obs))
             for seq, front, number, action, prompt, obs in rows
         ]
+
+    def last_seq(self, session_id: str) -> int:
+        """The number of the session's last turn (0 before the first)."""
+        rows = self._read("SELECT MAX(seq) FROM turns WHERE session_id = ?", (session_id,))
+        return int(rows[0][0] or 0) if rows else 0
 
     def save(
         self,

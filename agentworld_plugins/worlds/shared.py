@@ -68,6 +68,21 @@ def check_world_name(name: str) -> str:
     return name
 
 
+def _turn(row: TurnRow) -> Turn:
+    from ..session import Observation, Turn
+
+    # the store holds what Observation.model_dump wrote: no need to validate it again
+    data = row.observation
+    observation = Observation.model_construct(
+        text=str(data.get("text", "")),
+        raw=data.get("raw"),
+        reasoning=data.get("reasoning"),
+        is_error=bool(data.get("is_error")),
+        metadata=dict(data.get("metadata") or {}),
+    )
+    return Turn(row.number, row.action, row.prompt, observation)
+
+
 def observation_json(observation: Any) -> dict[str, Any]:
     """An observation as a JSON object (metadata values JSON cannot hold become their text)."""
     from pydantic_core import to_jsonable_python
@@ -107,6 +122,7 @@ class SharedWorld:
     ) -> None:
         self.world = world
         self.name = check_world_name(name) if name is not None else f"anon-{uuid.uuid4().hex[:12]}"
+        self._owns_store = store is True or isinstance(store, (str, Path))
         if store is True:
             store = SessionStore.at_home(world.settings.home)
         elif isinstance(store, (str, Path)):
@@ -147,6 +163,8 @@ class SharedWorld:
         self._machine_state: dict[str, Any] = {}  # the shared machine (its filesystem)
         self._seq = 0
         self._version = -1
+        self._created: float | None = None
+        self._loaded: set[str] = set()  # fronts whose stored turns were read
         self._dirty = False
 
     def _offline(self) -> Any:
@@ -188,8 +206,6 @@ class SharedWorld:
             return self._open_front(front)
 
     def _open_front(self, front: str) -> Session:
-        from ..session import Observation, Turn
-
         domain, kwargs = self._specs[front]
         stored = self._fronts.get(front)
         if stored is not None and stored != domain:
@@ -205,9 +221,10 @@ class SharedWorld:
             session.state.clear()
         session.state.update(json.loads(json.dumps(self._extra.get(front) or {})))
         turns: list[Turn] = self._turns.setdefault(front, [])
-        for row in self._rows.pop(front, []):
-            observation = Observation.model_validate(row.observation)
-            turns.append(Turn(row.number, row.action, row.prompt, observation))
+        if self.store is not None and front not in self._loaded and self._version >= 0:
+            self._rows[front] = self.store.turns(self.name, fronts=[front], upto=self._seq)
+        self._loaded.add(front)
+        turns.extend(_turn(row) for row in self._rows.pop(front, []))
         session.trajectory.turns = turns
         self._saved.setdefault(front, len(turns))
         self._sessions[front] = session
@@ -254,6 +271,8 @@ class SharedWorld:
             if self._version != 0:  # another process created it meanwhile
                 self._load()
             else:
+                created = self.store.load(self.name, with_turns=False)
+                self._created = created.created if created is not None else None
                 self._dirty = True
         elif version != self._version:
             self._load()
@@ -287,13 +306,22 @@ class SharedWorld:
             self._load_locked()
 
     def _load_locked(self) -> None:
+        """Bring this process's view up to the stored world: only the turns added since, when it
+        is the same record it read last (not removed or reset meanwhile), else all of it."""
         assert self.store is not None
-        record = self.store.load(self.name)
+        record = self.store.load(self.name, with_turns=False)
         if record is None:  # removed meanwhile: start again
             self._version = -1
             self._sync()
             return
-        self._reset_memory()
+        if self._version >= 0 and record.created == self._created:
+            rows = self.store.turns(self.name, after_seq=self._seq)
+        else:
+            self._reset_memory()
+            self._created = record.created
+            self._loaded = set(self._specs)  # other fronts' turns are read when one is opened
+            rows = self.store.turns(self.name, fronts=sorted(self._loaded))
+            self._seq = self.store.last_seq(self.name)
         self.machine = dict(record.config.get("machine") or {})
         self.seed = record.config.get("seed")
         for front, data in (record.meta.get("fronts") or {}).items():
@@ -301,18 +329,30 @@ class SharedWorld:
             self._extra[front] = dict(data.get("state") or {})
             self._meta[front] = dict(data.get("meta") or {})
             self._prompts[front] = str(data.get("system_prompt") or "")
-        for row in record.turns:
-            self._rows.setdefault(row.front, []).append(row)
-        self._seq = record.turns[-1].seq if record.turns else 0
+        for row in rows:
+            self._seq = max(self._seq, row.seq)
+            if row.front in self._sessions:
+                self._turns[row.front].append(_turn(row))
+                self._saved[row.front] = len(self._turns[row.front])
+            elif row.front in self._loaded:
+                self._rows.setdefault(row.front, []).append(row)
         states = self._unpickle(record.snapshot, record.snapshot_tag)
         if states is not None:
             self._machine_state = states.pop(MACHINE_KEY, None) or {}
-            self._dormant = states
         else:  # written by another version: the machine as it started, the turns replayed into it
-            self._dormant = {}
+            states, self._machine_state = {}, {}
         self._version = record.version
-        for front in list(self._specs):
-            self._open_front(front)
+        for front, session in self._sessions.items():  # the fronts opened here, on the new state
+            session.state.clear()
+            session.state.update(json.loads(json.dumps(self._extra.get(front) or {})))
+            if front in states:
+                session.state["offline"] = states.pop(front)
+            elif self._offline() is not None:
+                self._offline().join_machine(session, self._machine_state, **self.machine_options())
+        self._dormant = states
+        for front in self._specs:
+            if front not in self._sessions:
+                self._open_front(front)
         self._dirty = False
 
     def _tag(self) -> str | None:
@@ -438,7 +478,7 @@ class SharedWorld:
     def close(self) -> None:
         with self._lock:
             self._closed = True
-            if self.store is not None:
+            if self.store is not None and self._owns_store:  # a store given stays the giver's
                 self.store.close()
 
     def __enter__(self) -> SharedWorld:
