@@ -186,9 +186,10 @@ class SharedWorld:
     # -- fronts ----------------------------------------------------------------------------------
 
     def front(self, front: str, domain: str, **session_kwargs: Any) -> Session:
-        """The session of ``front`` (made on first use with ``World.session(domain, **kwargs)``),
-        its turns and offline state taken from the world. Step it inside :meth:`operate`. The
-        same object stays the front's session when the world is reloaded from the store."""
+        """The session of ``front`` (made on first use with ``World.make_session(domain,
+        **kwargs)``; later calls get that session whatever they pass), its turns and offline
+        state taken from the world. Step it inside :meth:`operate`. The same object stays the
+        front's session when the world is reloaded from the store."""
         with self._lock:
             known = self._specs.get(front)
             if known is not None and known[0] != domain:
@@ -196,10 +197,10 @@ class SharedWorld:
                     f"Front {front!r} of world {self.name!r} is a {known[0]} session, not {domain}",
                     hint="give each front its own name",
                 )
-            if known is None or known[1] != session_kwargs:
+            if known is None:
                 self._specs[front] = (domain, dict(session_kwargs))
-                self._pool.pop(front, None)
-                self._sessions.pop(front, None)
+            # a front asked for again (another client of the same server) gets the session it
+            # has: one front, one history, whatever each caller passes along
             found = self._sessions.get(front)
             if found is not None:
                 return found

@@ -179,3 +179,14 @@ def test_agent_world_fixture_gives_configs_in_each_clients_form(agent_world: Wor
         "url": http.url,
         "headers": {"Authorization": "Bearer t0k"},
     }
+
+
+def test_search_serve_attaches_to_the_world(agent_world: WorldHarness) -> None:
+    from tavily import TavilyClient
+
+    base = agent_world.search_http()
+    client = TavilyClient(api_key="tvly-test", api_base_url=base)
+    found = client.search("what does HTTP 404 mean")
+    assert found["results"]
+    calls = agent_world.calls()
+    assert [c.front for c in calls] == ["search"] and calls[0].domain == "search"
