@@ -135,10 +135,11 @@ class VirtualTerminal:
         self._given_machine = None if machine is None else MachineSpec.coerce(machine)
         self.perturbations = list(perturbations)
         start = self._given_machine or MachineSpec()
-        name = session_id or world.name or uuid.uuid4().hex[:12]
-        if store is None and world.name is not None and name == world.name:
+        # a named World (AGENTWORLD_WORLD) is one machine whatever session a harness names
+        name = world.name or session_id or uuid.uuid4().hex[:12]
+        if store is None and world.name is not None:
             store = True  # a named world lives in the world store
-        #: the world this terminal is two fronts of (named after ``session_id``, else the World's name)
+        #: the world this terminal is two fronts of (the World's name, else ``session_id``)
         self.shared = SharedWorld(world, name, store=store, machine=start.to_dict(), seed=seed)
         self.id = self.shared.name
         self.store: SessionStore | None = self.shared.store

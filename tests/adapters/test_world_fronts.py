@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import mcp_types as types
+import pytest
 from agentworld_plugins.adapters.shell import VirtualTerminal
 from agentworld_plugins.adapters.shell.swerex import swerex_app
 from click.testing import CliRunner
@@ -190,3 +191,21 @@ def test_search_serve_attaches_to_the_world(agent_world: WorldHarness) -> None:
     assert found["results"]
     calls = agent_world.calls()
     assert [c.front for c in calls] == ["search"] and calls[0].domain == "search"
+
+
+def test_harness_lookalikes_attach_to_the_world_the_environment_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Terminal-Bench's TmuxSession and mini-swe-agent's environment, built as their harnesses
+    build them (no world passed), use AGENTWORLD_WORLD's machine whatever session they name."""
+    from agentworld_plugins.adapters.shell.envs import MiniSweEnvironment
+    from agentworld_plugins.adapters.shell.tmux import TmuxSession
+
+    monkeypatch.setenv("AGENTWORLD_HOME", str(tmp_path))
+    monkeypatch.setenv("AGENTWORLD_WORLD", "bench-task")
+    pane = TmuxSession(session_name="agent", container="task-1")
+    pane.send_keys(["echo from-tmux > /app/t.txt", "Enter"])
+    env = MiniSweEnvironment(session="trial-7")
+    done = env.execute({"command": "cat /app/t.txt"})
+    assert (done["output"], done["returncode"]) == ("from-tmux\n", 0)
+    assert {c.front for c in load_world("bench-task", tmp_path).calls} == {"screen", "command"}
