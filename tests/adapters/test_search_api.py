@@ -246,7 +246,7 @@ def test_cli_query_and_serve_help(tmp_path: Path) -> None:
             "search",
             "query",
             "who built the Vornholm lighthouse",
-            "--world",
+            "--world-bible",
             str(bible),
             "--backend",
             "offline",
@@ -256,9 +256,12 @@ def test_cli_query_and_serve_help(tmp_path: Path) -> None:
     assert "Maren Tolle" in result.output and '"results"' in result.output
     helped = runner.invoke(cli, ["search", "serve", "--help"])
     assert helped.exit_code == 0
-    for option in ("--host", "--port", "--world", "--corpus", "--require-key", "--backend", "--base-url"):
+    for option in ("--host", "--port", "--world-bible", "--world", "--corpus", "--require-key", "--backend"):
         assert option in helped.output
     missing = runner.invoke(
-        cli, ["search", "query", "x", "--world", str(tmp_path / "none.md"), "--backend", "offline"]
+        cli, ["search", "query", "x", "--world-bible", str(tmp_path / "none.md"), "--backend", "offline"]
     )
     assert missing.exit_code == 1 and "Cannot read the world bible" in missing.output
+    # before worlds had names, --world took the bible: a file given there is still read as one
+    old = runner.invoke(cli, ["search", "query", "who built the Vornholm lighthouse", "--world", str(bible)])
+    assert old.exit_code == 0 and "Maren Tolle" in old.output and "read as --world-bible" in old.output
