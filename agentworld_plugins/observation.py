@@ -28,6 +28,16 @@ class Observation(BaseModel):
 
 
 @dataclass
+class Turn:
+    """One step of a trajectory: the action, the prompt sent for it, and the observation."""
+
+    number: int
+    action: Any
+    prompt: str
+    observation: Observation
+
+
+@dataclass
 class OfflineResult:
     """What an offline world (``register_offline_worlds``) answers: the observation text and,
     optionally, whether it is an error (``None``: let :meth:`Domain.is_error` decide) and extra

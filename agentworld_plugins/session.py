@@ -25,7 +25,7 @@ from .current import current_conversation, current_session
 from .domains.base import Domain
 from .errors import AgentWorldError, ConfigError, ContextBudgetError
 from .files import open_private
-from .observation import Observation
+from .observation import Observation, Turn
 from .plugins import PluginManager, get_plugin_manager
 from .redaction import redact_record
 from .turns import build_messages, extract_action, system_of, turn_number
@@ -34,16 +34,6 @@ if TYPE_CHECKING:
     from .worlds import SharedWorld
 
 __all__ = ["Observation", "Session", "Trajectory", "Turn", "World"]
-
-
-@dataclass
-class Turn:
-    """One step of a trajectory: the action, the prompt sent for it, and the observation."""
-
-    number: int
-    action: Any
-    prompt: str
-    observation: Observation
 
 
 @dataclass

@@ -294,16 +294,16 @@ def mcp_post(
     return status, found, body
 
 
-def mcp_fake() -> Any:
+def mcp_fake(isolate: str = "world") -> Any:
     from agentworld_plugins.adapters.mcp_catalog import Catalog
     from agentworld_plugins.adapters.mcp_server import FakeMcpServer
 
     tool = {"name": "ping", "description": "Ping.", "inputSchema": {"type": "object", "properties": {}}}
-    return FakeMcpServer(World(backend="offline"), Catalog.from_tools([tool]))
+    return FakeMcpServer(World(backend="offline"), Catalog.from_tools([tool]), isolate=isolate)
 
 
 def test_mcp_sessions_left_idle_are_reaped_with_their_world_session() -> None:
-    fake = mcp_fake()
+    fake = mcp_fake(isolate="connection")  # a world per connection: it goes with its session
     limits = HttpLimits(max_body=256 * 1024, session_idle=0.5, header_timeout=5, body_timeout=5)
     with serve_app(fake.http_app(limits=limits), limits, lifespan="on") as base:
         init = {

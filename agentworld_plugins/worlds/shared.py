@@ -40,10 +40,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..config import WORLD_NAME_PATTERN
 from ..errors import AgentWorldError, ConfigError
+from ..observation import Observation, Turn
 from ..store import SessionStore, TurnRow
 
 if TYPE_CHECKING:
-    from ..session import Session, Turn, World
+    from ..session import Session, World
 
 __all__ = ["MACHINE_KEY", "NAME_PATTERN", "SharedWorld", "check_world_name", "observation_json"]
 
@@ -69,8 +70,6 @@ def check_world_name(name: str) -> str:
 
 
 def _turn(row: TurnRow) -> Turn:
-    from ..session import Observation, Turn
-
     # the store holds what Observation.model_dump wrote: no need to validate it again
     data = row.observation
     observation = Observation.model_construct(
