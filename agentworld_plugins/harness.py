@@ -32,7 +32,7 @@ from typing import Any
 from .errors import ConfigError
 from .worlds import WorldCall, WorldView, load_world
 
-__all__ = ["McpServerConfig", "WorldHarness"]
+__all__ = ["McpServerConfig", "WorldHarness", "stop_process"]
 
 
 @dataclass
@@ -164,7 +164,7 @@ class WorldHarness:
             stderr=log,
             env=self.env,
         )
-        self._stack.callback(_stop, proc)
+        self._stack.callback(stop_process, proc)
         deadline = time.monotonic() + startup_s
         while True:
             try:
@@ -240,7 +240,8 @@ class _WorldEpisode:
         self.judge: dict[str, Any] = {}
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
+def stop_process(proc: subprocess.Popen[Any]) -> None:
+    """Stop a server subprocess: SIGTERM, then SIGKILL after 10 s."""
     proc.terminate()
     try:
         proc.wait(10)

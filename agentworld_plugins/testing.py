@@ -36,7 +36,7 @@ import pytest
 
 from .backends.fake import FakeBackend
 from .fake_server import FakeWorldModelServer, Fault, RecordedRequest, default_responder
-from .harness import McpServerConfig, WorldHarness
+from .harness import McpServerConfig, WorldHarness, stop_process
 from .session import World
 
 __all__ = [
@@ -154,12 +154,7 @@ def cli_process(
                     time.sleep(0.1)
             yield url
         finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop_process(proc)
 
 
 @contextmanager

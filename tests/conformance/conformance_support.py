@@ -44,3 +44,35 @@ def served(app: Any) -> AbstractContextManager[str]:
     """``app`` on 127.0.0.1 in a thread, as ``agentworld ... serve`` runs it (lifespan on); yields
     ``http://127.0.0.1:<port>``."""
     return serving(app, lifespan="on")
+
+
+def throwaway_python(name: str, requirements: list[str]) -> str:
+    """The interpreter of a virtualenv with ``requirements`` (built once under the cache): for
+    clients whose pins cannot live beside ours (langchain-mcp-adapters pins mcp 1.x)."""
+    import subprocess
+    import venv
+
+    home = cache_dir(name)
+    python = home / "bin" / "python"
+    ready = home / ".ready"
+    if not ready.exists() or ready.read_text() != "\n".join(requirements):
+        venv.EnvBuilder(with_pip=True, clear=True).create(home)
+        done = subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", *requirements],
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        assert done.returncode == 0, f"pip could not install {requirements}: {done.stderr[-1000:]}"
+        ready.write_text("\n".join(requirements))
+    return str(python)
+
+
+def run_json(argv: list[str], **env: str) -> Any:
+    """Run ``argv`` (a client script) in a clean environment; the JSON its last line prints."""
+    import json
+    import subprocess
+
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=300, env=clean_env(**env))
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from agentworld_plugins.adapters.mcp_catalog import Catalog
 from agentworld_plugins.adapters.mcp_server import FakeMcpServer
-from conformance_support import TOOLS, cache_dir, clean_env, served
+from conformance_support import TOOLS, cache_dir, clean_env, run_json, served
 
 from agentworld_plugins import World
 
@@ -97,15 +97,7 @@ def test_multi_server_client_lists_and_calls_over_stdio_and_http(
                 "headers": {"Authorization": "Bearer s3cret"},
             },
         }
-        done = subprocess.run(
-            [adapters_python, "-c", CLIENT, json.dumps(connections)],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            env=clean_env(),
-        )
-    assert done.returncode == 0, done.stderr[-2000:]
-    out = json.loads(done.stdout.strip().splitlines()[-1])
+        out = run_json([adapters_python, "-c", CLIENT, json.dumps(connections)])
     for name in ("local", "remote"):
         assert out[name]["tools"] == ["create_ticket"]
         assert out[name]["schema"]["required"] == ["title"]
@@ -142,14 +134,6 @@ def test_default_get_tools_sees_earlier_writes_in_a_named_world(adapters_python:
             ["read_text_file", {"path": "/app/todo.md"}],
             ["list_directory", {"path": "/app"}],
         ]
-        done = subprocess.run(
-            [adapters_python, "-c", SESSION_PER_CALL, json.dumps(connections), json.dumps(calls)],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            env=clean_env(),
-        )
-        assert done.returncode == 0, done.stderr[-2000:]
-        out = json.loads(done.stdout.strip().splitlines()[-1])
+        out = run_json([adapters_python, "-c", SESSION_PER_CALL, json.dumps(connections), json.dumps(calls)])
         assert "- test it" in out[2] and "[FILE] todo.md" in out[3]
         assert [c.tool for c in harness.calls()] == [c[0] for c in calls]  # four processes, one world

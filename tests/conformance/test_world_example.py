@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import venv
 from pathlib import Path
 
 import pytest
-from conformance_support import cache_dir, clean_env
+from conformance_support import clean_env, throwaway_python
 
 ROOT = Path(__file__).resolve().parents[2]
 REQUIREMENTS = ["langchain-mcp-adapters==0.3.2", "mcp>=1.24,<2", "langchain>=1.0,<2"]
@@ -18,20 +17,7 @@ REQUIREMENTS = ["langchain-mcp-adapters==0.3.2", "mcp>=1.24,<2", "langchain>=1.0
 
 @pytest.fixture(scope="module")
 def agent_python() -> str:
-    home = cache_dir("langchain-agent-0.3.2")
-    python = home / "bin" / "python"
-    ready = home / ".ready"
-    if not ready.exists():
-        venv.EnvBuilder(with_pip=True, clear=True).create(home)
-        done = subprocess.run(
-            [str(python), "-m", "pip", "install", "-q", *REQUIREMENTS],
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
-        assert done.returncode == 0, f"pip could not install {REQUIREMENTS}: {done.stderr[-1000:]}"
-        ready.write_text("\n".join(REQUIREMENTS))
-    return str(python)
+    return throwaway_python("langchain-agent-0.3.2", REQUIREMENTS)
 
 
 def test_the_worlds_example_passes_as_documented(agent_python: str, tmp_path: Path) -> None:
