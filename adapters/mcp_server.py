@@ -296,6 +296,15 @@ class ToolDispatcher:
         observation = await session.astep(action)
         if observation.is_error or schemas.output is None:
             return _text_result(observation.text, is_error=observation.is_error)
+        known = observation.metadata.get("structured_content")
+        if (
+            known is not None
+            and output_fault(observation.metadata) is None
+            and schemas.output.is_valid(known)
+        ):
+            # the world's engine gave the server's own text and structured result, as the real
+            # server sends both (they differ: a list as text, {"entities": [...]} structured)
+            return _text_result(observation.text, structured=known)
         parsed = parse_structured(observation.text, schemas)
         if not parsed.ok and output_fault(observation.metadata) is not None:
             # a truncated/empty result was damaged on purpose: the agent gets it as a failed call,

@@ -225,8 +225,16 @@ def record(
 def _offline_families(catalog: Any) -> dict[str, str]:
     """``{tool name: "family/operation"}`` as the embedded offline MCP world classifies them."""
     from ..offline.mcp import family_of
+    from ..offline.mcp.servers import known_server
 
-    return {t["name"]: "/".join(family_of(t)) for t in catalog.tool_definitions()}
+    tools = catalog.tool_definitions()
+    server = known_server({t["name"]: t for t in tools})
+    return {
+        t["name"]: f"server:{server.name}/{t['name']}"
+        if server is not None and t["name"] in server.tools
+        else "/".join(family_of(t))
+        for t in tools
+    }
 
 
 def _option_value(args: list[str], name: str, default: str | None = None) -> str | None:

@@ -10,7 +10,8 @@ repaired until they validate. Argument errors read like FastMCP's pydantic error
 Modules: :mod:`.naming` (what a tool's name says), :mod:`.schema` and :mod:`.document` (JSON
 Schema reading, checking and repair), :mod:`.fakes` (deterministic values, jsf), :mod:`.ledger`
 (the session's resources), :mod:`.resources` (the resources a tool set acts on, before any call),
-:mod:`.shaping` (results fitted to ``outputSchema``), :mod:`.world` (the step).
+:mod:`.shaping` (results fitted to ``outputSchema``), :mod:`.servers` (known reference servers,
+answered as they answer: ``server-memory``'s knowledge graph), :mod:`.world` (the step).
 
 >>> state: dict = {}
 >>> tools = [{"name": "create_note", "inputSchema": {"type": "object",

@@ -15,6 +15,8 @@ from .families.records import apply_record, record_kind
 from .ledger import Outcome, apply, tool_index
 from .naming import classify_tool
 from .schema import seed_of
+from .servers import answer as answer_as_server
+from .servers import known_server
 from .shaping import remember, shape_result, value_at
 
 STATE_KEY = "mcp_world"
@@ -63,6 +65,10 @@ def _step(
         problem = checker.check(name, args)
         if problem:
             return OfflineResult(text=problem, is_error=True, metadata={"offline_invalid_arguments": True})
+
+    server = known_server(tools)
+    if server is not None and name in server.tools:  # a reference server's tool: its own answers
+        return answer_as_server(world, server, name, args)
 
     family, op = family_of(tool or {"name": name})
     metadata: dict[str, Any] = {"offline_family": family, "offline_operation": op}

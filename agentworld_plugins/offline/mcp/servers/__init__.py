@@ -1,0 +1,86 @@
+"""Engines for known MCP servers: a tool set shaped like a reference server's is answered the way
+that server answers (its texts, its ``structuredContent``, its errors), on state kept in the
+session's world (so a named world keeps it across processes).
+
+A server is recognised by the shape of the tool set, which a mirror (``mcp serve --mirror``)
+copies exactly: most of the server's tool names, none of them missing the argument the engine
+reads. The engines are deterministic and bounded by the size of their state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from ....observation import OfflineResult
+
+__all__ = ["KnownServer", "known_server"]
+
+
+@dataclass(frozen=True)
+class KnownServer:
+    """A reference server the offline world imitates: its tool names and its engine."""
+
+    name: str
+    tools: frozenset[str]
+    #: how many of ``tools`` a tool set must have to be this server
+    quorum: int
+    make: Callable[[], Any]
+
+
+def _memory() -> Any:
+    from .memory import KnowledgeGraph
+
+    return KnowledgeGraph()
+
+
+SERVERS: tuple[KnownServer, ...] = (
+    KnownServer(
+        "memory",
+        frozenset(
+            {
+                "create_entities",
+                "create_relations",
+                "add_observations",
+                "delete_entities",
+                "delete_observations",
+                "delete_relations",
+                "read_graph",
+                "search_nodes",
+                "open_nodes",
+            }
+        ),
+        5,
+        _memory,
+    ),
+)
+
+
+@lru_cache(maxsize=256)
+def _by_names(names: frozenset[str]) -> KnownServer | None:
+    for server in SERVERS:
+        if len(names & server.tools) >= server.quorum:
+            return server
+    return None
+
+
+def known_server(tools: Mapping[str, Any] | None) -> KnownServer | None:
+    """The known server a session's tool set (``{name: definition}``) is shaped like, or None."""
+    if not tools:
+        return None
+    return _by_names(frozenset(tools))
+
+
+def answer(world: dict[str, Any], server: KnownServer, name: str, arguments: dict[str, Any]) -> OfflineResult:
+    """One call to ``server``'s engine, kept in ``world`` (the session's MCP world state)."""
+    key = f"server:{server.name}"
+    engine = world.get(key)
+    if engine is None:
+        engine = world[key] = server.make()
+    text, structured, is_error = engine.call(name, arguments)
+    metadata: dict[str, Any] = {"offline_family": f"server:{server.name}", "offline_operation": name}
+    if structured is not None:
+        metadata["structured_content"] = structured
+    return OfflineResult(text=text, is_error=is_error, metadata=metadata)

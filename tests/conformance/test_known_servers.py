@@ -1,0 +1,172 @@
+"""The offline world against the real reference MCP servers it mirrors: the same call sequences
+to the real server (pinned, installed on demand into the conformance cache) and to
+``agentworld mcp serve --snapshot`` of its mirrored tools; texts, ``structuredContent`` and error
+flags must be equal. The figure per server is printed (``-s``) and kept >= 95 %."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from conformance_support import cache_dir
+from mcp import Client, StdioServerParameters
+
+MEMORY_VERSION = "2026.8.31"  # @modelcontextprotocol/server-memory, serverInfo 0.6.3
+
+
+@pytest.fixture(scope="module")
+def memory_server() -> list[str]:
+    npm = shutil.which("npm")
+    assert npm and shutil.which("node"), "node and npm are needed for the reference MCP servers"
+    home = cache_dir(f"server-memory-{MEMORY_VERSION}")
+    exe = home / "node_modules" / ".bin" / "mcp-server-memory"
+    if not exe.exists():
+        done = subprocess.run(
+            [
+                npm,
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+                f"@modelcontextprotocol/server-memory@{MEMORY_VERSION}",
+            ],
+            cwd=home,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert done.returncode == 0 and exe.exists(), done.stderr[-1000:]
+    return ["node", str(exe)]
+
+
+NAMES = ["Ada", "Babbage", "Engine", "Notes"]
+TYPES = ["person", "machine", "document"]
+FACTS = ["born 1815", "wrote notes", "Analytical", "steam powered", "Ünïcode ✓"]
+
+
+def _call(rng: random.Random) -> tuple[str, dict[str, Any]]:
+    names = rng.sample(NAMES, rng.randint(1, 2))
+    relation = {
+        "from": rng.choice(NAMES),
+        "to": rng.choice(NAMES),
+        "relationType": rng.choice(["knows", "built"]),
+    }
+    choices: list[tuple[str, dict[str, Any]]] = [
+        (
+            "create_entities",
+            {
+                "entities": [
+                    {"name": n, "entityType": rng.choice(TYPES), "observations": rng.sample(FACTS, 2)}
+                    for n in names
+                ]
+            },
+        ),
+        ("create_relations", {"relations": [relation]}),
+        ("add_observations", {"observations": [{"entityName": names[0], "contents": rng.sample(FACTS, 2)}]}),
+        (
+            "delete_observations",
+            {"deletions": [{"entityName": names[0], "observations": rng.sample(FACTS, 1)}]},
+        ),
+        ("delete_relations", {"relations": [relation]}),
+        ("delete_entities", {"entityNames": names[:1]}),
+        ("read_graph", {}),
+        ("search_nodes", {"query": rng.choice(["ada", "MACHINE", "18", "note", "✓", "zzz"])}),
+        ("open_nodes", {"names": names}),
+    ]
+    weights = [4, 3, 3, 1, 1, 1, 2, 2, 2]
+    return rng.choices(choices, weights)[0]
+
+
+SEQUENCES = [[_call(random.Random(seed * 100 + k)) for k in range(10)] for seed in range(20)]
+
+
+async def _answers(params: StdioServerParameters, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    out = []
+    async with Client(params) as client:
+        for name, arguments in calls:
+            result = await client.call_tool(name, arguments)
+            text = result.content[0].text if result.content else None  # type: ignore[union-attr]
+            out.append((bool(result.is_error), text, result.structured_content))
+    return out
+
+
+def test_memory_server_sequences_answer_as_the_real_one(memory_server: list[str], tmp_path: Path) -> None:
+    snapshot = tmp_path / "memory.json"
+    mirrored = subprocess.run(
+        [sys.executable, "-m", "agentworld_plugins", "mcp", "serve", "--backend", "offline", "--list",
+         "--save-snapshot", str(snapshot), "--mirror", "--", *memory_server],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "AGENTWORLD_HOME": str(tmp_path)},
+    )  # fmt: skip
+    assert mirrored.returncode == 0, mirrored.stderr
+    same = 0
+    differences = []
+    for index, calls in enumerate(SEQUENCES):
+        real = StdioServerParameters(
+            command=memory_server[0],
+            args=memory_server[1:],
+            env={"PATH": os.environ["PATH"], "MEMORY_FILE_PATH": str(tmp_path / f"real-{index}.jsonl")},
+        )
+        ours = StdioServerParameters(
+            command=sys.executable,
+            args=[
+                "-m",
+                "agentworld_plugins",
+                "mcp",
+                "serve",
+                "--backend",
+                "offline",
+                "--snapshot",
+                str(snapshot),
+            ],
+            env={"PATH": os.environ["PATH"], "AGENTWORLD_HOME": str(tmp_path / "home")},
+        )
+        want, got = anyio.run(_answers, real, calls), anyio.run(_answers, ours, calls)
+        if want == got:
+            same += 1
+        else:
+            differences.append((index, next((c, w, g) for c, w, g in zip(calls, want, got) if w != g)))
+    print(f"server-memory: {same}/{len(SEQUENCES)} call sequences identical")
+    assert same / len(SEQUENCES) >= 0.95, differences[:3]
+
+
+def test_memory_graph_survives_a_restart_in_a_named_world(memory_server: list[str], tmp_path: Path) -> None:
+    """The real server keeps its graph in a file; the mirror keeps it in the named world."""
+    snapshot = tmp_path / "memory.json"
+    subprocess.run(
+        [sys.executable, "-m", "agentworld_plugins", "mcp", "serve", "--list", "--save-snapshot", str(snapshot),
+         "--mirror", "--", *memory_server],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "AGENTWORLD_HOME": str(tmp_path)}, check=True,
+    )  # fmt: skip
+    ours = StdioServerParameters(
+        command=sys.executable,
+        args=[
+            "-m",
+            "agentworld_plugins",
+            "mcp",
+            "serve",
+            "--backend",
+            "offline",
+            "--snapshot",
+            str(snapshot),
+            "--world",
+            "kg",
+        ],
+        env={"PATH": os.environ["PATH"], "AGENTWORLD_HOME": str(tmp_path / "home")},
+    )
+    create = (
+        "create_entities",
+        {"entities": [{"name": "Ada", "entityType": "person", "observations": ["kept"]}]},
+    )
+    anyio.run(_answers, ours, [create])
+    (graph,) = anyio.run(_answers, ours, [("read_graph", {})])
+    assert graph[2] == {
+        "entities": [{"name": "Ada", "entityType": "person", "observations": ["kept"]}],
+        "relations": [],
+    }
