@@ -5,8 +5,10 @@ flags must be equal. The figure per server is printed (``-s``) and kept >= 95 %.
 
 from __future__ import annotations
 
+import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -15,7 +17,7 @@ from typing import Any
 
 import anyio
 import pytest
-from conformance_support import cache_dir
+from conformance_support import cache_dir, throwaway_python
 from mcp import Client, StdioServerParameters
 
 MEMORY_VERSION = "2026.8.31"  # @modelcontextprotocol/server-memory, serverInfo 0.6.3
@@ -170,3 +172,96 @@ def test_memory_graph_survives_a_restart_in_a_named_world(memory_server: list[st
         "entities": [{"name": "Ada", "entityType": "person", "observations": ["kept"]}],
         "relations": [],
     }
+
+
+# -- mcp-server-time (PyPI) -----------------------------------------------------------------------
+
+TIME_VERSION = "2026.10.19"
+#: zones without daylight saving time, so a conversion on the frozen clock's day and on the real
+#: server's today agree but for the date itself
+STEADY = [
+    "UTC",
+    "Asia/Tokyo",
+    "Asia/Kolkata",
+    "Asia/Kathmandu",
+    "Africa/Nairobi",
+    "America/Phoenix",
+    "Asia/Shanghai",
+]
+#: what differs by the day the comparison runs (the real server reads the host's clock): the date,
+#: the weekday, and for get_current_time the time of day
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_WEEKDAY = re.compile(r"(Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day")
+_CLOCK = re.compile(r"T\d{2}:\d{2}:\d{2}")
+
+
+def _normalised(answers: list[Any], calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    out = []
+    for (name, _), (is_error, text, structured) in zip(calls, answers):
+        blob = json.dumps([text, structured])
+        blob = _WEEKDAY.sub("DAY", _DAY.sub("DATE", blob))
+        if name == "get_current_time":
+            blob = _CLOCK.sub("TNOW", blob)
+        out.append((is_error, blob))
+    return out
+
+
+def _time_calls(seed: int) -> list[tuple[str, dict[str, Any]]]:
+    rng = random.Random(seed)
+    calls: list[tuple[str, dict[str, Any]]] = []
+    for _ in range(6):
+        kind = rng.random()
+        if kind < 0.3:
+            calls.append(
+                ("get_current_time", {"timezone": rng.choice([*STEADY, "Mars/Olympus", "asia/tokyo", ""])})
+            )
+        else:
+            time = rng.choice(["00:00", "09:30", "23:59", "12:45", "7:05", "25:00", "noon"])
+            calls.append(
+                (
+                    "convert_time",
+                    {
+                        "source_timezone": rng.choice([*STEADY, "Nowhere/City"]),
+                        "time": time,
+                        "target_timezone": rng.choice(STEADY),
+                    },
+                )
+            )
+    return calls
+
+
+def test_time_server_sequences_answer_as_the_real_one(tmp_path: Path) -> None:
+    python = throwaway_python(f"mcp-server-time-{TIME_VERSION}", [f"mcp-server-time=={TIME_VERSION}"])
+    real_cmd = [python, "-m", "mcp_server_time", "--local-timezone", "UTC"]
+    snapshot = tmp_path / "time.json"
+    subprocess.run(
+        [sys.executable, "-m", "agentworld_plugins", "mcp", "serve", "--list", "--save-snapshot", str(snapshot),
+         "--mirror", "--", *real_cmd],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "AGENTWORLD_HOME": str(tmp_path)}, check=True,
+    )  # fmt: skip
+    real = StdioServerParameters(command=real_cmd[0], args=real_cmd[1:], env={"PATH": os.environ["PATH"]})
+    ours = StdioServerParameters(
+        command=sys.executable,
+        args=[
+            "-m",
+            "agentworld_plugins",
+            "mcp",
+            "serve",
+            "--backend",
+            "offline",
+            "--snapshot",
+            str(snapshot),
+        ],
+        env={"PATH": os.environ["PATH"], "AGENTWORLD_HOME": str(tmp_path / "home")},
+    )
+    sequences = [_time_calls(seed) for seed in range(20)]
+    same, differences = 0, []
+    for calls in sequences:
+        want = _normalised(anyio.run(_answers, real, calls), calls)
+        got = _normalised(anyio.run(_answers, ours, calls), calls)
+        if want == got:
+            same += 1
+        else:
+            differences.append(next((c, w, g) for c, w, g in zip(calls, want, got) if w != g))
+    print(f"mcp-server-time: {same}/{len(sequences)} call sequences identical (dates and clock times aside)")
+    assert same / len(sequences) >= 0.95, differences[:3]

@@ -36,7 +36,14 @@ def _memory() -> Any:
     return KnowledgeGraph()
 
 
+def _time() -> Any:
+    from .time import TimeTools
+
+    return TimeTools()
+
+
 SERVERS: tuple[KnownServer, ...] = (
+    KnownServer("time", frozenset({"get_current_time", "convert_time"}), 2, _time),
     KnownServer(
         "memory",
         frozenset(
