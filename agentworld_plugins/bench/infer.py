@@ -106,7 +106,7 @@ async def infer_record(
         error = outcome.error or "no answer"
         if outcome.attempts > 1:
             error += f" (after {outcome.attempts} attempts)"
-        return JobResult(failed_line(record, error), ok=False, unavailable=outcome.unavailable)
+        return JobResult(failed_line(record, error), ok=False, unavailable=outcome.unreachable)
     return JobResult(prediction_line(record, outcome.value), ok=True)
 
 

@@ -375,6 +375,13 @@ def _judge(
         + (f", prompts from {prompts_dir}" if prompts_dir else "")
         + f", user template: {prompts.template.source}, parser: {parser}, {options.max_retries + 1} attempts"
     )
+    if prompts_dir and not prompts.official_template:
+        _say(
+            f"warning: {prompts_dir} holds no judge_user_template.json and is not the prompts/ folder of "
+            "an official checkout: the judge's system prompts are that folder's, its user message is "
+            "ours (bundled), so the requests differ from the official script's; for identical ones run "
+            "`agentworld bench import-prompts CHECKOUT --to DIR` and pass --prompts-dir DIR"
+        )
     try:
         summary = run_sync(
             judge_lines(
