@@ -24,10 +24,10 @@ The counts follow the official printout: a domain's ``judged`` records (``failed
 from __future__ import annotations
 
 import math
-from statistics import mean
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from statistics import mean
 from typing import Any
 
 from .data import domain_order, load_results, record_domain

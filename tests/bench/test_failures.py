@@ -245,10 +245,8 @@ def test_prompts_dir_without_a_user_template_says_the_requests_differ(data_dir, 
         assert line["judge"]["prompts"]["user_template"] == "agentworld-plugins (bundled)"
         assert line["judge"]["prompts"]["system"].startswith(str(folder))
     bundled = tmp_path / "bundled.jsonl"
-    result = _invoke(
-        ["bench", "judge", "--predictions", str(predictions), "--output", str(bundled), "--no-progress"]
-        + ["--base-url", judge_server.url, "--model", "j"]
-    )
+    args = ["bench", "judge", "--predictions", str(predictions), "--output", str(bundled), "--no-progress"]
+    result = _invoke([*args, "--base-url", judge_server.url, "--model", "j"])
     assert "warning" not in result.output
     assert load_results(bundled)[0][0]["judge"]["prompts"]["system"] == "bundled"
 
@@ -260,9 +258,8 @@ def test_a_symlink_or_a_hard_link_does_not_make_a_second_writer(tmp_path, data_d
     real = tmp_path / "predictions.jsonl"
     link = tmp_path / "link.jsonl"
     link.symlink_to(real)
-    with OutputLock(real):
-        with pytest.raises(OutputBusyError, match="being written by another run"):
-            OutputLock(link).acquire()
+    with OutputLock(real), pytest.raises(OutputBusyError, match="being written by another run"):
+        OutputLock(link).acquire()
     # a run through the symlink writes the real file and leaves the link a link
     args = ["bench", "infer", "--data-dir", str(data_dir), "--backend", "offline", "--no-progress"]
     result = _invoke([*args, "--output", str(link)])
