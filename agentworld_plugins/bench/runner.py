@@ -340,6 +340,7 @@ class RunSummary:
     elapsed_s: float = 0.0
     stopped: str | None = None
     errors: dict[str, int] = field(default_factory=dict)
+    final: int = 0  # failed for good (the judge's attempts spent): a rerun keeps them
 
     @property
     def rate(self) -> float:
@@ -351,7 +352,16 @@ class RunSummary:
         if self.skipped:
             parts.append(f"{self.skipped} from an earlier run")
         if self.failed:
-            parts.append(f"{self.failed} failed (rerun the same command to retry them)")
+            again = self.failed - self.final
+            parts.append(
+                f"{self.failed} failed"
+                + (f" ({self.final} for good: their attempts are spent)" if self.final else "")
+                + (
+                    f" (rerun the same command to retry {'them' if not self.final else again})"
+                    if again
+                    else ""
+                )
+            )
         if self.left:
             parts.append(f"{self.left} not started")
         parts.append(f"{self.rate:.1f}/s over {self.elapsed_s:.1f}s")
@@ -441,7 +451,7 @@ async def run_jobs(
     lock = OutputLock(results.path, f"bench {label}")
     lock.acquire()  # a second writer on the same file is refused before it reads anything
     try:
-        return await _run_locked(items, work, results, options, label, on_result, on_resume)
+        return await _run_locked(items, work, results, options, label, on_result, on_resume, final)
     finally:
         lock.release()
 
@@ -454,6 +464,7 @@ async def _run_locked(
     label: str,
     on_result: Callable[[JobResult], None] | None,
     on_resume: Callable[[Resumed], None] | None = None,
+    final: Callable[[dict[str, Any]], bool] | None = None,
 ) -> RunSummary:
     resumed = results.prepare()
     if on_resume is not None:
@@ -493,6 +504,7 @@ async def _run_locked(
                 streak = 0
             else:
                 summary.failed += 1
+                summary.final += final is not None and final(result.line)
                 error = _error_of(result.line, label) or "unknown error"
                 summary.errors[error] = summary.errors.get(error, 0) + 1
                 streak = streak + 1 if result.unavailable else 0

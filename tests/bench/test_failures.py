@@ -143,6 +143,9 @@ async def test_a_judge_failure_gets_three_attempts_over_every_run(data_dir, tmp_
             lines, judge_backend(base_url=server.url, timeout=5), out, options=options
         )
         assert summary.failed == 5 and summary.stopped is None
+        assert "5 failed (4 for good: their attempts are spent) (rerun the same command to retry 1)" in (
+            summary.line()
+        )
         assert calls == {**dict.fromkeys(range(len(lines)), 1), 0: 3, 1: 3, 2: 3, 3: 3, 4: 1}
         judged = {j["id"] + str(j["turn_idx"]): j for j in load_results(out)[0]}
         attempts = [judged[line["id"] + str(line["turn_idx"])]["judge"]["attempts"] for line in lines[:5]]
