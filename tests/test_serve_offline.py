@@ -114,3 +114,46 @@ def test_a_plugin_domain_the_server_has_is_answered_as_itself() -> None:
     messages, _ = recorder.history[-1]
     answer = OfflineBackend(pm.registry).complete(messages, Sampling())
     assert "Hello, Ada!" in answer.text
+
+
+@pytest.mark.parametrize(
+    "action", ['[{"keystrokes": "ls\\n"}]', '{"tool_name": "get_weather", "arguments": {"city": "Oslo"}}']
+)
+def test_under_a_plugin_domains_prompt_another_domains_action_gets_the_plugins_400(action: str) -> None:
+    """The server has the plugin: keystrokes or a tool call under its prompt get its validation
+    error over HTTP, not a terminal screen or an mcp answer."""
+    import sys
+    from pathlib import Path
+
+    from agentworld_plugins.backends.fake import FakeBackend
+    from agentworld_plugins.backends.offline import OfflineBackend
+    from agentworld_plugins.plugins import new_plugin_manager
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / "agentworld-hello"))
+    try:
+        import agentworld_hello
+    finally:
+        sys.path.pop(0)
+    pm = new_plugin_manager(load_entrypoints=False)
+    pm.register(agentworld_hello, name="hello")
+    recorder = FakeBackend(responder=lambda messages: "x")
+    World(backend=recorder, plugin_manager=pm).session("hello").step({"name": "Ada"})
+    system = recorder.history[-1][0][0]["content"]
+    body = {
+        "model": "agentworld",
+        "messages": [
+            {"role": "system", "content": system},
+            {"role": "user", "content": render_turn(1, action)},
+        ],
+    }
+    with serving(create_app(OfflineBackend(pm.registry))) as base:
+        request = urllib.request.Request(
+            base + "/v1/chat/completions",
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        with pytest.raises(urllib.error.HTTPError) as info:
+            urllib.request.urlopen(request, timeout=30)
+    assert info.value.code == 400
+    message = json.loads(info.value.read())["error"]["message"]
+    assert "hello action" in message and '{"name": "Ada"}' in message
