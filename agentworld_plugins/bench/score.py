@@ -24,6 +24,7 @@ The counts follow the official printout: a domain's ``judged`` records (``failed
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -245,9 +246,24 @@ def score_records(lines: Iterable[Mapping[str, Any]], label: str = "results", wo
     )
 
 
+class NoFiguresWarning(UserWarning):
+    """A judged file gave no figure: no line holds a usable judgement."""
+
+
 def score_file(path: str | Path, label: str | None = None) -> Scoreboard:
-    """The scoreboard of a judgements file; unreadable lines are listed in ``problems``."""
+    """The scoreboard of a judgements file; unreadable lines are listed in ``problems``.
+
+    A file with no usable judgement gives a scoreboard whose figures are all None, and a
+    :class:`NoFiguresWarning` (on stderr) that says why, so a script printing
+    ``board.overall.total`` does not print a bare ``None``."""
     rows, problems = load_results(path)
     board = score_records(rows, label or Path(path).stem)
     board.problems = problems
+    if board.overall.valid == 0:
+        why = ", ".join(f"{n} {reason}" for reason, n in board.failures.items()) or "no lines"
+        warnings.warn(
+            f"{path}: no usable judgement in {board.overall.count} line(s) ({why}): every figure is None",
+            NoFiguresWarning,
+            stacklevel=2,
+        )
     return board

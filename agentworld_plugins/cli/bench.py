@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -407,7 +408,7 @@ def _show(
 
     from ..bench.plot import write_plot
     from ..bench.report import markdown_report, print_comparison, print_scoreboard
-    from ..bench.score import score_file
+    from ..bench.score import NoFiguresWarning, score_file
     from ..errors import ConfigError
 
     if labels and len(labels) != len(paths):
@@ -415,7 +416,9 @@ def _show(
             f"{len(labels)} --label for {len(paths)} files", hint="give one --label per file, in order"
         )
     names = list(labels) or _labels(paths)
-    boards = [score_file(p, name) for p, name in zip(paths, names)]
+    with warnings.catch_warnings():  # an empty file is the error below, said once
+        warnings.simplefilter("ignore", NoFiguresWarning)
+        boards = [score_file(p, name) for p, name in zip(paths, names)]
     for path, board in zip(paths, boards):
         if board.overall.valid == 0:
             raise ConfigError(

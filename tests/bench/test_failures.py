@@ -280,3 +280,22 @@ def test_a_symlink_or_a_hard_link_does_not_make_a_second_writer(tmp_path, data_d
     os.unlink(other)
     result = _invoke([*args, "--output", str(real)])
     assert result.exit_code == 0 and "from an earlier run" in result.output
+
+
+def test_the_python_api_says_why_a_file_gives_no_figure(tmp_path):
+    """A script printing ``board.overall.total`` for a file where every judgement failed gets a
+    warning on stderr naming the reasons, not a bare None."""
+    import subprocess
+    import sys
+
+    from agentworld_plugins.bench.score import NoFiguresWarning, score_file
+
+    path = tmp_path / "judged.jsonl"
+    path.write_text("".join(json.dumps(_official_line(i, "mcp", None)) + "\n" for i in range(3)))
+    with pytest.warns(NoFiguresWarning, match="no usable judgement in 3 line"):
+        board = score_file(path)
+    assert board.overall.total is None
+    script = f"from agentworld_plugins import bench; print(bench.score_file({str(path)!r}).overall.total)"
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert proc.stdout.strip() == "None" and "NoFiguresWarning" in proc.stderr
+    assert "3 Judge scoring failed" in proc.stderr
