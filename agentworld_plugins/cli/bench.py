@@ -462,7 +462,12 @@ def _labels(paths: list[Path]) -> list[str]:
 
 @click.group()
 def bench() -> None:
-    """Evaluate a world model on AgentWorldBench: infer, judge, score (resumable)."""
+    """Evaluate a world model on AgentWorldBench: infer, judge, score (resumable).
+
+    \b
+      agentworld bench sample data/ && agentworld bench run --data-dir data/ --output-dir out/ \\
+        --backend offline --judge-backend scenario:examples/bench/judge.yaml
+    """
 
 
 @bench.command()
@@ -492,7 +497,12 @@ def infer(
     perturb_file: Path | None,
     **run: Any,
 ) -> None:
-    """Ask the world model for every record's observation."""
+    """Ask the world model for every record's observation.
+
+    \b
+      agentworld bench infer --data-dir AgentWorldBench/ --output predictions.jsonl --base-url http://localhost:8000/v1
+      agentworld bench infer --data-dir AgentWorldBench/ --output p.jsonl --backend offline --limit 5
+    """
     perturbations = _perturbations(perturb, perturb_file)
     records = _load(data_dir, domains, limit)
     world = {"base_url": base_url, "model": model, "api_key": api_key, "backend": backend}
@@ -533,7 +543,12 @@ def judge(
     **run: Any,
 ) -> None:
     """Score every prediction against the ground truth with an LLM judge (reads ours and the
-    official script's predictions)."""
+    official script's predictions).
+
+    \b
+      agentworld bench judge --predictions predictions.jsonl --output judgements.jsonl --base-url http://localhost:8001/v1
+      agentworld bench judge ... --prompts-dir ~/src/Qwen-AgentWorld/prompts   # the official requests
+    """
     from ..bench.data import domain_of, load_results
 
     lines, problems = load_results(predictions)
@@ -576,7 +591,11 @@ def score(
     labels: tuple[str, ...],
     as_json: bool,
 ) -> None:
-    """Figures per domain and overall from judgements FILES (several: side by side)."""
+    """Figures per domain and overall from judgements FILES (several: side by side).
+
+    \b
+      agentworld bench score judgements.jsonl --report report.md --plot scores.png --reference
+    """
     _show(list(files), report, plot, reference, as_json, labels)
 
 
@@ -590,7 +609,11 @@ def compare(
     labels: tuple[str, ...],
     as_json: bool,
 ) -> None:
-    """Compare judgements FILES per domain, with deltas against the first."""
+    """Compare judgements FILES per domain, with deltas against the first.
+
+    \b
+      agentworld bench compare base/judgements.jsonl tuned/judgements.jsonl --label base --label tuned
+    """
     from ..errors import ConfigError
 
     if len(files) < 2:
@@ -644,7 +667,12 @@ def run(
     ray: str | bool | None,
     **run: Any,
 ) -> None:
-    """Infer, judge and score in one go (rerun to resume)."""
+    """Infer, judge and score in one go (rerun to resume).
+
+    \b
+      agentworld bench run --data-dir AgentWorldBench/ --output-dir results/ \\
+        --base-url http://localhost:8000/v1 --judge-base-url http://localhost:8001/v1
+    """
     from ..bench.data import load_results, record_key
 
     perturbations = _perturbations(perturb, perturb_file)
@@ -693,7 +721,11 @@ def run(
 @click.option("--domain", help="The domain of trajectories that do not name one.")
 @click.option("--append", is_flag=True, help="Add to existing files instead of replacing them.")
 def convert(trajectories: tuple[Path, ...], output_dir: Path, domain: str | None, append: bool) -> None:
-    """Turn recorded sessions (TRAJECTORIES: Trajectory JSONL files) into AgentWorldBench records."""
+    """Turn recorded sessions (TRAJECTORIES: Trajectory JSONL files) into AgentWorldBench records.
+
+    \b
+      agentworld bench convert sessions.jsonl --output-dir my-bench/ --domain terminal
+    """
     from ..bench.convert import convert_trajectories
     from ..errors import ConfigError
 
@@ -712,7 +744,11 @@ def convert(trajectories: tuple[Path, ...], output_dir: Path, domain: str | None
     "--episodes", type=click.IntRange(min=1), default=1, show_default=True, help="Episodes per domain."
 )
 def sample(folder: Path, episodes: int) -> None:
-    """Write a tiny synthetic AgentWorldBench (all seven domains) into FOLDER, for trying the commands."""
+    """Write a tiny synthetic AgentWorldBench (all seven domains) into FOLDER, for trying the commands.
+
+    \b
+      agentworld bench sample AgentWorldBench/ --episodes 2
+    """
     from ..bench.sample import make_sample_dataset
 
     for path in make_sample_dataset(folder, episodes).values():

@@ -159,7 +159,16 @@ def step(
     as_json: bool,
     **world_args: Any,
 ) -> None:
-    """Run one turn: send ACTION (JSON, a string, or - for stdin) to a new DOMAIN session."""
+    """Run one turn: send ACTION (JSON, a string, or - for stdin) to a new DOMAIN session.
+
+    Exits 0, or 2 when the observation is an error (a failed command, an injected fault); an error
+    of ours exits 1, a usage error 2. What the answer cannot rest on (an mcp tool call without
+    --tools, an option the backend ignores) is warned on stderr and in the observation's metadata.
+
+    \b
+      agentworld step terminal '[{"keystrokes": "ls -la\\n"}]'
+      agentworld step mcp '{"tool_name": "get_weather", "arguments": {"city": "Oslo"}}' --tools tools.json --json
+    """
     from ..tooldefs import load_tools
 
     if state and state.startswith("@"):
