@@ -317,10 +317,22 @@ def _infer(
 
         backend = PerturbingBackend(backend, World(backend=backend, perturbations=[]), perturbations)
     _say(f"world model: {backend.describe()}")
+    tally: dict[str, int] = {}
+
+    def note(result: Any) -> None:  # what answers could not honour, said once with its count
+        infer = result.line.get("infer")
+        found = infer.get("warnings") if isinstance(infer, dict) else None
+        for warning in found or []:
+            tally[warning] = tally.get(warning, 0) + 1
+
     try:
-        summary = run_sync(infer_records(records, backend, output, sampling=sampling, options=options))
+        summary = run_sync(
+            infer_records(records, backend, output, sampling=sampling, options=options, on_result=note)
+        )
     finally:
         backend.close()
+    for warning, count in sorted(tally.items(), key=lambda kv: (-kv[1], kv[0]))[:5]:
+        _say(f"infer: warning ({count} record{'s' if count > 1 else ''}): {warning}")
     _report_summary(summary)
     check_stopped(summary)
     return summary

@@ -299,3 +299,14 @@ def test_the_python_api_says_why_a_file_gives_no_figure(tmp_path):
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert proc.stdout.strip() == "None" and "NoFiguresWarning" in proc.stderr
     assert "3 Judge scoring failed" in proc.stderr
+
+
+def test_a_perturbation_the_offline_world_ignores_is_said_by_bench_infer(data_dir, tmp_path):
+    out = tmp_path / "p.jsonl"
+    args = ["bench", "infer", "--data-dir", str(data_dir), "--output", str(out), "--backend", "offline"]
+    result = _invoke([*args, "--domains", "terminal", "--no-progress", "--perturb", "control:text=disk full"])
+    assert result.exit_code == 0, result.output
+    lines, _ = load_results(out)
+    said = [w for line in lines for w in line["infer"]["warnings"] if "control perturbation" in w]
+    assert len(said) == len(lines) > 0 and "not applied" in said[0]
+    assert f"infer: warning ({len(lines)} records): {said[0]}" in result.output
