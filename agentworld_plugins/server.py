@@ -13,6 +13,7 @@ The app is a Starlette application; :func:`create_app` builds it for tests and e
 from __future__ import annotations
 
 import json
+import sys
 import time
 import uuid
 from typing import Any
@@ -87,6 +88,9 @@ def _completion_body(completion: Completion, model: str) -> dict[str, Any]:
     }
     if "perturbations" in completion.metadata:  # a PerturbingBackend's provenance (--perturb)
         body["perturbations"] = completion.metadata["perturbations"]
+    warnings = completion.metadata.get("warnings")
+    if isinstance(warnings, list) and warnings:  # what the answer could not honour, said to the client
+        body["warnings"] = [str(w) for w in warnings]
     return body
 
 
@@ -113,8 +117,9 @@ def _stream(body: dict[str, Any]) -> StreamingResponse:
         yield f"data: {json.dumps(base | {'choices': [{'index': 0, 'delta': content, 'finish_reason': None}]})}\n\n"
         end = {"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}
         last = base | {"choices": [end], "usage": body["usage"]}
-        if "perturbations" in body:  # provenance rides on the last chunk, as usage does
-            last["perturbations"] = body["perturbations"]
+        for extra in ("perturbations", "warnings"):  # ride on the last chunk, as usage does
+            if extra in body:
+                last[extra] = body[extra]
         yield f"data: {json.dumps(last)}\n\n"
         yield "data: [DONE]\n\n"
 
@@ -138,6 +143,8 @@ def create_app(
     It runs behind :class:`~agentworld_plugins.http_guard.HttpGuard` (``limits``): errors are
     OpenAI-shaped JSON, bodies are size-, time- and depth-limited. ``.app`` is the Starlette app.
     """
+
+    said: set[str] = set()
 
     def authorized(request: Request) -> bool:
         if not api_key:
@@ -192,6 +199,10 @@ def create_app(
         finally:
             current_conversation.reset(named)
         payload = _completion_body(completion, str(body.get("model") or model_name))
+        for warning in payload.get("warnings", []):
+            if warning not in said and len(said) < 256:  # each distinct warning once on the console
+                said.add(warning)
+                print(f"agentworld: warning: {warning}", file=sys.stderr, flush=True)
         return _stream(payload) if body.get("stream") else JSONResponse(payload)
 
     async def health(request: Request) -> Response:

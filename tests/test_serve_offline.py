@@ -157,3 +157,46 @@ def test_under_a_plugin_domains_prompt_another_domains_action_gets_the_plugins_4
     assert info.value.code == 400
     message = json.loads(info.value.read())["error"]["message"]
     assert "hello action" in message and '{"name": "Ada"}' in message
+
+
+def test_a_perturbation_the_offline_world_ignores_is_said_to_the_client(capfd) -> None:
+    """`serve --perturb control:...` over the offline world: the answer carries the warning (JSON
+    and streamed), and the server's console says it once."""
+    from agentworld_plugins.perturbations.config import perturbations_from_options
+    from agentworld_plugins.perturbations.proxy import PerturbingBackend
+    from agentworld_plugins.plugins import get_plugin_manager
+
+    world = World(
+        backend="offline",
+        perturbations=perturbations_from_options(
+            ("control:text=the disk is full",), None, get_plugin_manager().registry
+        ),
+    )
+    served = PerturbingBackend(world.backend, world, world.perturbations)
+    system = World(backend="offline").session("terminal").system_prompt
+    body = {
+        "model": "agentworld",
+        "messages": [
+            {"role": "system", "content": system},
+            {"role": "user", "content": render_turn(1, '[{"keystrokes": "pwd\\n"}]')},
+        ],
+    }
+    with serving(create_app(served)) as base:
+        answers = []
+        for stream in (False, True, False):
+            request = urllib.request.Request(
+                base + "/v1/chat/completions",
+                data=json.dumps({**body, "stream": stream}).encode(),
+                headers={"Content-Type": "application/json"},
+            )
+            with urllib.request.urlopen(request, timeout=30) as response:
+                answers.append(response.read().decode())
+    plain = json.loads(answers[0])
+    (warning,) = plain["warnings"]
+    assert (
+        "control perturbation needs a world model" in warning
+        and "/" in plain["choices"][0]["message"]["content"]
+    )
+    chunks = [json.loads(line[6:]) for line in answers[1].splitlines() if line.startswith("data: {")]
+    assert chunks[-1]["warnings"] == [warning]
+    assert capfd.readouterr().err.count(f"agentworld: warning: {warning}") == 1
