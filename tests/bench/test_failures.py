@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import judge_responder
 from official_like import DISPLAY, judge_system_prompts, load_eval, official_printout, write_checkout
 
 from agentworld_plugins.bench.data import load_dataset, load_results, record_domain, record_key
@@ -108,7 +107,7 @@ def _predictions(data_dir: Path) -> list[dict]:
     return lines
 
 
-async def test_a_judge_failure_gets_three_attempts_over_every_run(data_dir, tmp_path):
+async def test_a_judge_failure_gets_three_attempts_over_every_run(data_dir, tmp_path, evaluation):
     lines = _predictions(data_dir)
     out = tmp_path / "judged.jsonl"
     options = RunOptions(concurrency=1, max_retries=2, retry_backoff=0, request_timeout=5, progress=False)
@@ -136,7 +135,8 @@ async def test_a_judge_failure_gets_three_attempts_over_every_run(data_dir, tmp_
             return FakeWorldModelServer.disconnect()
         calls[i] = calls.get(i, 0) + 1
         answers = script.get(i, [])
-        return answers[calls[i] - 1] if calls[i] <= len(answers) else judge_responder(body)
+        good = evaluation(dict.fromkeys(("format", "factuality", "consistency", "realism", "quality"), 4))
+        return answers[calls[i] - 1] if calls[i] <= len(answers) else good
 
     with FakeWorldModelServer(model="j", responder=responder) as server:
         summary = await judge_lines(
