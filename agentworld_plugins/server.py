@@ -13,6 +13,7 @@ The app is a Starlette application; :func:`create_app` builds it for tests and e
 from __future__ import annotations
 
 import json
+import sys
 import time
 import uuid
 from typing import Any
@@ -25,8 +26,9 @@ from starlette.routing import Route
 
 from .backends.base import Backend, Completion, Sampling
 from .current import CONVERSATION_HEADER, conversation_from_header, current_conversation
-from .errors import AgentWorldError, BackendError, BackendUnavailableError
+from .errors import AgentWorldError, BackendError, BackendUnavailableError, ConfigError
 from .http_guard import BodyError, HttpGuard, HttpLimits, read_json, secret_matches
+from .limits import LimitError
 from .redaction import redact_text
 
 _SAMPLING_FIELDS = ("temperature", "max_tokens", "top_p", "seed", "stop")
@@ -86,6 +88,9 @@ def _completion_body(completion: Completion, model: str) -> dict[str, Any]:
     }
     if "perturbations" in completion.metadata:  # a PerturbingBackend's provenance (--perturb)
         body["perturbations"] = completion.metadata["perturbations"]
+    warnings = completion.metadata.get("warnings")
+    if isinstance(warnings, list) and warnings:  # what the answer could not honour, said to the client
+        body["warnings"] = [str(w) for w in warnings]
     return body
 
 
@@ -112,8 +117,9 @@ def _stream(body: dict[str, Any]) -> StreamingResponse:
         yield f"data: {json.dumps(base | {'choices': [{'index': 0, 'delta': content, 'finish_reason': None}]})}\n\n"
         end = {"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}
         last = base | {"choices": [end], "usage": body["usage"]}
-        if "perturbations" in body:  # provenance rides on the last chunk, as usage does
-            last["perturbations"] = body["perturbations"]
+        for extra in ("perturbations", "warnings"):  # ride on the last chunk, as usage does
+            if extra in body:
+                last[extra] = body[extra]
         yield f"data: {json.dumps(last)}\n\n"
         yield "data: [DONE]\n\n"
 
@@ -137,6 +143,8 @@ def create_app(
     It runs behind :class:`~agentworld_plugins.http_guard.HttpGuard` (``limits``): errors are
     OpenAI-shaped JSON, bodies are size-, time- and depth-limited. ``.app`` is the Starlette app.
     """
+
+    said: set[str] = set()
 
     def authorized(request: Request) -> bool:
         if not api_key:
@@ -181,6 +189,9 @@ def create_app(
             completion = await backend.acomplete(body["messages"], sampling)
         except BackendUnavailableError as exc:
             return _error(503, str(exc), kind="service_unavailable")
+        except (RecursionError, LimitError) as exc:  # an action nested past any parser's depth
+            detail = str(exc) if isinstance(exc, LimitError) else "nested too deeply to read"
+            return _error(400, f"The turn prompt's action is {detail}", param="messages")
         except BackendError as exc:
             return _error(502 if "HTTP" in exc.message else 400, str(exc), kind="world_model_error")
         except AgentWorldError as exc:
@@ -188,6 +199,10 @@ def create_app(
         finally:
             current_conversation.reset(named)
         payload = _completion_body(completion, str(body.get("model") or model_name))
+        for warning in payload.get("warnings", []):
+            if warning not in said and len(said) < 256:  # each distinct warning once on the console
+                said.add(warning)
+                print(f"agentworld: warning: {warning}", file=sys.stderr, flush=True)
         return _stream(payload) if body.get("stream") else JSONResponse(payload)
 
     async def health(request: Request) -> Response:
@@ -201,3 +216,77 @@ def create_app(
         ]
     )
     return HttpGuard(app, error=_error_body, limits=limits)
+
+
+# -- the upstream must not be this server ----------------------------------------------------------
+
+_LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
+_ANY = frozenset({"0.0.0.0", "::", ""})
+
+
+def _local_addresses() -> set[str]:
+    """This machine's own addresses, by its host name (no lookup of any other name)."""
+    import socket
+
+    names = {socket.gethostname(), socket.getfqdn()}
+    found: set[str] = set()
+    for name in names:
+        try:
+            found.update(str(info[4][0]) for info in socket.getaddrinfo(name, None))
+        except OSError:
+            continue
+    return found | {name.lower() for name in names}
+
+
+def _is_self(host: str, bind: str) -> bool:
+    import ipaddress
+
+    host = host.strip("[]").lower()
+    bind = bind.strip("[]").lower()
+    if host == bind:
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        address = None
+    loopback = host in _LOOPBACK_NAMES or (address is not None and address.is_loopback)
+    if bind in _ANY:  # listening everywhere: any address of this machine reaches it
+        return loopback or host in _ANY or host in _local_addresses()
+    try:
+        bind_loopback = ipaddress.ip_address(bind).is_loopback
+    except ValueError:
+        bind_loopback = bind in _LOOPBACK_NAMES
+    if bind_loopback and loopback:  # 127.0.0.1, localhost and ::1 all reach a loopback listener
+        return True
+    return host in _ANY  # 0.0.0.0 as a destination is this machine
+
+
+def self_upstream(host: str, port: int, upstreams: str | None) -> str | None:
+    """The first of ``upstreams`` (comma separated base URLs) that is this server's own address
+    (``host``:``port``), or None."""
+    from urllib.parse import urlsplit
+
+    for url in (u.strip() for u in (upstreams or "").split(",")):
+        if not url:
+            continue
+        try:
+            parts = urlsplit(url if "://" in url else f"http://{url}")
+            target = parts.port or (443 if parts.scheme == "https" else 80)
+        except ValueError:
+            continue
+        if target == port and _is_self(parts.hostname or "", host):
+            return url
+    return None
+
+
+def refuse_self_upstream(host: str, port: int, upstreams: str | None, source: str) -> None:
+    """A :class:`ConfigError` when the upstream world model is this server itself: every request
+    would call the server again, each waiting on the next, until the client gives up."""
+    url = self_upstream(host, port, upstreams)
+    if url is not None:
+        raise ConfigError(
+            f"{source} {url} is this server's own address (http://{host}:{port}/v1): it would "
+            "forward every request to itself",
+            hint="unset AGENTWORLD_BASE_URL / --upstream to serve the offline world, point it at the "
+            "real world model's server, or serve on another --port",
+        )

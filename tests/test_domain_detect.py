@@ -86,3 +86,97 @@ def test_serve_domain_forces_one(offline_url):
     as_mcp = forced.complete(messages, Sampling())
     as_swe = OfflineBackend(registry).complete(messages, Sampling())
     assert as_mcp.text != as_swe.text and "domain mcp" in forced.describe()
+
+
+# -- honest answers: the wrong domain never answers ---------------------------------------------------
+
+
+def _ask(url, system, action):
+    from agentworld_plugins.turns import render_turn
+
+    client = openai.OpenAI(base_url=url, api_key="EMPTY", max_retries=0)
+    messages = ([{"role": "system", "content": system}] if system else []) + [
+        {"role": "user", "content": render_turn(1, action)}
+    ]
+    return client.chat.completions.create(model="m", messages=messages, temperature=0.6)
+
+
+OFFICIAL_HEADING = "# Role and Objective\n\nYou simulate an environment. Predict what it returns.\n"
+
+
+@pytest.mark.parametrize(
+    "action", ['{"query": "weather in Oslo"}', '[{"foo": 1}]', "[[1, 2], [3]]", '{"city": "Oslo"}']
+)
+@pytest.mark.parametrize("system", ["", OFFICIAL_HEADING])
+def test_json_of_no_domains_shape_is_a_400_naming_it(offline_url, system, action):
+    """A dict literal parses as Python too: it must not come back as an Ubuntu desktop."""
+    with pytest.raises(openai.BadRequestError) as info:
+        _ask(offline_url, system, action)
+    message = info.value.body["message"]
+    assert "JSON of no domain's shape" in message and json.loads(action) == json.loads(
+        message.split("The action ", 1)[1].split(" is JSON", 1)[0]
+    )
+    assert "keystrokes" in message and "action_type" in message  # the shapes it could have had
+
+
+def test_an_earlier_turn_still_tells_the_domain(offline_url):
+    """A search conversation whose latest action is malformed gets search's own validation error."""
+    from agentworld_plugins.turns import render_turn
+
+    record = next(r for r in sample_records("search") if r["turn_idx"] > 1)
+    messages = inference_messages({**record, "system_str": OFFICIAL_HEADING})
+    assert guess_domain(messages) == "search"
+    messages[-1] = {
+        "role": "user",
+        "content": render_turn(record["turn_idx"], '{"query": "weather in Oslo"}'),
+    }
+    assert guess_domain(messages) == "search"
+
+
+@pytest.mark.parametrize("depth", [65, 1000, 100_000])
+@pytest.mark.parametrize("domain", [None, "terminal", "mcp", "os"])
+def test_deeply_nested_actions_get_a_400_never_a_500(offline_url, depth, domain):
+    from pathlib import Path
+
+    prompts = Path(__file__).resolve().parents[1] / "prompts"
+    system = (prompts / domain / "system_prompt.txt").read_text() if domain else ""
+    nested = "[" * depth + "]" * depth
+    for action in (nested, '{"tool_name": "x", "arguments": ' + nested + "}"):
+        if domain == "os" and depth == 65:
+            continue  # under the desktop's prompt, 65 levels of literals are a valid Python program
+        with pytest.raises(openai.BadRequestError):
+            _ask(offline_url, system, action)
+
+
+def test_our_headings_are_our_prompts_first_lines():
+    from pathlib import Path
+
+    from agentworld_plugins.domain_detect import BUNDLED_HEADINGS, heading_of
+
+    root = Path(__file__).resolve().parents[1] / "prompts"
+    found = {heading_of((root / d / "system_prompt.txt").read_text()): d for d in DOMAINS}
+    assert found == BUNDLED_HEADINGS
+
+
+@pytest.mark.parametrize(
+    ("system", "action", "said"),
+    [
+        # a plugin domain's prompt on a server without the plugin: a 400 naming it, whatever the action
+        (
+            "# Greeting Service World Model\n\nYou stand in for a greeting service.\n",
+            '[{"keystrokes": "ls\\n"}]',
+            "Greeting Service World Model",
+        ),
+        (
+            "# Greeting Service World Model\n\nYou stand in for a greeting service.\n",
+            '{"tool_name": "get_weather", "arguments": {"city": "Oslo"}}',
+            "Greeting Service World Model",
+        ),
+        # our own mcp prompt (reworded after its heading) with keystrokes: mcp's own validation error
+        ("# MCP Server World Model\n\nSomething else here.\n", '[{"keystrokes": "ls\\n"}]', "mcp action"),
+    ],
+)
+def test_a_prompts_own_domain_decides_not_the_actions_look(offline_url, system, action, said):
+    with pytest.raises(openai.BadRequestError) as info:
+        _ask(offline_url, system, action)
+    assert said in info.value.body["message"]

@@ -114,3 +114,89 @@ def test_a_plugin_domain_the_server_has_is_answered_as_itself() -> None:
     messages, _ = recorder.history[-1]
     answer = OfflineBackend(pm.registry).complete(messages, Sampling())
     assert "Hello, Ada!" in answer.text
+
+
+@pytest.mark.parametrize(
+    "action", ['[{"keystrokes": "ls\\n"}]', '{"tool_name": "get_weather", "arguments": {"city": "Oslo"}}']
+)
+def test_under_a_plugin_domains_prompt_another_domains_action_gets_the_plugins_400(action: str) -> None:
+    """The server has the plugin: keystrokes or a tool call under its prompt get its validation
+    error over HTTP, not a terminal screen or an mcp answer."""
+    import sys
+    from pathlib import Path
+
+    from agentworld_plugins.backends.fake import FakeBackend
+    from agentworld_plugins.backends.offline import OfflineBackend
+    from agentworld_plugins.plugins import new_plugin_manager
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / "agentworld-hello"))
+    try:
+        import agentworld_hello
+    finally:
+        sys.path.pop(0)
+    pm = new_plugin_manager(load_entrypoints=False)
+    pm.register(agentworld_hello, name="hello")
+    recorder = FakeBackend(responder=lambda messages: "x")
+    World(backend=recorder, plugin_manager=pm).session("hello").step({"name": "Ada"})
+    system = recorder.history[-1][0][0]["content"]
+    body = {
+        "model": "agentworld",
+        "messages": [
+            {"role": "system", "content": system},
+            {"role": "user", "content": render_turn(1, action)},
+        ],
+    }
+    with serving(create_app(OfflineBackend(pm.registry))) as base:
+        request = urllib.request.Request(
+            base + "/v1/chat/completions",
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        with pytest.raises(urllib.error.HTTPError) as info:
+            urllib.request.urlopen(request, timeout=30)
+    assert info.value.code == 400
+    message = json.loads(info.value.read())["error"]["message"]
+    assert "hello action" in message and '{"name": "Ada"}' in message
+
+
+def test_a_perturbation_the_offline_world_ignores_is_said_to_the_client(capfd) -> None:
+    """`serve --perturb control:...` over the offline world: the answer carries the warning (JSON
+    and streamed), and the server's console says it once."""
+    from agentworld_plugins.perturbations.config import perturbations_from_options
+    from agentworld_plugins.perturbations.proxy import PerturbingBackend
+    from agentworld_plugins.plugins import get_plugin_manager
+
+    world = World(
+        backend="offline",
+        perturbations=perturbations_from_options(
+            ("control:text=the disk is full",), None, get_plugin_manager().registry
+        ),
+    )
+    served = PerturbingBackend(world.backend, world, world.perturbations)
+    system = World(backend="offline").session("terminal").system_prompt
+    body = {
+        "model": "agentworld",
+        "messages": [
+            {"role": "system", "content": system},
+            {"role": "user", "content": render_turn(1, '[{"keystrokes": "pwd\\n"}]')},
+        ],
+    }
+    with serving(create_app(served)) as base:
+        answers = []
+        for stream in (False, True, False):
+            request = urllib.request.Request(
+                base + "/v1/chat/completions",
+                data=json.dumps({**body, "stream": stream}).encode(),
+                headers={"Content-Type": "application/json"},
+            )
+            with urllib.request.urlopen(request, timeout=30) as response:
+                answers.append(response.read().decode())
+    plain = json.loads(answers[0])
+    (warning,) = plain["warnings"]
+    assert (
+        "control perturbation needs a world model" in warning
+        and "/" in plain["choices"][0]["message"]["content"]
+    )
+    chunks = [json.loads(line[6:]) for line in answers[1].splitlines() if line.startswith("data: {")]
+    assert chunks[-1]["warnings"] == [warning]
+    assert capfd.readouterr().err.count(f"agentworld: warning: {warning}") == 1

@@ -130,3 +130,52 @@ def test_backend_failure_maps_to_http_status(served):
     backend.enqueue(BackendUnavailableError("Cannot reach the world model at http://gpu:8000/v1"))
     status, body = _post(url, json.dumps({"messages": [{"role": "user", "content": "x"}]}).encode())
     assert status == 503 and "gpu:8000" in body["error"]["message"]
+
+
+# -- an upstream that is this server itself ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("bind", "upstream", "is_self"),
+    [
+        ("127.0.0.1", "http://127.0.0.1:8000/v1", True),
+        ("127.0.0.1", "http://localhost:8000/v1", True),
+        ("127.0.0.1", "http://[::1]:8000/v1", True),
+        ("localhost", "http://127.0.0.1:8000", True),
+        ("0.0.0.0", "http://127.0.0.1:8000/v1", True),
+        ("0.0.0.0", f"http://{socket.gethostname()}:8000/v1", True),
+        ("127.0.0.1", "http://gpu-box:8000/v1,http://localhost:8000/v1", True),
+        ("127.0.0.1", "http://127.0.0.1:8001/v1", False),
+        ("127.0.0.1", "http://gpu-box:8000/v1", False),
+        ("127.0.0.1", "https://api.example.com/v1", False),
+    ],
+)
+def test_self_upstream_is_recognised(bind, upstream, is_self):
+    from agentworld_plugins.server import self_upstream
+
+    assert (self_upstream(bind, 8000, upstream) is not None) is is_self
+
+
+def test_serve_refuses_to_forward_to_itself_at_startup(tmp_path):
+    """What the offline notice suggests (AGENTWORLD_BASE_URL=http://localhost:8000/v1), set in the
+    shell that starts serve on that port: refused at once, nothing listens, no request hangs."""
+    import os
+    import subprocess
+    import sys
+
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTWORLD_")}
+    env["AGENTWORLD_BASE_URL"] = f"http://localhost:{port}/v1"
+    command = [sys.executable, "-m", "agentworld_plugins", "serve", "--port", str(port)]
+    proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert f"AGENTWORLD_BASE_URL http://localhost:{port}/v1 is this server's own address" in proc.stderr
+    assert "forward every request to itself" in proc.stderr
+    proc = subprocess.run(
+        [*command, "--upstream", f"http://127.0.0.1:{port}/v1"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 1 and "--upstream http://127.0.0.1" in proc.stderr

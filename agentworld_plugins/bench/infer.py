@@ -55,6 +55,11 @@ def _check_completion(completion: Completion) -> str | None:
     return None
 
 
+def _backend_warnings(completion: Completion) -> list[str]:
+    found = completion.metadata.get("warnings")
+    return [str(w) for w in found] if isinstance(found, list) else []
+
+
 def prediction_line(record: dict[str, Any], completion: Completion) -> dict[str, Any]:
     """The result line for a record the world model answered."""
     parsed = parse_output(
@@ -66,7 +71,8 @@ def prediction_line(record: dict[str, Any], completion: Completion) -> dict[str,
         "reasoning": parsed.reasoning,
         "finish_reason": completion.finish_reason,
         "usage": completion.usage,
-        "warnings": parsed.warnings,
+        # the parse's, then what the answer could not honour (a perturbation the backend ignores)
+        "warnings": [*parsed.warnings, *_backend_warnings(completion)],
     }
     if "perturbations" in completion.metadata:  # bench infer --perturb: what was injected
         infer["perturbations"] = completion.metadata["perturbations"]
@@ -106,7 +112,7 @@ async def infer_record(
         error = outcome.error or "no answer"
         if outcome.attempts > 1:
             error += f" (after {outcome.attempts} attempts)"
-        return JobResult(failed_line(record, error), ok=False, unavailable=outcome.unavailable)
+        return JobResult(failed_line(record, error), ok=False, unavailable=outcome.unreachable)
     return JobResult(prediction_line(record, outcome.value), ok=True)
 
 

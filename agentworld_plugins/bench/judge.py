@@ -31,11 +31,11 @@ from .. import pyast
 from ..backends import Backend, Completion, Sampling
 from ..errors import ConfigError
 from ..turns import split_reasoning
-from .data import record_domain
+from .data import Key, record_domain, record_key
 from .jsonscan import json_chars, object_end
-from .judge_template import JudgeTemplate
+from .judge_template import BUNDLED_SOURCE, TEMPLATE_FILE, JudgeTemplate
 from .official import extract_prediction, parse_official_judgement
-from .runner import JobResult, RunOptions, RunSummary, release_connections, retrying, run_jobs
+from .runner import JobResult, Resumed, RunOptions, RunSummary, release_connections, retrying, run_jobs
 from .score import DIMENSIONS, record_total
 
 JUDGE_PROMPT_FILE = "judge_system_prompt.txt"
@@ -66,17 +66,46 @@ def judge_messages(
 
 class JudgePrompts:
     """The judge system prompt of each domain (bundled, or from ``prompts_dir/<domain>/``) and the
-    judge user template (``prompts_dir/judge_user_template.json``, else the bundled one)."""
+    judge user template: ``prompts_dir/judge_user_template.json``; else, when ``prompts_dir`` is
+    the ``prompts/`` folder of an official checkout (or the checkout itself), the template read
+    from that checkout's evaluation source (as ``bench import-prompts`` does); else the bundled
+    one."""
 
     def __init__(self, prompts_dir: str | Path | None = None) -> None:
         self.prompts_dir = Path(prompts_dir).expanduser() if prompts_dir else None
+        checkout = official_checkout(self.prompts_dir)
+        if checkout is not None and self.prompts_dir == checkout:
+            self.prompts_dir = checkout / "prompts"  # the checkout itself: its prompts/ folder
         self._cache: dict[str, str] = {}
+        self._sources: dict[str, str] = {}
         self.template = JudgeTemplate.load(self.prompts_dir)
+        if checkout is not None and self.template.source == BUNDLED_SOURCE:
+            from .import_prompts import read_official_template
+
+            data = {
+                **read_official_template(checkout),
+                "source": f"read from the evaluation source of {checkout}",
+            }
+            self.template = JudgeTemplate.from_mapping(data, str(checkout))
+
+    @property
+    def official_template(self) -> bool:
+        """Whether the user template is not ours (imported, or read from a checkout)."""
+        return self.template.source != BUNDLED_SOURCE
 
     def get(self, domain: str) -> str:
         if domain not in self._cache:
             self._cache[domain] = self._load(domain)
         return self._cache[domain]
+
+    def source(self, domain: str) -> str:
+        """Where ``domain``'s judge system prompt came from: a file, or ``bundled``."""
+        self.get(domain)
+        return self._sources[domain]
+
+    def provenance(self, domain: str) -> dict[str, str]:
+        """What a judged line records of the prompts its request was built from."""
+        return {"system": self.source(domain), "user_template": self.template.source}
 
     def _load(self, domain: str) -> str:
         from ..plugins import get_plugin_manager
@@ -84,14 +113,39 @@ class JudgePrompts:
         if self.prompts_dir is not None:
             path = self.prompts_dir / domain / JUDGE_PROMPT_FILE
             if path.is_file():
+                self._sources[domain] = str(path)
                 return path.read_text(encoding="utf-8")
         registered = get_plugin_manager().registry.domains.get(domain)
         if registered is not None:
-            return registered.template(self.prompts_dir, JUDGE_PROMPT_FILE)
+            text = registered.template(self.prompts_dir, JUDGE_PROMPT_FILE)
+            self._sources[domain] = (
+                str(self.prompts_dir / domain / JUDGE_PROMPT_FILE) if self.prompts_dir else "bundled"
+            )
+            return text
         raise ConfigError(
             f"No judge prompt for domain {domain!r}",
             hint=f"add {domain}/{JUDGE_PROMPT_FILE} to a folder passed as --prompts-dir",
         )
+
+
+def official_checkout(prompts_dir: Path | None) -> Path | None:
+    """The official checkout ``prompts_dir`` belongs to: the folder itself when it holds
+    ``prompts/`` and ``eval/``, or its parent when it is such a checkout's ``prompts/``; None when
+    ``prompts_dir`` holds its own ``judge_user_template.json`` or is no checkout's."""
+    if prompts_dir is None or (prompts_dir / TEMPLATE_FILE).is_file():
+        return None
+    for root in (prompts_dir, prompts_dir.parent):
+        if (
+            (root / "prompts").is_dir()
+            and (root / "eval").is_dir()
+            and (root / "prompts")
+            in (
+                prompts_dir,
+                prompts_dir / "prompts",
+            )
+        ):
+            return root
+    return None
 
 
 # -- parsing ----------------------------------------------------------------------------------------
@@ -418,14 +472,16 @@ def prediction_of(line: Mapping[str, Any]) -> tuple[str | None, str | None]:
     return generation_of(line)
 
 
-def _official_fields(judgement: Judgement | None, extracted: str | None, error: str | None) -> dict[str, Any]:
+#: the official ``error_message`` of a record its judge could not score
+JUDGE_FAILED = "Judge scoring failed"
+
+
+def _official_fields(
+    judgement: Judgement | None, extracted: str | None, error: str | None, official_error: str
+) -> dict[str, Any]:
     """The official script's fields for a judged line, so its ``score`` reads our files."""
     if error is not None or judgement is None or not judgement.ok:
-        fields: dict[str, Any] = {
-            "total_score": 0,
-            "failed": 1.0,
-            "error_message": error or "Judge scoring failed",
-        }
+        fields: dict[str, Any] = {"total_score": 0, "failed": 1.0, "error_message": official_error}
         if extracted is not None:
             fields["extracted_output"] = extracted
         return fields
@@ -447,11 +503,15 @@ def judged_line(
     extracted: str | None = None,
     parser: str | None = None,
     attempts: int | None = None,
+    official_error: str = JUDGE_FAILED,
+    extra: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The result line: the predictions line (without earlier judge fields) with a ``judge`` section
-    and the official script's fields."""
+    and the official script's fields. ``attempts``: the judge's answers this record has had, over
+    every run; ``official_error``: the official ``error_message`` of a failure; ``extra``: more
+    fields for the ``judge`` section (the prompts the request was built from)."""
     base = {k: v for k, v in line.items() if k not in OFFICIAL_JUDGE_FIELDS and k != "judge"}
-    official = _official_fields(judgement, extracted, error)
+    official = _official_fields(judgement, extracted, error, official_error)
     if error is not None or judgement is None or not judgement.ok:
         section: dict[str, Any] = {
             "status": "failed",
@@ -462,24 +522,30 @@ def judged_line(
             section["raw"] = completion.text
         if judgement is not None and judgement.warnings:
             section["warnings"] = judgement.warnings
-        if attempts is not None:
-            section["attempts"] = attempts
-        return {**base, "judge": section, **official}
-    assert completion is not None
-    section = {
-        "status": "ok",
-        "model": completion.model,
-        "parser": parser or "official",
-        "scores": judgement.scores,
-        "total": judgement.total,
-        "strengths": judgement.strengths,
-        "weaknesses": judgement.weaknesses,
-        "warnings": judgement.warnings,
-        "raw": completion.text,
-    }
-    if attempts is not None and attempts > 1:
+    else:
+        assert completion is not None
+        section = {
+            "status": "ok",
+            "model": completion.model,
+            "parser": parser or "official",
+            "scores": judgement.scores,
+            "total": judgement.total,
+            "strengths": judgement.strengths,
+            "weaknesses": judgement.weaknesses,
+            "warnings": judgement.warnings,
+            "raw": completion.text,
+        }
+    if attempts is not None:
         section["attempts"] = attempts
+    section.update(extra or {})
     return {**base, "judge": section, **official}
+
+
+def judge_attempts(line: Mapping[str, Any]) -> int:
+    """The judge's answers a judged line records (0 for a line that never reached the judge)."""
+    judge = line.get("judge")
+    count = judge.get("attempts") if isinstance(judge, Mapping) else None
+    return count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else 0
 
 
 def read_judgement(text: str | None, parser: str = "official") -> tuple[Judgement, str]:
@@ -509,18 +575,20 @@ async def judge_record(
     sampling: Sampling,
     options: RunOptions,
     parser: str = "official",
+    spent: int = 0,
 ) -> JobResult:
     """Judge one predictions line, as the official script does: an empty generation is failed and
-    never judged; the prediction is extracted from the generation by the official rules; an answer
-    without usable scores is asked again, ``1 + options.max_retries`` attempts in all."""
+    never judged; the prediction is extracted from the generation by the official rules; every
+    failed call (an error, or an answer without usable scores) is an attempt, ``1 +
+    options.max_retries`` in all, less the ``spent`` answers an earlier run already had."""
     generation, missing = generation_of(line)
-    if generation is None:
-        return JobResult(judged_line(line, None, None, missing), ok=False)
     if not generation:
-        return JobResult(judged_line(line, None, None, NO_GENERATION), ok=False)
+        why = NO_GENERATION if generation is not None else missing
+        return JobResult(judged_line(line, None, None, why, official_error=NO_GENERATION), ok=False)
     extracted = extract_prediction(generation)
+    domain = record_domain(line)
     try:
-        messages = judge_messages(line, extracted, prompts.get(record_domain(line)), prompts.template)
+        messages = judge_messages(line, extracted, prompts.get(domain), prompts.template)
     except ConfigError:
         raise
     except Exception as exc:
@@ -536,26 +604,28 @@ async def judge_record(
 
     outcome = await retrying(
         lambda: backend.acomplete(messages, sampling),
-        max_retries=options.max_retries,
+        max_retries=max(options.max_retries - spent, 0),
         backoff=options.retry_backoff,
         timeout=options.request_timeout,
         check=check,
+        retry_all=True,
     )
     completion = outcome.value
     judgement, used = parsed[-1] if completion is not None and parsed else (None, parser)
+    attempts = spent + outcome.answered
+    extra: dict[str, Any] = {"prompts": prompts.provenance(domain)}
+    if outcome.attempts > outcome.answered:
+        extra["unanswered"] = outcome.attempts - outcome.answered
     if outcome.error is not None:
         error = outcome.error + (f" (after {outcome.attempts} attempts)" if outcome.attempts > 1 else "")
-        return JobResult(
-            judged_line(line, completion, judgement, error, extracted=extracted, attempts=outcome.attempts),
-            ok=False,
-            unavailable=outcome.unavailable,
+        line_out = judged_line(
+            line, completion, judgement, error, extracted=extracted, attempts=attempts, extra=extra
         )
-    return JobResult(
-        judged_line(
-            line, completion, judgement, None, extracted=extracted, parser=used, attempts=outcome.attempts
-        ),
-        ok=True,
+        return JobResult(line_out, ok=False, unavailable=outcome.unreachable)
+    line_out = judged_line(
+        line, completion, judgement, None, extracted=extracted, parser=used, attempts=attempts, extra=extra
     )
+    return JobResult(line_out, ok=True)
 
 
 async def judge_lines(
@@ -582,14 +652,28 @@ async def judge_lines(
     opts = options or RunOptions(max_retries=OFFICIAL_ATTEMPTS - 1)
     if opts.judge_max_retries is not None:
         opts = replace(opts, max_retries=opts.judge_max_retries)
+    budget = opts.max_retries + 1
+    spent: dict[Key, int] = {}  # answers that failed lines of an earlier run already had
+
+    def final(judged: dict[str, Any]) -> bool:
+        """A failure whose attempts are spent stays: a rerun never asks the judge a 4th time."""
+        return judge_attempts(judged) >= budget
+
+    def on_resume(resumed: Resumed) -> None:
+        spent.update({key: judge_attempts(old) for key, old in resumed.dropped.items()})
+
     try:
         return await run_jobs(
             lines,
-            lambda line: judge_record(line, backend, chosen_prompts, chosen, opts, parser),
+            lambda line: judge_record(
+                line, backend, chosen_prompts, chosen, opts, parser, spent.get(record_key(line), 0)
+            ),
             output,
             opts,
             label="judge",
             on_result=on_result,
+            final=final,
+            on_resume=on_resume,
         )
     finally:
         await release_connections(backend)

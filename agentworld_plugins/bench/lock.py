@@ -5,6 +5,11 @@ lines.
 The lock is an advisory ``flock`` on ``<output>.lock``, held for the whole run and released by the
 kernel when the process ends (a killed run leaves no stale lock). The lock file holds the pid of
 its holder, for the error message, and is removed when the run ends.
+
+Two names of one file must not make two writers: the output is first resolved through symlinks
+(the lock, and every write, go to the real file, so a link stays a link), and a file with more
+than one hard link is refused (a run replaces the file when it resumes or finishes, which would
+leave the other names holding a stale copy and let a second run start on one of them).
 """
 
 from __future__ import annotations
@@ -26,16 +31,23 @@ class OutputBusyError(AgentWorldError):
     """Another process is writing the same results file."""
 
 
+def real_output(path: str | Path) -> Path:
+    """``path`` with ``~`` expanded and every symlink resolved (the file itself may not exist yet)."""
+    return Path(os.path.realpath(Path(path).expanduser()))
+
+
 class OutputLock:
     """``with OutputLock(path): ...`` holds the lock of ``path`` or raises :class:`OutputBusyError`."""
 
     def __init__(self, path: str | Path, label: str = "bench") -> None:
-        self.path = Path(path).expanduser()
+        self.given = Path(path).expanduser()
+        self.path = real_output(path)
         self.lock_path = self.path.with_name(self.path.name + ".lock")
         self.label = label
         self._fd: int | None = None
 
     def acquire(self) -> None:
+        self._refuse_hard_links()
         if fcntl is None:
             return
         self.lock_path.parent.mkdir(parents=True, exist_ok=True)
@@ -63,6 +75,19 @@ class OutputLock:
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self._fd = fd
+
+    def _refuse_hard_links(self) -> None:
+        try:
+            links = os.stat(self.path).st_nlink
+        except FileNotFoundError:
+            return
+        if links > 1:
+            shown = str(self.given) + (f" (the file {self.path})" if self.given != self.path else "")
+            raise OutputBusyError(
+                f"{shown} has {links} hard links: {self.label} replaces the file when it resumes or "
+                "finishes, so the other names would keep a stale copy and a second run could write there",
+                hint=f"give the results a file of its own: cp {self.path} NEW.jsonl and pass --output NEW.jsonl",
+            )
 
     def release(self) -> None:
         if self._fd is None:

@@ -25,9 +25,11 @@ def _delta(value: float | None, base: float | None) -> str:
     return f"{value - base:+.2f}"
 
 
-def _row(figures: Figures) -> list[str]:
+def _row(figures: Figures, overall: bool = False) -> list[str]:
+    """A table row. Its count is the official printout's: per domain the records not failed
+    (``judged``, the header's "valid"), overall those with a counted total (``Valid:``)."""
     return [
-        f"{figures.valid}/{figures.count}",
+        f"{figures.valid if overall else figures.judged}/{figures.count}",
         *[_fmt(figures.dimension(d)) for d in DIMENSIONS],
         _fmt(figures.total),
     ]
@@ -66,7 +68,7 @@ def scoreboard_table(board: Scoreboard) -> Any:
     for name, figures in board.domains.items():
         table.add_row(name, *_row(figures))
     table.add_section()
-    table.add_row("overall", *_row(board.overall), style="bold")
+    table.add_row("overall", *_row(board.overall, overall=True), style="bold")
     return table
 
 
@@ -184,7 +186,7 @@ def markdown_report(boards: Sequence[Scoreboard], *, plot: str | None = None, re
         lines.append("")
         header = ["domain", "valid/total", *DIMENSIONS, "total"]
         rows = [[name, *_row(fig)] for name, fig in board.domains.items()]
-        rows.append([f"**{c}**" for c in ["overall", *_row(board.overall)]])
+        rows.append([f"**{c}**" for c in ["overall", *_row(board.overall, overall=True)]])
         lines += _md_table(header, rows)
         lines.append("")
         if board.failures or board.problems:

@@ -10,8 +10,10 @@ file as an uninterrupted one.
 
 Transport errors (connection refused, timeouts, HTTP 429/5xx, bodies that are not JSON) are
 retried with exponential backoff, and so are answers a ``check`` rejects (a judgement with no
-scores). When several records in a row end with the server unreachable, the run stops with a
-message instead of turning the rest of the benchmark into failures.
+scores). When several records in a row end with the server unreachable (no answer at all:
+connection refused or dropped, timeouts), the run stops with a message instead of turning the
+rest of the benchmark into failures. A record the server keeps answering with an HTTP 5xx or a
+body that is not JSON is written failed and the run goes on, as the official script does.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from typing import Any, Generic, TypeVar
 
 from ..errors import AgentWorldError, BackendError, BackendUnavailableError
 from .data import Key, dump_line, key_text, record_key
-from .lock import OutputLock
+from .lock import OutputLock, real_output
 
 T = TypeVar("T")
 
@@ -89,6 +91,18 @@ def is_transient(exc: BaseException) -> bool:
     return isinstance(exc, transient)
 
 
+def is_unreachable(exc: BaseException) -> bool:
+    """Whether the request never got an answer: connection refused or dropped, a timeout. An HTTP
+    error status or a body that is not JSON is an answer (the server is up; this record fails)."""
+    if isinstance(exc, (BackendUnavailableError, asyncio.TimeoutError, TimeoutError, ConnectionError)):
+        return True
+    try:
+        import openai
+    except ImportError:  # pragma: no cover - openai is a dependency
+        return False
+    return isinstance(exc, openai.APIConnectionError)
+
+
 def describe_error(exc: BaseException) -> str:
     """One line for an error: our messages as they are, others with their type."""
     if isinstance(exc, AgentWorldError):
@@ -101,13 +115,16 @@ def describe_error(exc: BaseException) -> str:
 @dataclass
 class Outcome(Generic[T]):
     """What came of a call after its retries: the value (also for a rejected last answer), the
-    error of the last attempt, whether that error was the server being unreachable, and how many
-    attempts were made."""
+    error of the last attempt, whether that error was transient (``unavailable``) and whether it
+    was the server not answering at all (``unreachable``), how many attempts were made, and how
+    many of them the server answered (``answered``: a value, an HTTP error status, a garbled body)."""
 
     value: T | None
     error: str | None = None
     unavailable: bool = False
     attempts: int = 1
+    unreachable: bool = False
+    answered: int = 0
 
     @property
     def ok(self) -> bool:
@@ -137,29 +154,35 @@ async def retrying(
     backoff: float,
     timeout: float | None,
     check: Callable[[T], str | None] | None = None,
+    retry_all: bool = False,
 ) -> Outcome[T]:
     """Call ``call()`` until it succeeds and ``check`` accepts the value, at most ``1 + max_retries``
     times. Transient errors and rejected values are retried after a backoff; other errors end it
-    at once. Never raises an ``Exception`` (cancellation still propagates)."""
+    at once, unless ``retry_all`` (the judge: every failed call is an attempt, as officially).
+    Never raises an ``Exception`` (cancellation still propagates)."""
     value: T | None = None
     error: str | None = None
-    unavailable = False
+    unavailable = unreachable = False
+    answered = 0
     for attempt in range(max_retries + 1):
         try:
             value = await _with_timeout(call(), timeout)
         except Exception as exc:
             error = describe_error(exc)
             unavailable = is_transient(exc)
-            if not unavailable:
-                return Outcome(None, error, False, attempt + 1)
+            unreachable = is_unreachable(exc)
+            answered += not unreachable
+            if not unavailable and not retry_all:
+                return Outcome(None, error, False, attempt + 1, False, answered)
         else:
+            answered += 1
             error = check(value) if check is not None else None
-            unavailable = False
+            unavailable = unreachable = False
             if error is None:
-                return Outcome(value, None, False, attempt + 1)
+                return Outcome(value, None, False, attempt + 1, False, answered)
         if attempt < max_retries:
             await asyncio.sleep(backoff_delay(attempt, backoff))
-    return Outcome(value, error, unavailable, max_retries + 1)
+    return Outcome(value, error, unavailable, max_retries + 1, unreachable, answered)
 
 
 # -- the results file -------------------------------------------------------------------------------
@@ -181,6 +204,7 @@ class Resumed:
 
     done: set[Key] = field(default_factory=set)
     redo: int = 0  # failed lines dropped to be tried again
+    dropped: dict[Key, dict[str, Any]] = field(default_factory=dict)  # the last of each, by key
     torn: int = 0  # lines that were not JSON (a kill mid-write)
     repeated: int = 0
 
@@ -193,7 +217,7 @@ class ResultsFile:
     """
 
     def __init__(self, path: str | Path, is_done: Callable[[dict[str, Any]], bool]) -> None:
-        self.path = Path(path).expanduser()
+        self.path = real_output(path)  # through a symlink: the target is written, the link stays
         self.is_done = is_done
         self._fh: Any = None
         self._index: dict[Key, tuple[int, int]] = {}  # key -> (offset, length) of its line
@@ -235,6 +259,7 @@ class ResultsFile:
                 continue
             if not self.is_done(value):
                 found.redo += 1
+                found.dropped[key] = value
                 clean = False
                 continue
             if key in kept:
@@ -315,6 +340,7 @@ class RunSummary:
     elapsed_s: float = 0.0
     stopped: str | None = None
     errors: dict[str, int] = field(default_factory=dict)
+    final: int = 0  # failed for good (the judge's attempts spent): a rerun keeps them
 
     @property
     def rate(self) -> float:
@@ -326,7 +352,16 @@ class RunSummary:
         if self.skipped:
             parts.append(f"{self.skipped} from an earlier run")
         if self.failed:
-            parts.append(f"{self.failed} failed (rerun the same command to retry them)")
+            again = self.failed - self.final
+            parts.append(
+                f"{self.failed} failed"
+                + (f" ({self.final} for good: their attempts are spent)" if self.final else "")
+                + (
+                    f" (rerun the same command to retry {'them' if not self.final else again})"
+                    if again
+                    else ""
+                )
+            )
         if self.left:
             parts.append(f"{self.left} not started")
         parts.append(f"{self.rate:.1f}/s over {self.elapsed_s:.1f}s")
@@ -394,21 +429,29 @@ async def run_jobs(
     *,
     label: str,
     on_result: Callable[[JobResult], None] | None = None,
+    final: Callable[[dict[str, Any]], bool] | None = None,
+    on_resume: Callable[[Resumed], None] | None = None,
 ) -> RunSummary:
     """Run ``work`` on every item not already done in ``output``, ``options.concurrency`` at a time,
     appending each result as it finishes. ``work`` turns its own failures into a failed
     :class:`JobResult`; an exception from ``work`` or ``on_result`` stops the run (what was
-    written stays)."""
+    written stays).
+
+    A failed line for which ``final(line)`` holds is done for good (the judge: its attempts are
+    spent); ``on_resume`` sees what the file held (the failed lines dropped to be redone) before
+    any work starts."""
 
     def is_done(line: dict[str, Any]) -> bool:
         status = _status(line, label)
-        return status == "ok" or (status == "failed" and not options.redo_failed)
+        if status == "failed":
+            return not options.redo_failed or (final is not None and final(line))
+        return status == "ok"
 
     results = ResultsFile(output, is_done)
     lock = OutputLock(results.path, f"bench {label}")
     lock.acquire()  # a second writer on the same file is refused before it reads anything
     try:
-        return await _run_locked(items, work, results, options, label, on_result)
+        return await _run_locked(items, work, results, options, label, on_result, on_resume, final)
     finally:
         lock.release()
 
@@ -420,8 +463,12 @@ async def _run_locked(
     options: RunOptions,
     label: str,
     on_result: Callable[[JobResult], None] | None,
+    on_resume: Callable[[Resumed], None] | None = None,
+    final: Callable[[dict[str, Any]], bool] | None = None,
 ) -> RunSummary:
     resumed = results.prepare()
+    if on_resume is not None:
+        on_resume(resumed)
     unique: dict[Key, dict[str, Any]] = {}
     for item in items:  # a key given twice is worked on once
         unique.setdefault(record_key(item), item)
@@ -457,6 +504,7 @@ async def _run_locked(
                 streak = 0
             else:
                 summary.failed += 1
+                summary.final += final is not None and final(result.line)
                 error = _error_of(result.line, label) or "unknown error"
                 summary.errors[error] = summary.errors.get(error, 0) + 1
                 streak = streak + 1 if result.unavailable else 0
@@ -542,6 +590,7 @@ __all__ = [
     "describe_error",
     "error_tally",
     "is_transient",
+    "is_unreachable",
     "key_text",
     "retrying",
     "run_jobs",

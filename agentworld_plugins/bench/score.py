@@ -8,7 +8,13 @@
   official parser let through counts), and the total's mean every total that is not 0;
 - a figure is normalised ``(raw - 1) / 4 * 100``, so 1 -> 0 and 5 -> 100;
 - per domain, the mean over that domain's valid records; overall, the mean over ALL valid records
-  (not the mean of the domain figures).
+  (not the mean of the domain figures);
+- means are ``statistics.mean`` (exact, then rounded once), as officially, so figures printed
+  with two decimals match the official script's to the last digit, ties included.
+
+The counts follow the official printout: a domain's ``judged`` records (``failed`` 0) are its
+"valid" in the official header, the overall ``valid`` (records with a non-zero total) its
+``Valid:`` line.
 
 >>> board = score_file("judgements.jsonl")         # doctest: +SKIP
 >>> round(board.overall.total, 2)                   # doctest: +SKIP
@@ -18,9 +24,11 @@
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from statistics import mean
 from typing import Any
 
 from .data import domain_order, load_results, record_domain
@@ -88,7 +96,7 @@ class Figures:
     name: str
     count: int = 0  # records in the file
     valid: int = 0  # records counted in the means (a usable judgement with a non-zero total)
-    judged: int = 0  # records whose judgement the official script counts as not failed
+    judged: int = 0  # records the official script counts as not failed (its per-domain "valid")
     raw: dict[str, float | None] = field(default_factory=dict)  # per dimension
     raw_total: float | None = None
     _sums: dict[str, list[float]] = field(default_factory=dict, repr=False)
@@ -126,8 +134,9 @@ class Figures:
             self._totals.append(total)
 
     def close(self) -> Figures:
-        self.raw = {d: (sum(v) / len(v) if (v := self._sums.get(d)) else None) for d in DIMENSIONS}
-        self.raw_total = sum(self._totals) / len(self._totals) if self._totals else None
+        # statistics.mean, as officially: exact, so a tie (35.625) rounds as the official script's
+        self.raw = {d: (mean(v) if (v := self._sums.get(d)) else None) for d in DIMENSIONS}
+        self.raw_total = mean(self._totals) if self._totals else None
         return self
 
     def as_dict(self) -> dict[str, Any]:
@@ -237,9 +246,24 @@ def score_records(lines: Iterable[Mapping[str, Any]], label: str = "results", wo
     )
 
 
+class NoFiguresWarning(UserWarning):
+    """A judged file gave no figure: no line holds a usable judgement."""
+
+
 def score_file(path: str | Path, label: str | None = None) -> Scoreboard:
-    """The scoreboard of a judgements file; unreadable lines are listed in ``problems``."""
+    """The scoreboard of a judgements file; unreadable lines are listed in ``problems``.
+
+    A file with no usable judgement gives a scoreboard whose figures are all None, and a
+    :class:`NoFiguresWarning` (on stderr) that says why, so a script printing
+    ``board.overall.total`` does not print a bare ``None``."""
     rows, problems = load_results(path)
     board = score_records(rows, label or Path(path).stem)
     board.problems = problems
+    if board.overall.valid == 0:
+        why = ", ".join(f"{n} {reason}" for reason, n in board.failures.items()) or "no lines"
+        warnings.warn(
+            f"{path}: no usable judgement in {board.overall.count} line(s) ({why}): every figure is None",
+            NoFiguresWarning,
+            stacklevel=2,
+        )
     return board

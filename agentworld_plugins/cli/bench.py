@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -316,10 +317,22 @@ def _infer(
 
         backend = PerturbingBackend(backend, World(backend=backend, perturbations=[]), perturbations)
     _say(f"world model: {backend.describe()}")
+    tally: dict[str, int] = {}
+
+    def note(result: Any) -> None:  # what answers could not honour, said once with its count
+        infer = result.line.get("infer")
+        found = infer.get("warnings") if isinstance(infer, dict) else None
+        for warning in found or []:
+            tally[warning] = tally.get(warning, 0) + 1
+
     try:
-        summary = run_sync(infer_records(records, backend, output, sampling=sampling, options=options))
+        summary = run_sync(
+            infer_records(records, backend, output, sampling=sampling, options=options, on_result=note)
+        )
     finally:
         backend.close()
+    for warning, count in sorted(tally.items(), key=lambda kv: (-kv[1], kv[0]))[:5]:
+        _say(f"infer: warning ({count} record{'s' if count > 1 else ''}): {warning}")
     _report_summary(summary)
     check_stopped(summary)
     return summary
@@ -375,6 +388,13 @@ def _judge(
         + (f", prompts from {prompts_dir}" if prompts_dir else "")
         + f", user template: {prompts.template.source}, parser: {parser}, {options.max_retries + 1} attempts"
     )
+    if prompts_dir and not prompts.official_template:
+        _say(
+            f"warning: {prompts_dir} holds no judge_user_template.json and is not the prompts/ folder of "
+            "an official checkout: the judge's system prompts are that folder's, its user message is "
+            "ours (bundled), so the requests differ from the official script's; for identical ones run "
+            "`agentworld bench import-prompts CHECKOUT --to DIR` and pass --prompts-dir DIR"
+        )
     try:
         summary = run_sync(
             judge_lines(
@@ -400,7 +420,7 @@ def _show(
 
     from ..bench.plot import write_plot
     from ..bench.report import markdown_report, print_comparison, print_scoreboard
-    from ..bench.score import score_file
+    from ..bench.score import NoFiguresWarning, score_file
     from ..errors import ConfigError
 
     if labels and len(labels) != len(paths):
@@ -408,7 +428,9 @@ def _show(
             f"{len(labels)} --label for {len(paths)} files", hint="give one --label per file, in order"
         )
     names = list(labels) or _labels(paths)
-    boards = [score_file(p, name) for p, name in zip(paths, names)]
+    with warnings.catch_warnings():  # an empty file is the error below, said once
+        warnings.simplefilter("ignore", NoFiguresWarning)
+        boards = [score_file(p, name) for p, name in zip(paths, names)]
     for path, board in zip(paths, boards):
         if board.overall.valid == 0:
             raise ConfigError(
@@ -452,7 +474,12 @@ def _labels(paths: list[Path]) -> list[str]:
 
 @click.group()
 def bench() -> None:
-    """Evaluate a world model on AgentWorldBench: infer, judge, score (resumable)."""
+    """Evaluate a world model on AgentWorldBench: infer, judge, score (resumable).
+
+    \b
+      agentworld bench sample data/ && agentworld bench run --data-dir data/ --output-dir out/ \\
+        --backend offline --judge-backend scenario:examples/bench/judge.yaml
+    """
 
 
 @bench.command()
@@ -482,7 +509,12 @@ def infer(
     perturb_file: Path | None,
     **run: Any,
 ) -> None:
-    """Ask the world model for every record's observation."""
+    """Ask the world model for every record's observation.
+
+    \b
+      agentworld bench infer --data-dir AgentWorldBench/ --output predictions.jsonl --base-url http://localhost:8000/v1
+      agentworld bench infer --data-dir AgentWorldBench/ --output p.jsonl --backend offline --limit 5
+    """
     perturbations = _perturbations(perturb, perturb_file)
     records = _load(data_dir, domains, limit)
     world = {"base_url": base_url, "model": model, "api_key": api_key, "backend": backend}
@@ -523,7 +555,12 @@ def judge(
     **run: Any,
 ) -> None:
     """Score every prediction against the ground truth with an LLM judge (reads ours and the
-    official script's predictions)."""
+    official script's predictions).
+
+    \b
+      agentworld bench judge --predictions predictions.jsonl --output judgements.jsonl --base-url http://localhost:8001/v1
+      agentworld bench judge ... --prompts-dir ~/src/Qwen-AgentWorld/prompts   # the official requests
+    """
     from ..bench.data import domain_of, load_results
 
     lines, problems = load_results(predictions)
@@ -566,7 +603,11 @@ def score(
     labels: tuple[str, ...],
     as_json: bool,
 ) -> None:
-    """Figures per domain and overall from judgements FILES (several: side by side)."""
+    """Figures per domain and overall from judgements FILES (several: side by side).
+
+    \b
+      agentworld bench score judgements.jsonl --report report.md --plot scores.png --reference
+    """
     _show(list(files), report, plot, reference, as_json, labels)
 
 
@@ -580,7 +621,11 @@ def compare(
     labels: tuple[str, ...],
     as_json: bool,
 ) -> None:
-    """Compare judgements FILES per domain, with deltas against the first."""
+    """Compare judgements FILES per domain, with deltas against the first.
+
+    \b
+      agentworld bench compare base/judgements.jsonl tuned/judgements.jsonl --label base --label tuned
+    """
     from ..errors import ConfigError
 
     if len(files) < 2:
@@ -634,7 +679,12 @@ def run(
     ray: str | bool | None,
     **run: Any,
 ) -> None:
-    """Infer, judge and score in one go (rerun to resume)."""
+    """Infer, judge and score in one go (rerun to resume).
+
+    \b
+      agentworld bench run --data-dir AgentWorldBench/ --output-dir results/ \\
+        --base-url http://localhost:8000/v1 --judge-base-url http://localhost:8001/v1
+    """
     from ..bench.data import load_results, record_key
 
     perturbations = _perturbations(perturb, perturb_file)
@@ -683,7 +733,11 @@ def run(
 @click.option("--domain", help="The domain of trajectories that do not name one.")
 @click.option("--append", is_flag=True, help="Add to existing files instead of replacing them.")
 def convert(trajectories: tuple[Path, ...], output_dir: Path, domain: str | None, append: bool) -> None:
-    """Turn recorded sessions (TRAJECTORIES: Trajectory JSONL files) into AgentWorldBench records."""
+    """Turn recorded sessions (TRAJECTORIES: Trajectory JSONL files) into AgentWorldBench records.
+
+    \b
+      agentworld bench convert sessions.jsonl --output-dir my-bench/ --domain terminal
+    """
     from ..bench.convert import convert_trajectories
     from ..errors import ConfigError
 
@@ -702,7 +756,11 @@ def convert(trajectories: tuple[Path, ...], output_dir: Path, domain: str | None
     "--episodes", type=click.IntRange(min=1), default=1, show_default=True, help="Episodes per domain."
 )
 def sample(folder: Path, episodes: int) -> None:
-    """Write a tiny synthetic AgentWorldBench (all seven domains) into FOLDER, for trying the commands."""
+    """Write a tiny synthetic AgentWorldBench (all seven domains) into FOLDER, for trying the commands.
+
+    \b
+      agentworld bench sample AgentWorldBench/ --episodes 2
+    """
     from ..bench.sample import make_sample_dataset
 
     for path in make_sample_dataset(folder, episodes).values():

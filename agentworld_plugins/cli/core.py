@@ -85,6 +85,54 @@ def _read_state(name: str) -> str:
     )
 
 
+#: the endpoint options only the openai backend reads
+_OPENAI_ONLY = ("base_url", "model", "api_key")
+
+
+def _ignored_options(ctx: click.Context, backend: str | None) -> list[str]:
+    """Warnings for world-model options given on the command line that the chosen backend
+    never reads (``--backend offline --base-url URL``)."""
+    if not backend:
+        return []
+    chain = [part.strip().split(":", 1)[0] for part in backend.split(",")]
+    if "openai" in chain:
+        return []
+    given = [
+        name
+        for name in _OPENAI_ONLY
+        if ctx.params.get(name) and ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
+    ]
+    return [
+        f"--{name.replace('_', '-')} is ignored: --backend {backend} does not use it (only the openai "
+        f"backend does: add it to the chain, --backend {backend},openai)"
+        for name in given
+    ]
+
+
+def _takes_tools(session: Any, prompts_dir: Path | None) -> bool:
+    from ..domains.base import TOOL_DEFINITIONS
+
+    try:
+        return TOOL_DEFINITIONS in session.domain.template(prompts_dir)
+    except AgentWorldError:
+        return True  # no template to tell by: say nothing
+
+
+def _unknown_tool(session: Any, action: Any) -> list[str]:
+    """A warning for a tool call to an mcp session that was given no tool definitions: nothing
+    says whether the tool exists, what it takes or what it returns."""
+    if session.domain.name != "mcp" or session.context.get("tools"):
+        return []
+    name = action.get("tool_name") or action.get("name") if isinstance(action, dict) else None
+    if not isinstance(name, str):
+        return []
+    return [
+        f"no tool definitions (--tools): nothing says whether the tool {name!r} exists, what it takes "
+        "or what it returns, so the answer is a guess at a server that has it, not what a real "
+        "server would say; pass --tools FILE with the server's tool definitions (examples/tools/tools.json)"
+    ]
+
+
 @click.command()
 @click.argument("domain")
 @click.argument("action")
@@ -111,7 +159,16 @@ def step(
     as_json: bool,
     **world_args: Any,
 ) -> None:
-    """Run one turn: send ACTION (JSON, a string, or - for stdin) to a new DOMAIN session."""
+    """Run one turn: send ACTION (JSON, a string, or - for stdin) to a new DOMAIN session.
+
+    Exits 0, or 2 when the observation is an error (a failed command, an injected fault); an error
+    of ours exits 1, a usage error 2. What the answer cannot rest on (an mcp tool call without
+    --tools, an option the backend ignores) is warned on stderr and in the observation's metadata.
+
+    \b
+      agentworld step terminal '[{"keystrokes": "ls -la\\n"}]'
+      agentworld step mcp '{"tool_name": "get_weather", "arguments": {"city": "Oslo"}}' --tools tools.json --json
+    """
     from ..tooldefs import load_tools
 
     if state and state.startswith("@"):
@@ -119,6 +176,7 @@ def step(
     sampling = {
         k: v for k, v in {"temperature": temperature, "max_tokens": max_tokens}.items() if v is not None
     }
+    notes = _ignored_options(click.get_current_context(), world_args.get("backend"))
     with make_world(**world_args) as world:
         session = world.session(
             domain,
@@ -127,7 +185,16 @@ def step(
             seed=seed,
             sampling=sampling or None,
         )
-        observation = session.step(_read_action(action))
+        parsed = _read_action(action)
+        if tools_file is not None and not _takes_tools(session, world_args.get("prompts_dir")):
+            notes.append(
+                f"--tools is ignored: the {session.domain.name} domain takes no tool definitions (its "
+                "system prompt has no {tool_definitions}); they are for mcp, search and swe"
+            )
+        notes += _unknown_tool(session, parsed)
+        observation = session.step(parsed)
+    if notes:  # said on stderr below, and kept with the observation (--json shows them)
+        observation.metadata["warnings"] = [*notes, *observation.metadata.get("warnings", [])]
     for warning in observation.metadata.get("warnings", []):
         click.echo(f"agentworld: warning: {warning}", err=True)
     if as_json:

@@ -93,11 +93,19 @@ def serve(
     from ..perturbations.proxy import PerturbingBackend
     from ..plugins import get_plugin_manager
     from ..redaction import redact_text
-    from ..server import create_app
+    from ..server import create_app, refuse_self_upstream
     from ..session import World
 
     http_guard.check_exposure(host, token=api_key, allow_remote=allow_remote, what="chat-completions server")
     ensure_port_free(host, port)
+    if upstream and (not backend or "openai" in backend):
+        source = (
+            "--upstream"
+            if click.get_current_context().get_parameter_source("upstream")
+            == (click.core.ParameterSource.COMMANDLINE)
+            else "AGENTWORLD_BASE_URL"
+        )
+        refuse_self_upstream(host, port, upstream, source)
     perturbations = perturbations_from_options(perturb, perturb_file, get_plugin_manager().registry)
     world = World(
         base_url=upstream,

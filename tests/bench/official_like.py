@@ -146,3 +146,49 @@ def load_eval(root: Path) -> ModuleType:
 
 def judge_system_prompts(root: Path) -> dict[str, str]:
     return {d: (root / "prompts" / d / "judge_system_prompt.txt").read_text() for d in DOMAINS}
+
+
+DISPLAY = {
+    "mcp": "MCP",
+    "search": "Search",
+    "terminal": "Terminal",
+    "swe": "SWE",
+    "android": "Android",
+    "web": "Web",
+    "os": "OS",
+}
+
+
+def official_printout(jobs: list[dict]) -> str:
+    """What the official ``score`` step prints for judged ``jobs``, by its rules: domains in name
+    order, each headed ``--- Name (valid/total valid, failed failed) ---`` where valid means
+    ``failed == 0.0``; every dimension and ``total_score`` as the ``statistics.mean`` of the values
+    that are not 0, normalised ``(raw - 1) / 4 * 100`` with two decimals; then ``Overall:`` (the mean
+    of every counted total) and the ``Total samples`` line."""
+    from statistics import mean
+
+    dimensions = ["format", "factuality", "consistency", "realism", "quality", "total_score"]
+    groups: dict[str, list[dict]] = {}
+    for job in jobs:
+        task = job.get("task", "mcp")
+        groups.setdefault(task.split("/")[-1], []).append(job)
+    out: list[str] = []
+    totals: list[float] = []
+    for name in sorted(groups):
+        members = groups[name]
+        valid = [j for j in members if j.get("failed", 1.0) == 0.0]
+        label = DISPLAY.get(name, name.capitalize())
+        out.append(f"--- {label} ({len(valid)}/{len(members)} valid, {len(members) - len(valid)} failed) ---")
+        if not valid:
+            out.append("  No valid results.")
+            continue
+        for dim in dimensions:
+            values = [j.get(dim, 0) for j in valid if j.get(dim, 0) != 0]
+            figure = ((mean(values) if values else 0.0) - 1) / 4 * 100
+            if dim == "total_score":
+                totals += values
+            out.append(f"  {dim:>15s}: {figure:.2f}")
+    if totals:
+        out.append(f"Overall: {(mean(totals) - 1) / 4 * 100:.2f}")
+        out.append(f"Total samples: {len(jobs)}, Valid: {len(totals)}, Failed: {len(jobs) - len(totals)}")
+    return "\n".join(out)

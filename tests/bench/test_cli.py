@@ -207,7 +207,7 @@ def test_a_server_that_goes_away_gives_a_message_and_a_partial_file(runner, data
 
     def responder(body):
         if alive["left"] <= 0:
-            return FakeWorldModelServer.error(503, "overloaded")
+            return FakeWorldModelServer.disconnect()  # gone: no answer at all (a 5xx is an answer)
         alive["left"] -= 1
         return "<predicted_observation>ok</predicted_observation>"
 

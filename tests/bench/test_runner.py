@@ -118,3 +118,20 @@ def test_bad_options_are_clear():
         RunOptions(concurrency=0)
     with pytest.raises(AgentWorldError, match="--request-timeout"):
         RunOptions(request_timeout=0)
+
+
+@pytest.mark.parametrize(
+    ("exc", "unreachable"),
+    [
+        (BackendUnavailableError("Cannot reach"), True),
+        (asyncio.TimeoutError(), True),
+        (ConnectionResetError(), True),
+        (BackendError("The server at x answered HTTP 503: busy"), False),
+        (BackendError("The server at x answered with a body that is not JSON"), False),
+    ],
+)
+def test_only_no_answer_at_all_is_unreachable(exc, unreachable):
+    """An HTTP 5xx or a garbled body is an answer: the record fails, the run goes on."""
+    from agentworld_plugins.bench.runner import is_unreachable
+
+    assert is_unreachable(exc) is unreachable
