@@ -97,9 +97,19 @@ def _private_opener(path: str, flags: int) -> int:
     return os.open(path, flags, PRIVATE_MODE)
 
 
-def open_private(path: str | Path, mode: str = "a") -> IO[str]:
-    """Open a text file for writing; a file this creates is readable by its owner only (0600)."""
+def open_private(path: str | Path, mode: str = "a") -> IO[Any]:
+    """Open a file for writing (text unless ``mode`` has ``b``); a file this creates is readable by
+    its owner only (0600)."""
+    if "b" in mode:
+        return open(path, mode, opener=_private_opener)
     return open(path, mode, encoding="utf-8", opener=_private_opener)
+
+
+def write_private(path: str | Path, data: str | bytes) -> None:
+    """Write ``data`` to ``path`` (replacing it); a file this creates is 0600, as every file the
+    package writes."""
+    with open_private(path, "wb" if isinstance(data, bytes) else "w") as fh:
+        fh.write(data)
 
 
 def create_private(path: str | Path) -> None:

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import AgentWorldError, BackendError, ConfigError
 from .limits import LimitError, loads_limited
+from .redaction import remember_secret
 
 if TYPE_CHECKING:
     import uvicorn
@@ -131,6 +132,7 @@ class HttpGuard:
         self.limits = limits or HttpLimits()
         #: when set, every request and WebSocket handshake must carry it (see :func:`token_in`)
         self.token = token
+        remember_secret(token)
         #: parse every request body within the :mod:`.limits` before the app sees it (for apps
         #: whose framework parses JSON without depth limits); a bad body gets 400
         self.json_bodies = json_bodies
@@ -558,6 +560,7 @@ def check_exposure(
 
     Raises :class:`ConfigError` naming the fix: ``token_flag`` is the command's own token option.
     """
+    remember_secret(token)
     if is_loopback(host):
         return
     if not token and not allow_remote:

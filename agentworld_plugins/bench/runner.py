@@ -29,6 +29,8 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from ..errors import AgentWorldError, BackendError, BackendUnavailableError
+from ..files import open_private
+from ..redaction import redact_record
 from .data import Key, dump_line, key_text, record_key
 from .lock import OutputLock
 
@@ -260,7 +262,7 @@ class ResultsFile:
 
     def _rewrite(self, lines: Iterable[bytes]) -> None:
         tmp = self.path.with_name(self.path.name + ".tmp")
-        with tmp.open("wb") as fh:
+        with open_private(tmp, "wb") as fh:
             fh.writelines(lines)
             fh.flush()
             os.fsync(fh.fileno())
@@ -270,8 +272,8 @@ class ResultsFile:
         """Write one result line and flush it to the operating system at once."""
         if self._fh is None:
             self._size = self.path.stat().st_size if self.path.exists() else 0
-            self._fh = self.path.open("ab")
-        data = dump_line(line).encode("utf-8")
+            self._fh = open_private(self.path, "ab")
+        data = dump_line(redact_record(line)).encode("utf-8")
         self._fh.write(data)
         self._fh.flush()
         self._index[record_key(line)] = (self._size, len(data))

@@ -66,7 +66,11 @@ def serve(
     from ..redaction import redact_text
 
     http_guard.check_exposure(
-        host, token=require_key, allow_remote=allow_remote, what="search API server", token_flag="--require-key"
+        host,
+        token=require_key,
+        allow_remote=allow_remote,
+        what="search API server",
+        token_flag="--require-key",
     )
     ensure_port_free(host, port)
     bible = _bible(world_file)
