@@ -11,6 +11,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from .errors import AgentWorldError, ConfigError
+from .limits import LimitError, loads_limited
+
+#: longest JSONL line read, in characters (a line of a user's own file: far above an action's limit)
+MAX_LINE_CHARS = 1 << 30
 
 
 def parse_data(text: str, name: str | Path) -> Any:
@@ -51,9 +55,11 @@ def iter_jsonl(
         if not line.strip():
             continue
         try:
-            yield lineno, json.loads(line)
+            yield lineno, loads_limited(line, max_chars=MAX_LINE_CHARS)
         except json.JSONDecodeError as exc:
             raise AgentWorldError(f"{path}:{lineno} is not JSON ({exc.msg})", hint=hint) from None
+        except LimitError as exc:
+            raise AgentWorldError(f"{path}:{lineno} is too large to read: {exc}", hint=hint) from None
 
 
 #: suffixes that make a one-line string a file name rather than text (see :func:`text_or_file`)

@@ -17,7 +17,6 @@ message instead of turning the rest of the benchmark into failures.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import random
 import re
@@ -29,7 +28,8 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from ..errors import AgentWorldError, BackendError, BackendUnavailableError
-from ..files import open_private
+from ..files import MAX_LINE_CHARS, open_private
+from ..limits import loads_limited
 from ..redaction import redact_record
 from .data import Key, dump_line, key_text, record_key
 from .lock import OutputLock
@@ -227,9 +227,9 @@ class ResultsFile:
                 clean = False
                 continue
             try:
-                value = json.loads(raw)
+                value = loads_limited(raw, max_chars=MAX_LINE_CHARS)
                 key = record_key(value) if isinstance(value, dict) else None
-            except (ValueError, TypeError):
+            except (ValueError, TypeError):  # LimitError and UnicodeDecodeError are ValueErrors
                 key = None
             if key is None:
                 found.torn += 1
