@@ -15,10 +15,11 @@ tool names, checked against the tool definitions in the system prompt.
 from __future__ import annotations
 
 import contextvars
-import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from .limits import loads_limited
 
 #: set to a domain name to skip the guess (``agentworld serve --domain NAME``)
 forced_domain: contextvars.ContextVar[str | None] = contextvars.ContextVar(
@@ -127,8 +128,8 @@ def classify_action(fence: str | None, text: str, tools: set[str] = frozenset())
     if fence == "python" or any(hint in body for hint in _DESKTOP_HINTS):
         return "os"
     try:
-        value: Any = json.loads(body)
-    except ValueError:
+        value: Any = loads_limited(body)
+    except ValueError:  # not JSON, or too deep or large to be any domain's action (LimitError)
         value = None
         call = _CALL.match(body)
         if call and call.group(1) in BROWSER_ACTIONS:
