@@ -1,14 +1,20 @@
 """What every HTTP server of the package puts between the network and its app.
 
-``agentworld serve``, ``agentworld search serve``, the SWE-ReX runtime and the MCP streamable-HTTP
-server all run behind :class:`HttpGuard` and :func:`server_config`:
+``agentworld serve``, ``agentworld search serve``, the SWE-ReX runtime, the MCP streamable-HTTP
+server and ``agentworld openenv serve`` all run behind :class:`HttpGuard` and :func:`server_config`
+(``tests/test_http_servers.py`` finds every server and checks it):
 
 - a request body over :attr:`HttpLimits.max_body` gets 413 (from ``Content-Length`` before a
   byte is read, or as soon as a chunked body passes it), a body slower than
   :attr:`HttpLimits.body_timeout` gets 408, and headers slower than
   :attr:`HttpLimits.header_timeout` get the connection closed (with a 408);
 - 404, 405 and any unhandled 500 come back as JSON in the impersonated API's own error shape
-  (the ``error`` callable), never as plain text;
+  (the ``error`` callable), never as plain text; so do protocol-level failures (a bad request
+  line or header: 400; a request line plus headers over :attr:`HttpLimits.max_header_bytes`:
+  431), and a documented :class:`~.errors.AgentWorldError` escaping the app is a 400 (a
+  :class:`~.errors.BackendError` a 502), not a 500;
+- ``token`` (when given) is required on every request and WebSocket handshake (:func:`token_in`);
+  ``json_bodies`` parses each body within the limits before an app that would not;
 - :func:`read_json` parses a body with the depth and number limits of :mod:`.limits`, so a
   100,000-deep array or a 5,000-digit number is a 400, not a crash;
 - :func:`check_exposure` refuses a non-loopback bind without a token unless remote access is

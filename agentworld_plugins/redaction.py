@@ -1,10 +1,12 @@
 """One redaction of secrets for everything the package stores, prints or serves.
 
-Cassettes, trajectories, ``/health`` answers, startup lines and error messages all go through
-:func:`redact` (structures) or :func:`redact_text` (strings): secret-looking tokens (``sk-...``,
-``hf_...``, ``ghp_...``, ``Bearer ...``), credentials inside URLs (``http://user:pass@host``),
-key-like query parameters (``?api_key=...``) and the values of keys named like ``api_key`` or
-``authorization`` become ``***REDACTED***``.
+Cassettes, trajectories, rollout and bench result lines, ``/health`` answers, startup lines and
+error messages all go through :func:`redact` (structures) or :func:`redact_text` (strings):
+secret-looking tokens (``sk-...``, ``hf_...``, ``ghp_...``, ``glpat-...``, ``Bearer ...``),
+credentials inside URLs (``http://user:pass@host``), key-like query parameters
+(``?api_key=...``), the values of keys named like a secret (:func:`is_secret_key`, at any depth
+of a structure and as ``key=value`` / ``"key": "value"`` inside text) and the configured secrets
+(:func:`remember_secret`) become ``***REDACTED***``. Linear time in the text's length.
 
 >>> redact_text("GET http://bob:hunter2@gpu:8000/v1 with Bearer abcdefgh12345678")
 'GET http://***REDACTED***@gpu:8000/v1 with Bearer ***REDACTED***'
