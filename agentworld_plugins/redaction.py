@@ -105,9 +105,18 @@ def is_secret_key(name: str) -> bool:
     return name.lower().translate(_KEY_SEPARATORS).endswith(_KEY_ENDINGS)
 
 
+_SENTENCE_START = re.compile(r"[A-Z][a-z]++ [a-z]")
+
+
+def _is_prose(match: re.Match[str]) -> bool:
+    """Whether a bare value after ``key:`` starts a sentence (``password: Field required``, as a
+    validation error names a field), not a secret."""
+    return ":" in match.group(1) and _SENTENCE_START.match(match.string, match.start(3)) is not None
+
+
 def _value_redacted(match: re.Match[str], replaced: list[int]) -> str:
     value = match.group(3)
-    if value.lower() in _NOT_SECRET_VALUES or REDACTED in value:
+    if value.lower() in _NOT_SECRET_VALUES or REDACTED in value or _is_prose(match):
         return match.group(0)
     replaced[0] += 1
     if value[0] == "\\":  # a quote escaped inside a JSON string or a repr
