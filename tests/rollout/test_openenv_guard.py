@@ -118,3 +118,20 @@ def test_websocket_sessions_need_the_token(base: str) -> None:
     with openenv.GenericEnvClient(base_url=authed).sync() as env:
         first = env.reset(task_id="issue-bug")
         assert "Crash on start" in first.observation["instruction"]
+
+
+def test_websocket_messages_are_capped_at_the_body_limit(base: str) -> None:
+    import asyncio
+
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosedError
+
+    async def send(message: str) -> str:
+        url = base.replace("http://", "ws://agentworld:t0k@") + "/ws"
+        async with connect(url, max_size=None) as ws:
+            await ws.send(message)
+            return str(await asyncio.wait_for(ws.recv(), 30))
+
+    with pytest.raises(ConnectionClosedError, match="1009"):
+        asyncio.run(send('{"type": "step", "data": "' + "x" * (SMALL.max_body + 1) + '"}'))
+    assert '"code":"INVALID_JSON"' in asyncio.run(send("not json"))
