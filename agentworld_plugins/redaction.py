@@ -81,21 +81,26 @@ _NOT_SECRET_VALUES = {"null", "true", "false", "none", '""', "''", '\\"\\"', "\\
 
 _known: set[str] = set()
 _known_lock = threading.Lock()
+_known_longest_first: tuple[str, ...] = ()
 
 
 def remember_secret(value: str | None) -> None:
     """Redact ``value`` wherever it appears from now on (a configured API key or token, which may
     have no recognisable form, quoted back by an upstream's 401 or typed by an agent). Values
     shorter than :data:`MIN_SECRET_CHARS` are ignored."""
+    global _known_longest_first
     if value and len(value.strip()) >= MIN_SECRET_CHARS:
         with _known_lock:
             _known.add(value.strip())
+            _known_longest_first = tuple(sorted(_known, key=len, reverse=True))
 
 
 def forget_secrets() -> None:
     """Forget every value :func:`remember_secret` was given (for tests)."""
+    global _known_longest_first
     with _known_lock:
         _known.clear()
+        _known_longest_first = ()
 
 
 def is_secret_key(name: str) -> bool:
@@ -132,7 +137,7 @@ def _value_redacted(match: re.Match[str], replaced: list[int]) -> str:
 
 def _redact_text(text: str) -> tuple[str, int]:
     count = 0
-    for secret in sorted(_known, key=len, reverse=True) if _known else ():
+    for secret in _known_longest_first:  # a tuple replaced whole: safe to read from any thread
         if secret in text:
             count += text.count(secret)
             text = text.replace(secret, REDACTED)
