@@ -11,6 +11,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from .errors import AgentWorldError, ConfigError
+from .limits import LimitError, loads_limited
+
+#: longest JSONL line read, in characters (a line of a user's own file: far above an action's limit)
+MAX_LINE_CHARS = 1 << 30
 
 
 def parse_data(text: str, name: str | Path) -> Any:
@@ -51,9 +55,11 @@ def iter_jsonl(
         if not line.strip():
             continue
         try:
-            yield lineno, json.loads(line)
+            yield lineno, loads_limited(line, max_chars=MAX_LINE_CHARS)
         except json.JSONDecodeError as exc:
             raise AgentWorldError(f"{path}:{lineno} is not JSON ({exc.msg})", hint=hint) from None
+        except LimitError as exc:
+            raise AgentWorldError(f"{path}:{lineno} is too large to read: {exc}", hint=hint) from None
 
 
 #: suffixes that make a one-line string a file name rather than text (see :func:`text_or_file`)
@@ -97,9 +103,19 @@ def _private_opener(path: str, flags: int) -> int:
     return os.open(path, flags, PRIVATE_MODE)
 
 
-def open_private(path: str | Path, mode: str = "a") -> IO[str]:
-    """Open a text file for writing; a file this creates is readable by its owner only (0600)."""
+def open_private(path: str | Path, mode: str = "a") -> IO[Any]:
+    """Open a file for writing (text unless ``mode`` has ``b``); a file this creates is readable by
+    its owner only (0600)."""
+    if "b" in mode:
+        return open(path, mode, opener=_private_opener)
     return open(path, mode, encoding="utf-8", opener=_private_opener)
+
+
+def write_private(path: str | Path, data: str | bytes) -> None:
+    """Write ``data`` to ``path`` (replacing it); a file this creates is 0600, as every file the
+    package writes."""
+    with open_private(path, "wb" if isinstance(data, bytes) else "w") as fh:
+        fh.write(data)
 
 
 def create_private(path: str | Path) -> None:

@@ -1,14 +1,20 @@
 """What every HTTP server of the package puts between the network and its app.
 
-``agentworld serve``, ``agentworld search serve``, the SWE-ReX runtime and the MCP streamable-HTTP
-server all run behind :class:`HttpGuard` and :func:`server_config`:
+``agentworld serve``, ``agentworld search serve``, the SWE-ReX runtime, the MCP streamable-HTTP
+server and ``agentworld openenv serve`` all run behind :class:`HttpGuard` and :func:`server_config`
+(``tests/test_http_servers.py`` finds every server and checks it):
 
 - a request body over :attr:`HttpLimits.max_body` gets 413 (from ``Content-Length`` before a
   byte is read, or as soon as a chunked body passes it), a body slower than
   :attr:`HttpLimits.body_timeout` gets 408, and headers slower than
   :attr:`HttpLimits.header_timeout` get the connection closed (with a 408);
 - 404, 405 and any unhandled 500 come back as JSON in the impersonated API's own error shape
-  (the ``error`` callable), never as plain text;
+  (the ``error`` callable), never as plain text; so do protocol-level failures (a bad request
+  line or header: 400; a request line plus headers over :attr:`HttpLimits.max_header_bytes`:
+  431), and a documented :class:`~.errors.AgentWorldError` escaping the app is a 400 (a
+  :class:`~.errors.BackendError` a 502), not a 500;
+- ``token`` (when given) is required on every request and WebSocket handshake (:func:`token_in`);
+  ``json_bodies`` parses each body within the limits before an app that would not;
 - :func:`read_json` parses a body with the depth and number limits of :mod:`.limits`, so a
   100,000-deep array or a 5,000-digit number is a 400, not a crash;
 - :func:`check_exposure` refuses a non-loopback bind without a token unless remote access is
@@ -23,6 +29,7 @@ server all run behind :class:`HttpGuard` and :func:`server_config`:
 from __future__ import annotations
 
 import asyncio
+import base64
 import hmac
 import ipaddress
 import json
@@ -36,8 +43,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .errors import ConfigError
+from .errors import AgentWorldError, BackendError, ConfigError
 from .limits import LimitError, loads_limited
+from .redaction import remember_secret
 
 if TYPE_CHECKING:
     import uvicorn
@@ -48,12 +56,14 @@ __all__ = [
     "HttpGuard",
     "HttpLimits",
     "check_exposure",
+    "default_error",
     "is_loopback",
     "read_body",
     "read_json",
     "secret_matches",
     "server_config",
     "serving",
+    "token_in",
 ]
 
 logger = logging.getLogger(__name__)
@@ -114,10 +124,24 @@ def _too_large(limit: int) -> str:
 class HttpGuard:
     """ASGI middleware enforcing :class:`HttpLimits` and answering errors in the API's JSON shape."""
 
-    def __init__(self, app: Any, *, error: ErrorShape, limits: HttpLimits | None = None) -> None:
+    def __init__(
+        self,
+        app: Any,
+        *,
+        error: ErrorShape,
+        limits: HttpLimits | None = None,
+        token: str | None = None,
+        json_bodies: bool = False,
+    ) -> None:
         self.app = app
         self.error = error
         self.limits = limits or HttpLimits()
+        #: when set, every request and WebSocket handshake must carry it (see :func:`token_in`)
+        self.token = token
+        remember_secret(token)
+        #: parse every request body within the :mod:`.limits` before the app sees it (for apps
+        #: whose framework parses JSON without depth limits); a bad body gets 400
+        self.json_bodies = json_bodies
 
     @property
     def state(self) -> Any:
@@ -138,12 +162,41 @@ class HttpGuard:
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 
+    async def _checked_body(self, receive: Any) -> Any:
+        """Read the whole body, check it parses as JSON within the limits (``BodyError`` 400 if
+        not), and return a ``receive`` that hands the app the same body."""
+        body = await _read_all(receive)
+        if body.strip():
+            parse_json(body)
+        replayed = False
+
+        async def replay() -> Any:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        return replay
+
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        path = str(scope.get("path") or "/")
+        if self.token is not None and not token_in(scope, self.token):
+            if scope["type"] == "websocket":  # refused before the handshake is accepted: HTTP 403
+                await send({"type": "websocket.close", "code": 1008})
+            else:
+                challenge = [(b"www-authenticate", b'Bearer realm="agentworld"')]
+                await self._answer(
+                    send, 401, "Missing or invalid token: send Authorization: Bearer <token>", path, challenge
+                )
+            return
+        if scope["type"] == "websocket":
             await self.app(scope, receive, send)
             return
         limits = self.limits
-        path = str(scope.get("path") or "/")
         length = _header(scope, b"content-length")
         if length is not None:
             if not length.strip().isdigit() or len(length) > 18:
@@ -173,12 +226,12 @@ class HttpGuard:
                     raise refused
             return message
 
-        started = False
+        started = held_500 = False
         replacing: dict[str, Any] | None = None  # a framework's plain-text error being swapped
         replaced_body = b""
 
         async def guarded_send(message: dict[str, Any]) -> None:
-            nonlocal started, replacing, replaced_body
+            nonlocal started, replacing, replaced_body, held_500
             kind = message["type"]
             if kind == "http.response.start":
                 status = int(message["status"])
@@ -197,7 +250,9 @@ class HttpGuard:
                 if refused is not None:
                     status, text = refused.status, refused.message
                 elif status >= 500:
-                    text = "Internal Server Error"
+                    # the framework's answer to an exception: the exception (raised next) decides
+                    held_500 = True
+                    return
                 else:
                     text = replaced_body[:300].decode("utf-8", "replace").strip() or f"HTTP {status}"
                 kept = [
@@ -210,11 +265,23 @@ class HttpGuard:
                 return
             await send(message)
 
+        app_receive = guarded_receive
         try:
-            await self.app(scope, guarded_receive, guarded_send)
+            if self.json_bodies and scope.get("method") in ("POST", "PUT", "PATCH"):
+                app_receive = await self._checked_body(guarded_receive)
+            await self.app(scope, app_receive, guarded_send)
+            if held_500 and not started:
+                await self._answer(send, 500, "Internal Server Error", path)
+        except BodyError as exc:
+            if not started:
+                await self._answer(send, exc.status, exc.message, path)
         except _Refused as exc:
             if not started:
                 await self._answer(send, exc.status, exc.message, path)
+        except AgentWorldError as exc:
+            # a documented error the app let through: the client's input (400) or the upstream (502)
+            if not started:
+                await self._answer(send, 502 if isinstance(exc, BackendError) else 400, str(exc), path)
         except Exception:
             if refused is not None and not started:
                 await self._answer(send, refused.status, refused.message, path)
@@ -222,6 +289,35 @@ class HttpGuard:
                 logger.exception("unhandled error answering %s %s", scope.get("method"), path)
                 if not started:
                     await self._answer(send, 500, "Internal Server Error", path)
+
+
+async def _read_all(receive: Any) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message.get("type") != "http.request":
+            break
+        chunks.append(message.get("body") or b"")
+        if not message.get("more_body"):
+            break
+    return b"".join(chunks)
+
+
+def token_in(scope: dict[str, Any], token: str) -> bool:
+    """Whether a request carries ``token``: ``Authorization: Bearer <token>``, ``X-API-Key:
+    <token>``, or HTTP Basic with ``token`` as the password (what a client sends for a URL such as
+    ``ws://agentworld:<token>@host/ws``); compared in constant time."""
+    auth = _header(scope, b"authorization") or b""
+    scheme, _, value = auth.partition(b" ")
+    if scheme.lower() == b"bearer":
+        return secret_matches(value.strip(), token)
+    if scheme.lower() == b"basic":
+        try:
+            decoded = base64.b64decode(value.strip(), validate=True)
+        except ValueError:
+            return False
+        return secret_matches(decoded.partition(b":")[2], token)
+    return secret_matches(_header(scope, b"x-api-key"), token)
 
 
 def secret_matches(given: str | bytes | None, expected: str) -> bool:
@@ -283,18 +379,70 @@ async def read_json(request: Request, limit: int | None = None, *, empty: Any = 
 # -- serving ---------------------------------------------------------------------------------------
 
 
-def _protocol(limits: HttpLimits) -> type:
-    """uvicorn's h11 protocol, closing connections whose request headers are too slow."""
+def default_error(status: int, message: str, path: str) -> dict[str, Any]:
+    """The error body of a server without an API shape of its own: ``{"error": {message, code}}``."""
+    return {"error": {"message": message, "code": status}}
+
+
+def _header_block_size(event: Any) -> int:
+    """Bytes of a parsed request's line and headers, as they came on the wire (give or take)."""
+    size = len(event.method) + len(event.target) + 12
+    return size + sum(len(name) + len(value) + 4 for name, value in event.headers.raw_items())
+
+
+def _protocol(limits: HttpLimits, error: ErrorShape) -> type:
+    """uvicorn's h11 protocol: closes connections whose request headers are too slow (408), refuses
+    a request line plus headers over :attr:`HttpLimits.max_header_bytes` (431) and answers a
+    malformed request line or header (400) in the API's JSON shape, never as plain text."""
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class GuardedH11Protocol(H11Protocol):
         header_timeout = limits.header_timeout
         _header_timer: asyncio.TimerHandle | None = None
+        _refusal: tuple[int, str] | None = None
 
         def connection_made(self, transport: Any) -> None:  # type: ignore[override]
             super().connection_made(transport)
+            parse = self.conn.next_event
+            too_large_headers = (
+                f"Request header fields too large: the limit is {limits.max_header_bytes:,} bytes"
+            )
+
+            def next_event() -> Any:
+                # h11 caps only a header block that arrives in pieces; one sent whole is measured here
+                try:
+                    event = parse()
+                except h11.RemoteProtocolError as exc:
+                    if exc.error_status_hint == 431:
+                        self._refusal = (431, too_large_headers)
+                    else:
+                        self._refusal = (400, f"Invalid HTTP request: {str(exc)[:200]}")
+                    raise
+                if isinstance(event, h11.Request) and _header_block_size(event) > limits.max_header_bytes:
+                    self._refusal = (431, too_large_headers)
+                    raise h11.RemoteProtocolError("request headers too large", error_status_hint=431)
+                return event
+
+            self.conn.next_event = next_event  # type: ignore[method-assign]
             self._arm_header_timer()
+
+        def send_400_response(self, msg: str) -> None:
+            self._write_json(*(self._refusal or (400, "Invalid HTTP request")))
+
+        def _write_json(self, status: int, text: str) -> None:
+            if self.transport.is_closing():
+                return
+            if self.cycle is not None and self.cycle.response_started and not self.cycle.response_complete:
+                self.transport.close()  # an answer is under way: it cannot be replaced, only cut
+                return
+            body = json.dumps(error(status, text, "/")).encode()
+            reason = {400: b"Bad Request", 408: b"Request Timeout", 431: b"Request Header Fields Too Large"}
+            self.transport.write(
+                b"HTTP/1.1 %d %s\r\ncontent-type: application/json\r\nconnection: close\r\n"
+                b"content-length: %d\r\n\r\n" % (status, reason.get(status, b"Error"), len(body)) + body
+            )
+            self.transport.close()
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
@@ -329,13 +477,8 @@ def _protocol(limits: HttpLimits) -> type:
         def _headers_too_slow(self) -> None:
             self._header_timer = None
             idle = self.cycle is None or self.cycle.response_complete
-            if idle and self.conn.their_state is h11.IDLE and not self.transport.is_closing():
-                body = b'{"error": "request headers not received in time"}'
-                self.transport.write(
-                    b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
-                    b"connection: close\r\ncontent-length: " + str(len(body)).encode() + b"\r\n\r\n" + body
-                )
-                self.transport.close()
+            if idle and self.conn.their_state is h11.IDLE:
+                self._write_json(408, f"Request headers not received within {limits.header_timeout:g} s")
 
     return GuardedH11Protocol
 
@@ -353,12 +496,14 @@ def server_config(
     import uvicorn
 
     limits = limits or HttpLimits()
+    error = app.error if isinstance(app, HttpGuard) else default_error
+    options.setdefault("ws_max_size", limits.max_body)
     return uvicorn.Config(
         app,
         host=host,
         port=port,
         log_level=log_level,
-        http=_protocol(limits),
+        http=_protocol(limits, error),
         timeout_keep_alive=max(1, round(limits.keep_alive)),
         limit_concurrency=limits.max_concurrency,
         h11_max_incomplete_event_size=limits.max_header_bytes,
@@ -414,18 +559,21 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def check_exposure(host: str, *, token: str | None, allow_remote: bool, what: str = "server") -> None:
+def check_exposure(
+    host: str, *, token: str | None, allow_remote: bool, what: str = "server", token_flag: str = "--token"
+) -> None:
     """Refuse to bind a non-loopback ``host`` without a token unless ``allow_remote``; warn either way.
 
-    Raises :class:`ConfigError` naming the fix.
+    Raises :class:`ConfigError` naming the fix: ``token_flag`` is the command's own token option.
     """
+    remember_secret(token)
     if is_loopback(host):
         return
     if not token and not allow_remote:
         raise ConfigError(
             f"Refusing to serve the {what} on {host} without a token: anyone who can reach this "
             "machine could use it (and any upstream key behind it)",
-            hint="pass --token (or its environment variable), or --allow-remote to accept the risk, "
+            hint=f"pass {token_flag} (or its environment variable), or --allow-remote to accept the risk, "
             "or bind 127.0.0.1",
         )
     protection = "protected by its token" if token else "WITHOUT a token (--allow-remote)"

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import AgentWorldError
+from .errors import AgentWorldError, short_repr
 
 OBSERVATION_MARKER = "**Environment Observation:**"
 
@@ -53,16 +53,44 @@ def build_messages(
 _RECORD_FIELDS = ("system_str", "prompt", "response", "current_prompt", "turn_idx")
 
 
+def _record_text(record: Mapping[str, Any], value: Any, where: str) -> str:
+    """A record's text field: a string (None is empty, a plain number its digits), else an error
+    naming the field; never ``str()`` of a structure (a deep one overflows the stack)."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            return str(value)
+        except ValueError:  # an int over Python's 4,300-digit conversion limit
+            pass
+    raise AgentWorldError(
+        f"AgentWorldBench record {_record_id(record)}: {where} must be text, got {type(value).__name__}",
+        hint="system_str, current_prompt and each prompt/response entry are strings",
+    )
+
+
+def _record_id(record: Mapping[str, Any]) -> str:
+    return short_repr(record.get("id", "?"))
+
+
 def messages_for_record(record: Mapping[str, Any]) -> list[dict[str, str]]:
     """The inference messages for one AgentWorldBench record.
 
     ``system_str``, then the prompt/response pairs of the turns before ``turn_idx`` (1-based),
-    then ``current_prompt``.
+    then ``current_prompt``. A record that cannot give them raises :class:`AgentWorldError`
+    naming the field, whatever it holds (deep nesting, huge numbers, wrong types).
     """
+    if not isinstance(record, Mapping):
+        raise AgentWorldError(
+            f"An AgentWorldBench record must be a JSON object, got {type(record).__name__}",
+            hint="each line of a <domain>_test.jsonl file is one record object",
+        )
     missing = [f for f in _RECORD_FIELDS if f not in record]
     if missing:
         raise AgentWorldError(
-            f"AgentWorldBench record {record.get('id', '?')!r} lacks {', '.join(missing)}",
+            f"AgentWorldBench record {_record_id(record)} lacks {', '.join(missing)}",
             hint="each record needs system_str, prompt, response, current_prompt and turn_idx",
         )
     turn_idx, prompts, responses = record["turn_idx"], record["prompt"], record["response"]
@@ -70,22 +98,30 @@ def messages_for_record(record: Mapping[str, Any]) -> list[dict[str, str]]:
         turn_idx = int(turn_idx)
     if not isinstance(turn_idx, int) or isinstance(turn_idx, bool):
         raise AgentWorldError(
-            f"AgentWorldBench record {record.get('id', '?')!r}: turn_idx must be an integer, "
+            f"AgentWorldBench record {_record_id(record)}: turn_idx must be an integer, "
             f"got {type(turn_idx).__name__}",
             hint="turn_idx is the 1-based number of the current turn",
         )
     if not isinstance(prompts, (list, tuple)) or not isinstance(responses, (list, tuple)):
         raise AgentWorldError(
-            f"AgentWorldBench record {record.get('id', '?')!r}: prompt and response must be lists",
+            f"AgentWorldBench record {_record_id(record)}: prompt and response must be lists",
             hint="prompt and response hold the earlier turns' prompts and answers",
         )
     if turn_idx < 1 or turn_idx - 1 > min(len(prompts), len(responses)):
+        shown = turn_idx if abs(turn_idx) < 10**12 else "out of any range"
         raise AgentWorldError(
-            f"AgentWorldBench record {record.get('id', '?')!r}: turn_idx {turn_idx} is out of range",
+            f"AgentWorldBench record {_record_id(record)}: turn_idx {shown} is out of range",
             hint=f"turn_idx counts from 1 and the record has {len(prompts)} prompts",
         )
-    history = list(zip(prompts[: turn_idx - 1], responses[: turn_idx - 1]))
-    return build_messages(str(record["system_str"] or ""), history, str(record["current_prompt"]))
+    history = [
+        (
+            _record_text(record, prompt, f"prompt[{number}]"),
+            _record_text(record, response, f"response[{number}]"),
+        )
+        for number, (prompt, response) in enumerate(zip(prompts[: turn_idx - 1], responses[: turn_idx - 1]))
+    ]
+    system = _record_text(record, record["system_str"], "system_str")
+    return build_messages(system, history, _record_text(record, record["current_prompt"], "current_prompt"))
 
 
 @dataclass

@@ -15,9 +15,11 @@ from agentworld_plugins.bench.official import inference_messages
 from agentworld_plugins.bench.sample import sample_records
 from agentworld_plugins.cli.serve import ForcedDomainBackend
 from agentworld_plugins.domain_detect import classify_action, forced_domain, guess_domain
+from agentworld_plugins.errors import BackendError
 from agentworld_plugins.http_guard import serving
 from agentworld_plugins.plugins import get_plugin_manager
 from agentworld_plugins.server import create_app
+from agentworld_plugins.session import World
 
 # system prompts worded unlike ours: the official ones all open with the same heading
 OTHER_WORDING = "# Role and Objective\n\nYou simulate an environment. Predict what it returns.\n"
@@ -180,3 +182,26 @@ def test_a_prompts_own_domain_decides_not_the_actions_look(offline_url, system, 
     with pytest.raises(openai.BadRequestError) as info:
         _ask(offline_url, system, action)
     assert said in info.value.body["message"]
+
+
+@pytest.mark.parametrize("depth", [65, 5_000, 100_000])
+def test_a_deeply_nested_action_is_no_domain_and_serve_never_answers_500(depth: int) -> None:
+    """Found by hostile input: ``json.loads`` of a 5,000-deep action raised RecursionError (a 500)."""
+    from test_http_guard import request
+
+    from agentworld_plugins.http_guard import serving
+    from agentworld_plugins.server import create_app
+
+    action = "[" * depth + "]" * depth
+    try:
+        assert classify_action("json", action) is None
+    except BackendError as exc:  # too deep to be any domain's action: said so (serve's 400)
+        assert "not one any domain could take" in exc.message
+    content = f"### Turn 1\n**Action:**\n```json\n{action}\n```"
+    body = {
+        "model": "m",
+        "messages": [{"role": "system", "content": "Hi."}, {"role": "user", "content": content}],
+    }
+    with World(backend="offline") as world, serving(create_app(world.backend)) as base:
+        status, _, answer = request(base, "POST", "/v1/chat/completions", json.dumps(body).encode())
+    assert status in (200, 400) and isinstance(answer, dict), (status, answer)

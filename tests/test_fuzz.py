@@ -353,6 +353,61 @@ def test_fuzz_mcp_http(
     exchange(mcp_base, method, path, body if method in ("POST", "PUT") else None, headers)
 
 
+# -- agentworld openenv serve ----------------------------------------------------------------------
+
+OPENENV = {
+    "/reset": objects(
+        {
+            "seed": st.integers(min_value=-3, max_value=10**20),
+            "episode_id": short_text,
+            "task_id": st.sampled_from(["issue-bug", "greeting-file", "nope"]),
+            "task": objects({"id": short_text, "domain": st.sampled_from(["mcp", "terminal"])}),
+        }
+    ),
+    "/step": objects(
+        {
+            "action": objects(
+                {
+                    "tool_name": st.sampled_from(["create_issue", "list_issues", "nope"]),
+                    "arguments": json_values,
+                    "action": json_values,
+                    "answer": short_text,
+                }
+            ),
+            "timeout_s": st.floats(),
+        }
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def openenv_base() -> Iterator[str]:
+    pytest.importorskip("openenv", reason="the rl extra (openenv-core) is not installed")
+    from pathlib import Path
+
+    from agentworld_plugins.rollout.openenv import create_openenv_app
+    from agentworld_plugins.rollout.tasks import load_tasks
+
+    tasks = Path(__file__).resolve().parents[1] / "agentworld_plugins" / "rollout" / "data" / "tasks.jsonl"
+    with World(backend="offline") as world:
+        app = create_openenv_app(world, load_tasks(tasks, world.pm.registry), token="t", limits=LIMITS)
+        with serving(app, limits=LIMITS) as base:
+            yield base
+
+
+@fuzz
+@given(
+    data=st.data(),
+    path=st.sampled_from([*OPENENV, "/state", "/schema", "/health", "/metadata", "/nope"]),
+    key=st.sampled_from(["Bearer t", "Bearer t", "Bearer x", ""]),
+)
+def test_fuzz_openenv_server(openenv_base: str, data: st.DataObject, path: str, key: str) -> None:
+    method = data.draw(st.sampled_from(["POST", "GET"]))
+    body = data.draw(bodies(OPENENV.get(path, json_values))) if method == "POST" else None
+    headers = {"Content-Type": "application/json"} | ({"Authorization": key} if key else {})
+    exchange(openenv_base, method, path, body, headers)
+
+
 # -- every domain's actions ------------------------------------------------------------------------
 
 DOMAINS = ["mcp", "terminal", "os", "web", "search", "swe", "android"]

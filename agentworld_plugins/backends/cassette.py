@@ -46,7 +46,7 @@ from urllib.parse import parse_qsl
 
 from ..errors import BackendError, ConfigError
 from ..files import create_private
-from ..redaction import REDACTED, redact  # noqa: F401 (REDACTED: part of this module's API)
+from ..redaction import REDACTED, redact, redact_text  # noqa: F401 (REDACTED: part of this module's API)
 from .base import Backend, Completion, Sampling
 
 MODES = ("none", "once", "new_episodes", "all")
@@ -463,7 +463,7 @@ class CassetteBackend(Backend):
 
     def _store(self, key: str, seq: int, payload: dict[str, Any], completion: Completion, turn: str) -> None:
         stored_request, redactions = redact(payload)
-        meta = {"turn": turn, "redacted": redactions, "response_model": completion.model}
+        meta = {"turn": redact_text(turn), "redacted": redactions, "response_model": completion.model}
         row = (
             key,
             seq,

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import ConfigError
+from ..files import open_private
+from ..redaction import redact_record
 from .data import FILE_SUFFIX, domain_of, dump_line, record_problem
 
 
@@ -71,8 +73,8 @@ def convert_trajectories(
     out.mkdir(parents=True, exist_ok=True)
     written: dict[str, int] = {}
     for name, records in by_domain.items():
-        with (out / f"{name}{FILE_SUFFIX}").open("a" if append else "w", encoding="utf-8") as fh:
+        with open_private(out / f"{name}{FILE_SUFFIX}", "a" if append else "w") as fh:
             for record in records:
-                fh.write(dump_line(record))
+                fh.write(dump_line(redact_record(record)))
         written[name] = len(records)
     return written, problems

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..files import MAX_LINE_CHARS
+from ..limits import LimitError, loads_limited
 
 #: the seven domains, in the order the published tables list them
 DOMAINS: tuple[str, ...] = ("mcp", "search", "terminal", "swe", "android", "web", "os")
@@ -111,9 +113,12 @@ def read_jsonl(path: Path) -> Iterator[JsonlLine]:
             if not stripped:
                 continue
             try:
-                value = json.loads(stripped)
+                value = loads_limited(stripped, max_chars=MAX_LINE_CHARS)
             except json.JSONDecodeError as exc:
                 yield JsonlLine(lineno, text, None, f"not JSON ({exc.msg}, column {exc.colno})")
+                continue
+            except LimitError as exc:
+                yield JsonlLine(lineno, text, None, f"too large to read ({exc})")
                 continue
             if not isinstance(value, dict):
                 yield JsonlLine(lineno, text, None, f"a JSON {type(value).__name__}, not an object")

@@ -24,6 +24,7 @@ from typing import Any
 
 from .. import pyast
 from ..errors import ConfigError
+from ..files import write_private
 from .judge_template import TEMPLATE_FILE, WRAPPER_FIELDS, JudgeTemplate
 
 PROMPT_FILES = ("system_prompt.txt", "judge_system_prompt.txt")
@@ -229,5 +230,5 @@ def import_prompts(checkout: str | Path, to: str | Path) -> dict[str, Any]:
         raise ConfigError(f"No prompts/<domain>/{PROMPT_FILES[1]} in {root}", hint=_HINT)
     out.mkdir(parents=True, exist_ok=True)
     target = out / TEMPLATE_FILE
-    target.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_private(target, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return {"domains": domains, "template": target}

@@ -20,6 +20,7 @@ from types import TracebackType
 from typing import Any
 
 from ..errors import AgentWorldError
+from ..files import PRIVATE_MODE
 
 try:
     import fcntl
@@ -52,7 +53,7 @@ class OutputLock:
             return
         self.lock_path.parent.mkdir(parents=True, exist_ok=True)
         while True:
-            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, PRIVATE_MODE)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape
 
 from ..errors import ConfigError
+from ..files import write_private
 
 if TYPE_CHECKING:
     from .score import Scoreboard
@@ -356,7 +357,7 @@ def save_image(path: str | Path, width: int, height: int, shapes: Sequence[Rect 
     path = image_path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix.lower() == ".svg":
-        path.write_text(render_svg(width, height, shapes), encoding="utf-8")
+        write_private(path, render_svg(width, height, shapes))
     else:
-        path.write_bytes(render_png(width, height, shapes))
+        write_private(path, render_png(width, height, shapes))
     return path

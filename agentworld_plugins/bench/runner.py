@@ -19,7 +19,6 @@ body that is not JSON is written failed and the run goes on, as the official scr
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import random
 import re
@@ -31,6 +30,9 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from ..errors import AgentWorldError, BackendError, BackendUnavailableError
+from ..files import MAX_LINE_CHARS, open_private
+from ..limits import loads_limited
+from ..redaction import redact_record
 from .data import Key, dump_line, key_text, record_key
 from .lock import OutputLock, real_output
 
@@ -249,9 +251,9 @@ class ResultsFile:
                 clean = False
                 continue
             try:
-                value = json.loads(raw)
+                value = loads_limited(raw, max_chars=MAX_LINE_CHARS)
                 key = record_key(value) if isinstance(value, dict) else None
-            except (ValueError, TypeError):
+            except (ValueError, TypeError):  # LimitError and UnicodeDecodeError are ValueErrors
                 key = None
             if key is None:
                 found.torn += 1
@@ -285,7 +287,7 @@ class ResultsFile:
 
     def _rewrite(self, lines: Iterable[bytes]) -> None:
         tmp = self.path.with_name(self.path.name + ".tmp")
-        with tmp.open("wb") as fh:
+        with open_private(tmp, "wb") as fh:
             fh.writelines(lines)
             fh.flush()
             os.fsync(fh.fileno())
@@ -295,8 +297,8 @@ class ResultsFile:
         """Write one result line and flush it to the operating system at once."""
         if self._fh is None:
             self._size = self.path.stat().st_size if self.path.exists() else 0
-            self._fh = self.path.open("ab")
-        data = dump_line(line).encode("utf-8")
+            self._fh = open_private(self.path, "ab")
+        data = dump_line(redact_record(line)).encode("utf-8")
         self._fh.write(data)
         self._fh.flush()
         self._index[record_key(line)] = (self._size, len(data))

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..domains.formats.android import render_android_screen
 from ..domains.formats.os import OS_HEADER
+from ..files import open_private
 from .data import DOMAINS, FILE_SUFFIX, dump_line
 
 _NOTES_TOOLS = [
@@ -217,7 +218,7 @@ def make_sample_dataset(
     written = {}
     for domain in domains:
         path = folder / f"{domain}{FILE_SUFFIX}"
-        with path.open("w", encoding="utf-8") as fh:
+        with open_private(path, "w") as fh:
             for record in sample_records(domain, episodes):
                 fh.write(dump_line(record))
         written[domain] = path

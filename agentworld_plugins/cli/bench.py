@@ -456,7 +456,9 @@ def _show(
     if report:
         shown = os.path.relpath(plot, report.parent) if plot else None
         report.parent.mkdir(parents=True, exist_ok=True)
-        report.write_text(markdown_report(boards, plot=shown), encoding="utf-8")
+        from ..files import write_private
+
+        write_private(report, markdown_report(boards, plot=shown))
         _say(f"report: {report}")
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .options import ensure_port_free, make_world, world_options
+from .options import ensure_port_free, make_world, server_options, world_options
 
 
 @click.group()
@@ -47,7 +47,14 @@ def openenv() -> None:
     show_default=True,
     help="WebSocket sessions at once.",
 )
+@click.option(
+    "--token",
+    envvar="AGENTWORLD_OPENENV_TOKEN",
+    help="Require this token (Authorization: Bearer, or the password of a "
+    "http://agentworld:TOKEN@host base URL) on every request and WebSocket session.",
+)
 @world_options
+@server_options
 def serve(
     domain: str,
     tasks_file: Path | None,
@@ -57,15 +64,19 @@ def serve(
     host: str,
     port: int,
     max_concurrent_envs: int,
+    token: str | None,
+    allow_remote: bool,
+    max_body: int,
     **world: object,
 ) -> None:
     """Serve /reset, /step, /state and WebSocket sessions (OpenEnv's create_app) over the world."""
-    import uvicorn
-
+    from .. import http_guard
+    from ..redaction import redact_text
     from ..rollout.openenv import create_openenv_app, default_task
     from ..rollout.tasks import load_tasks
     from ..tooldefs import load_tools
 
+    http_guard.check_exposure(host, token=token, allow_remote=allow_remote, what="OpenEnv server")
     ensure_port_free(host, port)
     world_model = make_world(**world)  # type: ignore[arg-type]
     if tasks_file is not None:
@@ -75,9 +86,12 @@ def serve(
         if tool_pack:
             tools = world_model.pm.registry.tool_pack(tool_pack)
         tasks = [default_task(domain, tools, max_turns, world_model.pm.registry)]
-    app = create_openenv_app(world_model, tasks, max_concurrent_envs=max_concurrent_envs)
+    limits = http_guard.HttpLimits(max_body=max_body)
+    app = create_openenv_app(
+        world_model, tasks, max_concurrent_envs=max_concurrent_envs, token=token, limits=limits
+    )
     click.echo(
-        f"agentworld openenv: {len(tasks)} task(s) on http://{host}:{port} ({world_model.backend.describe()})",
+        f"agentworld openenv: {len(tasks)} task(s) on http://{host}:{port} ({redact_text(world_model.backend.describe())})",
         err=True,
     )
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    http_guard.run(app, host=host, port=port, limits=limits)

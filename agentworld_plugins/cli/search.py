@@ -73,7 +73,13 @@ def serve(
     from ..adapters.search.api import create_search_app
     from ..redaction import redact_text
 
-    http_guard.check_exposure(host, token=require_key, allow_remote=allow_remote, what="search API server")
+    http_guard.check_exposure(
+        host,
+        token=require_key,
+        allow_remote=allow_remote,
+        what="search API server",
+        token_flag="--require-key",
+    )
     ensure_port_free(host, port)
     bible = _bible(world_file, world_args)
     world = make_world(**world_args)

@@ -96,7 +96,9 @@ def serve(
     from ..server import create_app, refuse_self_upstream
     from ..session import World
 
-    http_guard.check_exposure(host, token=api_key, allow_remote=allow_remote, what="chat-completions server")
+    http_guard.check_exposure(
+        host, token=api_key, allow_remote=allow_remote, what="chat-completions server", token_flag="--api-key"
+    )
     ensure_port_free(host, port)
     if upstream and (not backend or "openai" in backend):
         source = (

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from ..errors import ConfigError
+from ..http_guard import HttpGuard, HttpLimits
 from .episode import Episode, first_user_message, start_episode, world_step
 from .rewards import score_sync
 from .tasks import TOOL_DOMAINS, Task, parse_task
@@ -194,19 +195,34 @@ def environment_factory(
     )
 
 
-def create_openenv_app(world: World, tasks: list[Task], *, max_concurrent_envs: int = 64) -> Any:
-    """OpenEnv's FastAPI app serving the simulated environment."""
+def openenv_error(status: int, message: str, path: str) -> dict[str, Any]:
+    """An error as OpenEnv's FastAPI server words one: ``{"detail": message}``."""
+    return {"detail": message}
+
+
+def create_openenv_app(
+    world: World,
+    tasks: list[Task],
+    *,
+    max_concurrent_envs: int = 64,
+    token: str | None = None,
+    limits: HttpLimits | None = None,
+) -> HttpGuard:
+    """OpenEnv's FastAPI app serving the simulated environment, behind the package's HTTP guard:
+    body and header limits, slow clients closed, JSON errors, bodies parsed within the depth and
+    number limits, and ``token`` (when given) required on every request and WebSocket handshake."""
     _require()
     from openenv.core.env_server.http_server import create_app
 
     env = environment_factory(world, tasks)
-    return create_app(
+    app = create_app(
         env,
         AgentWorldAction,
         AgentWorldObservation,
         env_name="agentworld",
         max_concurrent_envs=max_concurrent_envs,
     )
+    return HttpGuard(app, error=openenv_error, limits=limits, token=token, json_bodies=True)
 
 
 def default_task(

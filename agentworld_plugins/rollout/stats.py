@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from math import comb
+from math import comb, isfinite
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, short_repr
 from ..files import iter_jsonl
 
 
@@ -105,6 +105,16 @@ class EpisodeStats:
         }
 
 
+def _is_number(value: Any) -> bool:
+    """Whether ``value`` is a finite number a float can hold (not a bool, not a 400-digit int)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return isfinite(value)
+    except OverflowError:
+        return False
+
+
 def episode_stats(path: str | Path, ks: Sequence[int] = (1,), threshold: float = 1.0) -> EpisodeStats:
     """Read an episodes file; an episode passes when its reward is at least ``threshold``."""
     if any(k < 1 for k in ks):
@@ -116,11 +126,19 @@ def episode_stats(path: str | Path, ks: Sequence[int] = (1,), threshold: float =
         group = groups.setdefault(
             str(line["group_id"]), GroupStats(str(line.get("task_id")), str(line.get("task")))
         )
-        if (line.get("rollout") or {}).get("status") != "ok":
+        rollout = line.get("rollout")
+        if not isinstance(rollout, dict) or rollout.get("status") != "ok":
             group.failed += 1
             continue
-        group.rewards.append(float(line.get("reward") or 0.0))
-        group.turns.append(int(line.get("num_turns") or 0))
+        reward, turns = line.get("reward") or 0.0, line.get("num_turns") or 0
+        if not (_is_number(reward) and _is_number(turns)):
+            raise ConfigError(
+                f"{path}:{lineno}: reward and num_turns must be numbers, got {short_repr(reward)} and "
+                f"{short_repr(turns)}",
+                hint="pass a rollout run output",
+            )
+        group.rewards.append(float(reward))
+        group.turns.append(int(turns))
     ks = tuple(sorted(set(ks)))
     for group in groups.values():
         passed = sum(1 for r in group.rewards if r >= threshold)

@@ -24,7 +24,7 @@ from jsonschema.validators import validator_for
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..errors import ConfigError
-from ..files import iter_jsonl
+from ..files import iter_jsonl, open_private
 
 if TYPE_CHECKING:
     from ..plugins import Registry
@@ -316,7 +316,7 @@ def load_tasks(path: str | Path, registry: Registry | None = None) -> list[Task]
 def write_tasks(path: str | Path, tasks: Iterable[Task]) -> Path:
     """Write tasks as JSONL (the form :func:`load_tasks` reads)."""
     path = Path(path)
-    with path.open("w", encoding="utf-8") as fh:
+    with open_private(path, "w") as fh:
         for task in tasks:
             fh.write(task.model_dump_json(exclude_defaults=True) + "\n")
     return path

@@ -24,10 +24,11 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
+from urllib.parse import urlsplit
 
 from ...current import CONVERSATION_HEADER, conversation_header, current_conversation
 from ...errors import ConfigError
-from ...redaction import redact_text
+from ...redaction import redact_text, remember_secret
 from ..base import Backend, Completion, Sampling
 
 if TYPE_CHECKING:
@@ -81,6 +82,16 @@ class _Balancer:
             self.served[index] += 1
 
 
+def _credentials(url: str) -> str | None:
+    """The ``user:password`` (or ``user``) of a URL's ``user:password@``, else None."""
+    try:
+        netloc = urlsplit(url).netloc
+    except ValueError:
+        return None
+    userinfo, at, _ = netloc.rpartition("@")
+    return userinfo if at else None
+
+
 def conversation_headers() -> dict[str, str]:
     """``X-Agentworld-Conversation: NAME`` for the conversation being answered
     (:data:`~agentworld_plugins.current.current_conversation`), else nothing. A ``serve --perturb``
@@ -113,8 +124,23 @@ class OpenAIBackend(Backend):
                 hint="pass base_url=... or set AGENTWORLD_BASE_URL=http://localhost:8000/v1",
             )
         self.base_urls = [u.rstrip("/") for u in base_urls]
+        if api_key and api_key != "EMPTY":
+            for url in self.base_urls:
+                if _credentials(url) is not None:
+                    raise ConfigError(
+                        f"The base URL {url} carries credentials (user:password@) and an API key is "
+                        "set as well: the URL's credentials would replace the bearer key",
+                        hint="drop the user:password@ part of the URL (pass the key as the API key "
+                        "only), or unset the API key (AGENTWORLD_API_KEY)",
+                    )
         self.model = model
         self.api_key = api_key or "EMPTY"
+        remember_secret(api_key)
+        for url in self.base_urls:
+            userinfo = _credentials(url)
+            if userinfo is not None:
+                remember_secret(userinfo)
+                remember_secret(userinfo.partition(":")[2])
         self.timeout = timeout
         self.max_retries = max_retries
         self.retry_backoff = retry_backoff

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...bench.runner import JobResult, RunOptions, RunSummary, describe_error, is_transient, run_jobs
 from ...errors import ConfigError
-from ...files import iter_jsonl
+from ...files import iter_jsonl, write_private
 from ..agent import EpisodeInfo, OpenAIPolicy, act_retrying
 from ..ray import RayPool
 from ..tasks import Task, write_tasks
@@ -218,11 +218,11 @@ async def agenerate(
     for env in kept:
         tasks += environment_tasks(env, registry)[0]
         pack = {"name": env["name"], "description": env.get("description", ""), "tools": env["tools"]}
-        (packs / f"{env['name']}.json").write_text(json.dumps(pack, indent=2) + "\n", encoding="utf-8")
+        write_private(packs / f"{env['name']}.json", json.dumps(pack, indent=2) + "\n")
     write_tasks(out / "tasks.jsonl", tasks)
     solutions = {t.id: t.metadata["solution"] for t in tasks if isinstance(t.metadata.get("solution"), list)}
     if solutions:  # a scripted agent that solves them: rollout run --agent scripted:DIR/solutions.json
-        (out / "solutions.json").write_text(json.dumps(solutions, indent=1) + "\n", encoding="utf-8")
+        write_private(out / "solutions.json", json.dumps(solutions, indent=1) + "\n")
     return EnvgenSummary(run, [e["name"] for e in kept], dropped, len(tasks))
 
 
