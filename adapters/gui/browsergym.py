@@ -664,12 +664,10 @@ class AgentWorldBrowserEnv(gym.Env):
         info: dict[str, Any] = {"action_exec_start": time.time(), "action_exec_timeout": 0}
         self.last_action = action if isinstance(action, str) else repr(action)
         refused = self._mapping_error(action)
-        actions = BrowserGymActionSet.from_mapping(self.action_mapping)
-        planned = ""
+        actions, planned = BrowserGymActionSet.from_mapping(self.action_mapping), ""
         if refused is None and actions is not None:  # as the action set reads and runs it
             action, planned = actions.plan(action)
-            if not action:
-                refused = planned
+            refused = None if action else planned
         if refused is not None:
             outcome = self.episode.refuse(refused)
             error = refused
