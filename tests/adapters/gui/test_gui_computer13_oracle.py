@@ -10,6 +10,7 @@ the commands sent, or the exception raised, must be ours.
 from __future__ import annotations
 
 import json
+import random
 import re
 import threading
 from collections.abc import Iterator
@@ -101,3 +102,25 @@ def test_the_issues_cases() -> None:
         "pyautogui.hotkey('ctrl', 's')"
     ]
     assert computer13_commands({"action_type": "DRAG_TO", "parameters": {}}) == []
+
+
+def test_random_actions_go_alike(controller: PythonController) -> None:
+    """2,000 actions of random types and parameters (fixed seed): no verdict or command differs."""
+    types = ["MOVE_TO", "CLICK", "MOUSE_DOWN", "RIGHT_CLICK", "DRAG_TO", "SCROLL", "TYPING", "PRESS"]
+    types += ["KEY_UP", "HOTKEY", "WAIT", "DONE", "click", "X"]
+    keys = ["x", "y", "button", "num_clicks", "dx", "dy", "text", "key", "keys", "foo"]
+    values: list[Any] = [1, 2.5, -3, "left", "a", "ctrl", "ctrl+s", "Enter", None, True, ["ctrl", "s"]]
+    values += [["a", 1], [], "", "x'y", {"a": 1}]
+    rng = random.Random(3)
+    differ = []
+    for _ in range(2000):
+        params = {k: rng.choice(values) for k in rng.sample(keys, rng.randint(0, 4))}
+        action: dict[str, Any] = {"action_type": rng.choice(types)}
+        if rng.random() < 0.8:
+            action["parameters"] = params
+        else:
+            action.update(params)
+        real, ours = _real(controller, action), _ours(action)
+        if real[0] != ours[0] or (real[0] in ("sent", "Exception") and real[1] != ours[1]):
+            differ.append((action, real, ours))
+    assert differ == []
