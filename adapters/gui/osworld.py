@@ -664,20 +664,14 @@ class DesktopEnv(gym.Env):
 
     @staticmethod
     def _special(action: Any) -> str | None:
-        if isinstance(action, str) and action.strip() in ("WAIT", "FAIL", "DONE"):
-            return action.strip()
-        if isinstance(action, dict) and str(action.get("action_type", "")).upper() in (
-            "WAIT",
-            "FAIL",
-            "DONE",
-        ):
-            return str(action["action_type"]).upper()
-        return None
+        """``WAIT``/``FAIL``/``DONE`` as OSWorld reads them: the plain strings only (a dict with
+        that ``action_type`` goes to the controller, which sends nothing, and ends nothing)."""
+        return action if isinstance(action, str) and action in ("WAIT", "FAIL", "DONE") else None
 
     def _code(self, action: Any) -> str:
         if self.action_space == "computer_13":  # everything goes through the controller
             special = self._special(action)
-            if special is not None and (action == special or action.get("action_type") == special):
+            if special is not None:
                 return special
             return computer13_to_code(action) or "WAIT"  # nothing sent: the desktop stays as it is
         if isinstance(action, str):

@@ -209,5 +209,7 @@ def test_computer13_actions_go_through_the_controller() -> None:
     assert info["action_error"] == "Exception: Unknown action type: done"
     _obs, _r, done, info = env.step("pyautogui.click()")  # computer_13 takes dicts
     assert info["action_error"].startswith("TypeError: ")
+    _obs, _r, done, info = env.step({"action_type": "DONE"})  # OSWorld ends on the string only
+    assert not done and info["action_error"] is None
     _obs, _r, done, info = env.step("DONE")
     assert done and info["done"] is True
