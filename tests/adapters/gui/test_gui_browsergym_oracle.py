@@ -6,7 +6,9 @@ through the real ``to_python_code`` and through :class:`BrowserGymActionSet` und
 options and under ``strict``/``multiaction``/``coord`` variants: same verdict, same exception
 class (same message for ``ValueError``/``NameError``), and the same calls where accepted. Then
 the real generated code runs against the real functions' signatures and annotations: the same
-calls take effect before the same failing one.
+calls take effect before the same failing one. (One looseness on purpose: ``scroll_at``'s
+coordinates are annotated ``int`` but Playwright takes any number, and so do we; the corpus
+does not pin that down.)
 """
 
 from __future__ import annotations
