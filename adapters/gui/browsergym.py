@@ -34,7 +34,7 @@ from .episode import Episode
 from .render import Box, layout_web_page, render_web_page, to_rgb_array
 from .spaces import AnyBox, AnyDict, Float, Unicode
 from .task import Task, load_task
-from .web_actions import prepare_web_action
+from .web_actions import BrowserGymActionSet
 
 __all__ = [
     "AgentWorldBrowserEnv",
@@ -664,7 +664,10 @@ class AgentWorldBrowserEnv(gym.Env):
         info: dict[str, Any] = {"action_exec_start": time.time(), "action_exec_timeout": 0}
         self.last_action = action if isinstance(action, str) else repr(action)
         refused = self._mapping_error(action)
-        action = prepare_web_action(action)  # as BrowserGym's default action set reads it
+        actions, planned = BrowserGymActionSet.from_mapping(self.action_mapping), ""
+        if refused is None and actions is not None:  # as the action set reads and runs it
+            action, planned = actions.plan(action)
+            refused = None if action else planned
         if refused is not None:
             outcome = self.episode.refuse(refused)
             error = refused
@@ -678,6 +681,7 @@ class AgentWorldBrowserEnv(gym.Env):
                 if outcome.observation is not None and outcome.observation_error is None:
                     error = str(parse_web_page(outcome.text).get("error") or "")
                     self._track_scroll(action, outcome.text)
+            error = error or planned  # the calls before a failing one have run
         self.last_action_error = error
         self._set_page(self.episode.text)
         info["action_exec_stop"] = time.time()

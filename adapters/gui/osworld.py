@@ -36,6 +36,7 @@ from agentworld_plugins.domains.formats.os import (
     parse_os_table,
 )
 
+from .computer13 import Computer13Error, computer13_to_code
 from .episode import Episode, StepOutcome
 from .render import png_bytes, render_os_table
 from .task import Task, load_task
@@ -410,61 +411,6 @@ def linearize_accessibility_tree(xml: str, platform: str = "ubuntu") -> str:
     return "\n".join(lines)
 
 
-# -- computer_13 actions ----------------------------------------------------------------------------
-
-
-def computer13_to_code(action: dict[str, Any]) -> str:
-    """pyautogui code for an OSWorld ``computer_13`` action (``{"action_type", "parameters"}``, or
-    the parameters as keys beside ``action_type``, which desktop-env's controller also reads);
-    ``WAIT``, ``FAIL`` and ``DONE`` come back as they are. Raises ``ValueError`` when the action
-    does not fit."""
-    kind = str(action.get("action_type", "")).upper()
-    if "parameters" in action:
-        params = action["parameters"] or {}
-    else:
-        params = {key: value for key, value in action.items() if key != "action_type"}
-    if not isinstance(params, dict):
-        raise ValueError("computer_13 parameters must be a mapping")
-    if kind in ("WAIT", "FAIL", "DONE"):
-        return kind
-
-    def point() -> str:
-        if "x" in params and "y" in params:
-            return f"{params['x']!r}, {params['y']!r}"
-        return ""
-
-    button = params.get("button", "left")
-    simple = {
-        "MOVE_TO": lambda: f"pyautogui.moveTo({point()})",
-        "MOUSE_DOWN": lambda: f"pyautogui.mouseDown(button={button!r})",
-        "MOUSE_UP": lambda: f"pyautogui.mouseUp(button={button!r})",
-        "RIGHT_CLICK": lambda: f"pyautogui.rightClick({point()})",
-        "DOUBLE_CLICK": lambda: f"pyautogui.doubleClick({point()})",
-        "DRAG_TO": lambda: f"pyautogui.dragTo({point()}, button='left')",
-        "SCROLL": lambda: (
-            f"pyautogui.scroll({params.get('dy', 0)!r})"
-            + (f"\npyautogui.hscroll({params['dx']!r})" if params.get("dx") else "")
-        ),
-        "TYPING": lambda: f"pyautogui.typewrite({str(params['text'])!r})",
-        "PRESS": lambda: f"pyautogui.press({str(params['key'])!r})",
-        "KEY_DOWN": lambda: f"pyautogui.keyDown({str(params['key'])!r})",
-        "KEY_UP": lambda: f"pyautogui.keyUp({str(params['key'])!r})",
-        "HOTKEY": lambda: "pyautogui.hotkey({})".format(", ".join(repr(str(k)) for k in params["keys"])),
-    }
-    if kind == "CLICK":
-        args = [point()] if point() else []
-        args.append(f"button={button!r}")
-        if "num_clicks" in params:
-            args.append(f"clicks={int(params['num_clicks'])}")
-        return f"pyautogui.click({', '.join(args)})"
-    if kind not in simple:
-        raise ValueError(f"unknown computer_13 action_type {action.get('action_type')!r}")
-    try:
-        return simple[kind]()
-    except KeyError as exc:
-        raise ValueError(f"{kind} needs the parameter {exc.args[0]!r}") from None
-
-
 # -- the environment -------------------------------------------------------------------------------
 
 
@@ -718,17 +664,16 @@ class DesktopEnv(gym.Env):
 
     @staticmethod
     def _special(action: Any) -> str | None:
-        if isinstance(action, str) and action.strip() in ("WAIT", "FAIL", "DONE"):
-            return action.strip()
-        if isinstance(action, dict) and str(action.get("action_type", "")).upper() in (
-            "WAIT",
-            "FAIL",
-            "DONE",
-        ):
-            return str(action["action_type"]).upper()
-        return None
+        """``WAIT``/``FAIL``/``DONE`` as OSWorld reads them: the plain strings only (a dict with
+        that ``action_type`` goes to the controller, which sends nothing, and ends nothing)."""
+        return action if isinstance(action, str) and action in ("WAIT", "FAIL", "DONE") else None
 
     def _code(self, action: Any) -> str:
+        if self.action_space == "computer_13":  # everything goes through the controller
+            special = self._special(action)
+            if special is not None:
+                return special
+            return computer13_to_code(action) or "WAIT"  # nothing sent: the desktop stays as it is
         if isinstance(action, str):
             return action
         if isinstance(action, dict):
@@ -742,6 +687,8 @@ class DesktopEnv(gym.Env):
             self.reset()
         try:
             code = self._code(action)
+        except Computer13Error as exc:  # what desktop-env's controller raises
+            outcome = self.episode.refuse(f"{exc.kind}: {exc.message}")
         except (ValueError, TypeError) as exc:
             outcome = self.episode.refuse(f"{type(exc).__name__}: {exc}")
         else:

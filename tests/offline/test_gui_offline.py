@@ -417,8 +417,6 @@ def test_android_unknown_effects_and_unchanged_actions(android: Domain) -> None:
         {"action_type": "click", "index": 3},
         {"action_type": "click", "index": 6},  # a label inside a clickable row: the row takes the tap
         {"action_type": "open_app", "app_name": "Clock"},
-        {"action_type": "navigate_home"},
-        {"action_type": "navigate_back"},
         {"action_type": "long_press", "index": 3},
         {"action_type": "swipe", "direction": "up"},
         {"action_type": "keyboard_enter"},
@@ -437,6 +435,11 @@ def test_android_unknown_effects_and_unchanged_actions(android: Domain) -> None:
         result = ep.step(action)
         assert not result.metadata[UNKNOWN_EFFECT] and result.text == SETTINGS, action
     assert result.metadata["offline_answer"] == "42"
+    # a task that starts inside an app: Back and Home lead to the stock launcher
+    changed = ep.step({"action_type": "navigate_back"})
+    assert changed.text == DEFAULT_ANDROID_SCREEN and not changed.metadata[UNKNOWN_EFFECT]
+    assert ep.step({"action_type": "navigate_back"}).text == DEFAULT_ANDROID_SCREEN  # nothing behind home
+    assert ep.step({"action_type": "navigate_home"}).text == DEFAULT_ANDROID_SCREEN
 
 
 def test_android_index_out_of_range_is_an_error(android: Domain) -> None:

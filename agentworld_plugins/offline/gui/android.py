@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from typing import Any
 
 from pydantic import BaseModel
@@ -15,6 +16,21 @@ from ...errors import ConfigError
 from .shared import ANDROID_STATE_KEY, Failed, Unknown, initial_text, lookup, run_calls
 
 _CHECKABLE_CLASSES = ("CheckBox", "Switch", "ToggleButton", "RadioButton", "CheckedTextView")
+#: the app of a package (its last part), as the launcher names it
+_APP_NAMES = {
+    "deskclock": "Clock",
+    "contacts": "Contacts",
+    "markor": "Markor",
+    "settings": "Settings",
+    "dialer": "Phone",
+    "messaging": "Messages",
+    "chrome": "Chrome",
+    "camera2": "Camera",
+    "calendar": "Calendar",
+    "documentsui": "Files",
+}
+_PACKAGE = re.compile(r"^([\w.]+):id/")
+_SYSTEM_PACKAGES = ("com.android.systemui", "com.google.android.apps.nexuslauncher", "android")
 
 
 def _android_screen_text(text: str, what: str) -> list[dict[str, Any]]:
@@ -32,15 +48,31 @@ def _android_world(state: dict[str, Any], context: dict[str, Any]) -> dict[str, 
     world = state.get(ANDROID_STATE_KEY)
     if world is not None:
         return world
-    given = context.get("initial_state")
     screen = _android_screen_text(initial_text(context, DEFAULT_ANDROID_SCREEN), "initial_state")
     home_text = lookup(context.get("screens"), "home", fold=str.casefold)
-    home = parse_android_screen(home_text) if home_text is not None else None
-    if home is None and given is None:
-        home = copy.deepcopy(screen)
-    world = {"screen": screen, "app": None, "stack": [], "apps": {}, "home": home}
+    # without a home screen of its own the task's phone has the stock launcher's
+    home = parse_android_screen(home_text if home_text is not None else DEFAULT_ANDROID_SCREEN)
+    app = _app_of(screen)
+    if app is None and screen != home:
+        app = ""  # an app the screen does not name: Back and Home still leave it
+    world = {"screen": screen, "app": app, "stack": [], "apps": {}, "home": home}
     state[ANDROID_STATE_KEY] = world
     return world
+
+
+def _app_of(elements: list[dict[str, Any]]) -> str | None:
+    """The app a screen belongs to, by the package most of its resource names have (None: the
+    launcher or the system)."""
+    counts: dict[str, int] = {}
+    for element in elements:
+        match = _PACKAGE.match(str(element.get("resource_name") or ""))
+        if match is not None and match.group(1) not in _SYSTEM_PACKAGES:
+            counts[match.group(1)] = counts.get(match.group(1), 0) + 1
+    if not counts:
+        return None
+    package = max(counts, key=lambda p: counts[p])
+    last = package.rsplit(".", 1)[-1]
+    return _APP_NAMES.get(last, last.capitalize())
 
 
 def _bbox(element: dict[str, Any]) -> tuple[float, float, float, float] | None:
@@ -133,6 +165,48 @@ def _leave_app(world: dict[str, Any]) -> None:
         world["apps"][world["app"].casefold()] = world["screen"]
 
 
+def _searchable(element: dict[str, Any]) -> bool:
+    words = " ".join(str(element.get(k) or "") for k in ("resource_name", "hint_text", "content_description"))
+    return "search" in words.casefold()
+
+
+def _filter_rows(elements: list[dict[str, Any]], query: str) -> list[dict[str, Any]]:
+    """The screen with the list rows (clickable texts sharing a resource name) that do not
+    contain ``query`` left out; the rows kept move up into the places of the first ones."""
+    names: dict[str, int] = {}
+    for element in elements:
+        if element.get("is_clickable") and not _android_editable(element) and element.get("text"):
+            key = str(element.get("resource_name"))
+            names[key] = names.get(key, 0) + 1
+
+    def is_row(element: dict[str, Any]) -> bool:
+        shared = names.get(str(element.get("resource_name")), 0) > 1
+        return shared and bool(element.get("is_clickable")) and not _android_editable(element)
+
+    rows = [el for el in elements if is_row(el)]
+    kept = [el for el in rows if query.casefold() in str(el.get("text") or "").casefold()]
+    places = [el.get("bbox") for el in rows]
+    for element, place in zip(kept, places):
+        element["bbox"] = place
+    kept_ids = {id(el) for el in kept}
+    return [el for el in elements if not is_row(el) or id(el) in kept_ids]
+
+
+def _enter(world: dict[str, Any]) -> None:
+    """The Enter key on the focused field: a search box filters its list, a text field takes a newline."""
+    elements = world["screen"]
+    focused = [i for i, el in enumerate(elements) if el.get("is_focused") and _android_editable(el)]
+    if not focused:
+        raise Unknown("Enter goes to no text field; what it does on this screen is not known offline")
+    field = elements[focused[0]]
+    text = str(field.get("text") or "")
+    if _searchable(field):
+        if text and text != field.get("hint_text"):
+            world["screen"] = _filter_rows(elements, text)
+        return
+    field["text"] = text + "\n"
+
+
 def _android_apply(world: dict[str, Any], action: AndroidAction, context: dict[str, Any]) -> None:
     kind = action.action_type
     elements = world["screen"]
@@ -152,13 +226,19 @@ def _android_apply(world: dict[str, Any], action: AndroidAction, context: dict[s
         elif _android_editable(element):
             _android_focus(elements, receiver)
         else:
-            screen = lookup(context.get("screens"), _label(element), fold=str.casefold)
+            label = _label(element)
+            remembered = world["apps"].pop(label.casefold(), None) if world["app"] is None else None
+            if remembered is not None and kind == "click":  # an app icon: the app as it was left
+                _open_screen(world, remembered, label)
+                return
+            screen = lookup(context.get("screens"), label, fold=str.casefold)
             if screen is None or kind != "click":
                 raise Unknown(
                     f"what {kind} on {_label(element) or element.get('class_name')!r} opens is not known offline"
                 )
-            _leave_app(world)
-            _open_screen(world, _android_screen_text(screen, f"screen {_label(element)!r}"), _label(element))
+            # an icon on the launcher opens its app; anything else, a screen of the app in front
+            app = label if world["app"] is None else world["app"]
+            _open_screen(world, _android_screen_text(screen, f"screen {label!r}"), app)
         return
     if kind == "input_text":
         target = _android_target(world, action)
@@ -182,6 +262,8 @@ def _android_apply(world: dict[str, Any], action: AndroidAction, context: dict[s
         raise Unknown("what a scroll reveals is not known offline")
     if kind == "open_app":
         name = (action.app_name or "").strip()
+        if world["app"] is not None and world["app"].casefold() == name.casefold():
+            return  # the app is in front already
         remembered = world["apps"].pop(name.casefold(), None)
         screen = (
             remembered if remembered is not None else lookup(context.get("screens"), name, fold=str.casefold)
@@ -193,14 +275,21 @@ def _android_apply(world: dict[str, Any], action: AndroidAction, context: dict[s
         _open_screen(world, parsed, name)
         return
     if kind == "navigate_home":
-        if world["home"] is None:
-            raise Unknown("the home screen is not known offline (context['screens']['home'] can supply it)")
         _leave_app(world)
         world.update(screen=copy.deepcopy(world["home"]), app=None, stack=[])
         return
-    if kind == "navigate_back" and world["stack"]:
-        previous = world["stack"].pop()
-        world["screen"], world["app"] = previous["screen"], previous["app"]
+    if kind == "navigate_back":
+        if world["stack"]:
+            previous = world["stack"].pop()
+            if previous["app"] != world["app"]:
+                _leave_app(world)  # backing out of the app: what was set there stays set
+            world["screen"], world["app"] = previous["screen"], previous["app"]
+        elif world["app"] is not None:  # back from the app's first screen: the launcher
+            _leave_app(world)
+            world.update(screen=copy.deepcopy(world["home"]), app=None)
+        return  # back on the home screen does nothing
+    if kind == "keyboard_enter":
+        _enter(world)
         return
     raise Unknown(f"what {kind} leads to is not known offline")
 

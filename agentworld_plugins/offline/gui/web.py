@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import BaseModel
 
@@ -153,7 +155,10 @@ def _page(world: dict[str, Any]) -> dict[str, Any]:
 
 
 def _web_observation(world: dict[str, Any], error: str | None) -> str:
-    shown = dict(_tab_page(world["tabs"][world["active"]]) or _blank_page())
+    current = _tab_page(world["tabs"][world["active"]])
+    if current is not None:
+        _show_cart(world, current)
+    shown = dict(current or _blank_page())
     shown["error"] = error
     if len(world["tabs"]) > 1:
         # a tab without a title (about:blank) is listed by its URL
@@ -261,6 +266,111 @@ def _select(page: dict[str, Any], index: int, wanted: list[str]) -> None:
         _set_value(node, ", ".join(labels))
 
 
+_ADD_TO_CART = re.compile(r"^add to (cart|basket|bag)\b", re.IGNORECASE)
+_CART_LINK = re.compile(r"^(Cart|Basket|Bag) \((\d+)\)$")
+_SUBMIT_NAMES = frozenset({"search", "go", "submit", "find"})
+
+
+def _searchy(node: dict[str, Any]) -> bool:
+    return node["role"] == "searchbox" or "search" in (node["name"] or "").casefold()
+
+
+def _results_url(context: dict[str, Any], current: str, query: str) -> str | None:
+    """The task's page whose URL carries ``query`` as a parameter (same site first)."""
+    pages = context.get("pages")
+    if not isinstance(pages, dict) or not query.strip():
+        return None
+    wanted = " ".join(query.split()).casefold()
+    host = urlsplit(current).netloc
+    found = [
+        str(url)
+        for url in pages
+        if any(" ".join(v.split()).casefold() == wanted for _, v in parse_qsl(urlsplit(str(url)).query))
+    ]
+    found.sort(key=lambda url: urlsplit(url).netloc != host)
+    return found[0] if found else None
+
+
+def _in_form(nodes: list[dict[str, Any]], index: int) -> bool:
+    owner = _parent(nodes, index)
+    while owner is not None and nodes[owner]["role"] != "form":
+        owner = _parent(nodes, owner)
+    return owner is not None
+
+
+def _submit(world: dict[str, Any], page: dict[str, Any], index: int, context: dict[str, Any]) -> None:
+    """Submit the form (or search box) ``nodes[index]`` belongs to, as a browser does: an empty
+    required field takes the focus instead; a search goes to the task's page for its query."""
+    nodes = page["nodes"]
+    owner = _parent(nodes, index)
+    while owner is not None and nodes[owner]["role"] != "form":
+        owner = _parent(nodes, owner)
+    scope = _subtree(nodes, owner) if owner is not None else range(len(nodes))
+    for j in scope:
+        field = nodes[j]
+        required = _prop_index(field, "required") is not None
+        empty = (_editable(field) and not _value(field)) or (
+            field["role"] in _TOGGLE_ROLES and not _truthy(_get(field, "checked", False))
+        )
+        if required and empty:
+            _focus(world, page, j)  # the browser's "Please fill out this field."
+            return
+    boxes = [j for j in scope if _editable(nodes[j]) and _searchy(nodes[j])]
+    box = index if _editable(nodes[index]) and _searchy(nodes[index]) else (boxes[0] if boxes else None)
+    if box is None:
+        raise Unknown("where the form is sent and what comes back is not known offline")
+    query = _value(nodes[box])
+    url = _results_url(context, page["url"], query)
+    if url is None:
+        raise Unknown(f"the results page for {query!r} is not known offline (context['pages'] can supply it)")
+    _navigate(world, url, context)
+
+
+def _add_to_cart(world: dict[str, Any], page: dict[str, Any], index: int) -> None:
+    """The shop's server adds the item: the cart count grows, the page says so."""
+    nodes = page["nodes"]
+    quantity = 1
+    for node in nodes:
+        if node["role"] == "spinbutton" and "quantity" in (node["name"] or "").casefold():
+            try:
+                quantity = max(1, int(float(_value(node) or 1)))
+            except ValueError:
+                quantity = 1
+    if world.get("cart") is None:  # the count the site showed so far
+        seen = [
+            int(m.group(2))
+            for tab in world["tabs"]
+            for shown in tab["history"]
+            for n in shown["nodes"]
+            if n["role"] == "link" and (m := _CART_LINK.match(n["name"] or "")) is not None
+        ]
+        world["cart"] = seen[-1] if seen else 0
+    world["cart"] = int(world["cart"]) + quantity
+    note = f"Added to cart ({world['cart']} item{'s' if world['cart'] != 1 else ''} in your cart)"
+    after = index + 1
+    if (
+        after < len(nodes)
+        and nodes[after]["role"] == "StaticText"
+        and nodes[after]["name"].startswith("Added to")
+    ):
+        nodes[after]["name"] = note
+    else:
+        nodes.insert(
+            after,
+            {"depth": nodes[index]["depth"], "bid": None, "role": "StaticText", "name": note, "props": []},
+        )
+
+
+def _show_cart(world: dict[str, Any], page: dict[str, Any]) -> None:
+    """Every page shows the cart as the server has it now."""
+    if world.get("cart") is None:
+        return
+    for node in page["nodes"]:
+        match = _CART_LINK.match(node["name"] or "")
+        if match is not None and node["role"] == "link":
+            node["name"] = f"{match.group(1)} ({world['cart']})"
+
+
 def _click(
     world: dict[str, Any], page: dict[str, Any], index: int, args: dict[str, Any], context: dict[str, Any]
 ) -> None:
@@ -286,6 +396,12 @@ def _click(
         if not isinstance(url, str):
             raise Unknown(f"the target of link {node['name']!r} is not known offline")
         _navigate(world, url, context)
+    elif role == "button" and _ADD_TO_CART.match(node["name"] or ""):
+        _add_to_cart(world, page, index)
+    elif role == "button" and (
+        (node["name"] or "").strip().casefold() in _SUBMIT_NAMES or _in_form(page["nodes"], index)
+    ):
+        _submit(world, page, index, context)
     elif role in _ACTIVE_ROLES or _prop_index(node, "clickable") is not None:
         raise Unknown(f"what clicking {role} {node['name']!r} does is not known offline")
     else:  # plain content: the click only takes the focus away from any field
@@ -302,7 +418,7 @@ def _split_keys(key_comb: str) -> tuple[frozenset[str], str]:
 _SELECT_ALL = (frozenset({"Control"}), frozenset({"Meta"}), frozenset({"ControlOrMeta"}))
 
 
-def _press(world: dict[str, Any], page: dict[str, Any], key_comb: str) -> None:
+def _press(world: dict[str, Any], page: dict[str, Any], key_comb: str, context: dict[str, Any]) -> None:
     """A key press on the focused node, modelled for editing keys, Tab and Space."""
     mods, key = _split_keys(key_comb)
     index = _focused(page)
@@ -316,7 +432,10 @@ def _press(world: dict[str, Any], page: dict[str, Any], key_comb: str) -> None:
     elif mods:
         raise Unknown(f"the shortcut {key_comb} is not known offline")
     elif key in ("Enter", "NumpadEnter"):
-        _type(world, node, "\n")
+        if field is not None and index is not None and not _get(field, "multiline", False):
+            _submit(world, page, index, context)  # Enter in a one-line field submits its form
+        else:
+            _type(world, node, "\n")
     elif key in ("Backspace", "Delete"):
         if field is not None and (world["select_all"] or key == "Backspace"):
             _set_value(field, "" if world["select_all"] else _value(field)[:-1])
@@ -395,7 +514,7 @@ def _web_call(
         _type(world, page["nodes"][index] if index is not None else None, args["text"])
         return
     if name == "keyboard_press":
-        _press(world, page, args["key"])
+        _press(world, page, args["key"], context)
         return
     if "bid" not in args and name != "drag_and_drop":
         raise Unknown(f"{name} acts on screen coordinates, which the offline page does not have")
@@ -430,7 +549,7 @@ def _web_call(
     elif name == "press":
         _require_enabled(node, "press")
         _focus(world, page, index)
-        _press(world, page, args["key_comb"])
+        _press(world, page, args["key_comb"], context)
     else:  # upload_file
         raise Unknown(f"what {name} does is not known offline")
 

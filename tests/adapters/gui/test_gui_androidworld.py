@@ -176,12 +176,14 @@ def test_malformed_model_output_keeps_the_screen() -> None:
 
 def test_go_home_ask_question_and_generated_start() -> None:
     env = AgentWorldAndroidEnv(task="android/contacts-search", backend="offline")
-    state = env.reset(go_home=True)  # the home screen is unknown offline: the screen stays
-    assert "Dana Whitfield" in _texts(state)
+    state = env.reset(go_home=True)  # the task starts in Contacts; home is the stock launcher
+    assert "Dana Whitfield" not in _texts(state) and "Contacts" in _texts(state)
+    env.execute_action({"action_type": "open_app", "app_name": "Contacts"})
+    assert "Dana Whitfield" in _texts(env.get_state())  # Contacts as the task started it
     assert env.ask_question("Which number?") == "Yes, the mobile number please."
     assert env.questions == ["Which number?"]
     generated = AgentWorldAndroidEnv(task="android/notes-new-note", backend="offline")
     state = generated.reset()
     assert generated.episode.start.source == "offline_default"
-    assert "Clock" in _texts(state)  # offline: the launcher home screen
+    assert "todo.md" in _texts(state)  # offline: the task's start_app opened from its screens
     assert generated.ask_question("?") is None

@@ -85,8 +85,8 @@ def test_scripted_episode_offline() -> None:
         ("fill('14', 'wireless mouse')", "", "https://shop.example.com/"),
         ("click('23')", "", "https://shop.example.com/"),
         ("click('999')", 'ValueError: Could not find element with bid "999"', "https://shop.example.com/"),
-        ("clik('24')", "ValueError: unknown action 'clik'", "https://shop.example.com/"),
-        ("fill('14')", "ValueError: fill() missing required argument 'value'", "https://shop.example.com/"),
+        ("clik('24')", "NameError: Invalid action type 'clik'.", "https://shop.example.com/"),
+        ("fill('14')", "TypeError: fill() missing required argument 'value'", "https://shop.example.com/"),
         ("click('24')", "", "https://shop.example.com/search?q=wireless+mouse"),
         ("scroll(0, 200)", "", "https://shop.example.com/search?q=wireless+mouse"),
         ("click('34')", "", "https://shop.example.com/p/m185"),
@@ -127,11 +127,13 @@ def test_scripted_episode_offline() -> None:
 def test_invalid_actions_never_raise() -> None:
     env = gym.make("browsergym/agentworld.open", backend="offline", disable_env_checker=True)
     env.reset(seed=0)
-    for action in ["", "click(", "import os", "click(12)", "page.click('a')", "x" * 5000, None, 42]:
+    for action in ["", "click(", "import os", "click(12)", "x" * 5000, None, 42]:
         obs, _reward, _terminated, _truncated, info = env.step(action)
         assert obs["last_action_error"].startswith("ValueError: "), action
         assert info["agentworld"]["is_error"] is True and info["agentworld"]["action_error"]
         assert obs["url"] == "https://www.example.com/"
+    obs, *_ = env.step("page.click('a')")  # BrowserGym's parser finds click('a') in it
+    assert obs["last_action_error"].startswith("ValueError: Could not find element with bid")
     env.close()
 
 
@@ -266,4 +268,29 @@ def test_check_env_passes() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no warning either
         check_env(env.unwrapped)
+    env.close()
+
+
+def test_the_action_set_decides_which_functions_exist() -> None:
+    from browsergym.core.action.highlevel import HighLevelActionSet
+
+    env = gym.make("browsergym/agentworld.open", backend="offline", disable_env_checker=True)
+    env.reset(seed=0)
+    obs, *_ = env.step("I'll click at the box: mouse_click(100, 200)")
+    assert obs["last_action_error"] == "NameError: Invalid action type 'mouse_click'."
+    obs, *_ = env.step("Let me check (2) options. click('12')")
+    assert obs["last_action_error"] == "NameError: Invalid action type 'check'."
+    env.close()
+    coords = HighLevelActionSet(subsets=["chat", "bid", "coord"], strict=True)
+    env = gym.make(
+        "browsergym/agentworld.open",
+        backend="offline",
+        action_mapping=coords.to_python_code,
+        disable_env_checker=True,
+    )
+    env.reset(seed=0)
+    obs, *_ = env.step("mouse_click(100, 200)")
+    assert not obs["last_action_error"].startswith(("NameError", "ValueError: Received"))
+    obs, *_ = env.step("Now: click('12')")
+    assert obs["last_action_error"].startswith("ParseException: ")
     env.close()

@@ -191,17 +191,25 @@ def test_malformed_model_output_keeps_the_desktop() -> None:
     backend.assert_done()
 
 
-def test_computer13_actions() -> None:
+def test_computer13_actions_go_through_the_controller() -> None:
     assert computer13_to_code({"action_type": "CLICK", "parameters": {"x": 1, "y": 2, "num_clicks": 2}}) == (
-        "pyautogui.click(1, 2, button='left', clicks=2)"
+        "pyautogui.click(x=1, y=2, clicks=2)"
     )
-    assert (
-        computer13_to_code({"action_type": "TYPING", "parameters": {"text": "hi"}})
-        == "pyautogui.typewrite('hi')"
+    assert computer13_to_code({"action_type": "SCROLL", "parameters": {"dx": 1, "dy": -2}}) == (
+        "pyautogui.hscroll(1)\npyautogui.vscroll(-2)"
     )
-    assert computer13_to_code({"action_type": "HOTKEY", "parameters": {"keys": ["ctrl", "s"]}}) == (
-        "pyautogui.hotkey('ctrl', 's')"
-    )
-    assert computer13_to_code({"action_type": "done"}) == "DONE"
-    with pytest.raises(ValueError, match="PRESS needs the parameter 'key'"):
-        computer13_to_code({"action_type": "PRESS", "parameters": {}})
+    env = DesktopEnv(action_space="computer_13", require_a11y_tree=False, backend="offline")
+    env.reset()
+    before = env.table_text
+    _obs, _r, done, info = env.step({"action_type": "HOTKEY", "parameters": {"keys": "ctrl+s"}})
+    assert info["action_error"] == "Exception: Keys must be a list of keys" and not done
+    _obs, _r, done, info = env.step({"action_type": "DRAG_TO", "parameters": {}})  # sends nothing
+    assert info["action_error"] is None and env.table_text == before
+    _obs, _r, done, info = env.step({"action_type": "done"})  # action types are case-sensitive
+    assert info["action_error"] == "Exception: Unknown action type: done"
+    _obs, _r, done, info = env.step("pyautogui.click()")  # computer_13 takes dicts
+    assert info["action_error"].startswith("TypeError: ")
+    _obs, _r, done, info = env.step({"action_type": "DONE"})  # OSWorld ends on the string only
+    assert not done and info["action_error"] is None
+    _obs, _r, done, info = env.step("DONE")
+    assert done and info["done"] is True

@@ -77,7 +77,8 @@ def test_reset_options_pick_tasks_and_generated_starts() -> None:
     obs, info = env.reset(seed=0, options={"task": "shop-find-mouse"})
     assert obs.startswith("URL: https://shop.example.com/") and info["initial_state"] == "task"
     obs, info = env.reset(seed=0, options={"task": "web/recipe-search"})
-    assert obs.startswith("URL: https://www.example.com/") and info["initial_state"] == "offline_default"
+    # no initial tree: offline, the world opens start_url from the task's pages
+    assert obs.startswith("URL: https://cooking.example.net/") and info["initial_state"] == "offline_default"
     obs, info = env.reset(seed=0)
     assert info["task_id"] == "web-open"
     with pytest.raises(agentworld_plugins.ConfigError, match="not 'web'"):
