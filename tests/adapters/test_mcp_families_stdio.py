@@ -201,8 +201,10 @@ async def test_a_mirrored_filesystem_server_keeps_its_files(tmp_path: Path) -> N
         assert await content(
             "move_file", {"source": "/app/docs/a.txt", "destination": "/app/docs/b.txt"}
         ) == ("Successfully moved /app/docs/a.txt to /app/docs/b.txt")
+        # minimatch on the path from the root: *.txt is top-level only, **/*.txt any depth
+        assert await content("search_files", {"path": "/app", "pattern": "*.txt"}) == "/app/requirements.txt"
         assert (
-            await content("search_files", {"path": "/app", "pattern": "*.txt"})
+            await content("search_files", {"path": "/app", "pattern": "**/*.txt"})
             == "/app/docs/b.txt\n/app/requirements.txt"
         )
         both = await content("read_multiple_files", {"paths": ["/app/docs/b.txt", "/app/docs/a.txt"]})

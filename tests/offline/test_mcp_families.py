@@ -138,11 +138,13 @@ def test_files_read_after_write_list_move_delete_info() -> None:
     moved = call(state, FILE_TOOLS, "move_file", source="/tmp/big.txt", destination="/tmp/d/big.txt")
     assert not moved.is_error
     assert call(state, FILE_TOOLS, "list_directory", path="/tmp").text == "[DIR] d"
-    assert call(state, FILE_TOOLS, "search_files", path="/tmp", pattern="big").text == "/tmp/d/big.txt"
+    assert call(state, FILE_TOOLS, "search_files", path="/tmp", pattern="**/big*").text == "/tmp/d/big.txt"
+    # a glob on the path from the search root, as the server's minimatch: no substring, no basename
+    assert call(state, FILE_TOOLS, "search_files", path="/tmp", pattern="big.txt").text == "No matches found"
     assert not call(state, FILE_TOOLS, "delete_file", path="/tmp/d/big.txt").is_error
     gone = call(state, FILE_TOOLS, "read_text_file", path="/tmp/d/big.txt")
     assert gone.is_error and gone.text == "Error: ENOENT: no such file or directory, open '/tmp/d/big.txt'"
-    assert call(state, FILE_TOOLS, "search_files", path="/tmp", pattern="big").text == "No matches found"
+    assert call(state, FILE_TOOLS, "search_files", path="/tmp", pattern="**/big*").text == "No matches found"
 
 
 def test_files_errors_read_like_the_server() -> None:

@@ -6,7 +6,8 @@ Facts taken from that server (its README and ``index.ts``/``lib.ts``): a write a
 ``move_file`` ``Successfully moved A to B`` and fails when the destination exists; listings are
 ``[FILE] name`` / ``[DIR] name`` lines; ``get_file_info`` prints ``key: value`` lines (``size``,
 ``created``, ``modified``, ``accessed``, ``isDirectory``, ``isFile``, ``permissions``);
-``search_files`` prints full paths or ``No matches found``; ``read_multiple_files`` joins
+``search_files`` prints full paths or ``No matches found`` (its pattern a minimatch glob on the
+path relative to the search root: :mod:`.globs`); ``read_multiple_files`` joins
 ``PATH:\\nCONTENT\\n`` blocks with ``\\n---\\n``; relative paths resolve against the first allowed
 directory and paths outside the allowed ones are refused with ``Access denied - ...``.
 
@@ -20,7 +21,6 @@ directory and paths outside the allowed ones are refused with ``Access denied - 
 from __future__ import annotations
 
 import difflib
-import fnmatch
 import json
 import posixpath
 from datetime import datetime, timezone
@@ -28,6 +28,7 @@ from typing import Any
 
 from ...vfs import DirNode, FsError, LinkNode, VirtualFS, as_text
 from . import Answer
+from .globs import glob_match
 
 _CODES = {
     "ENOENT": "no such file or directory",
@@ -276,12 +277,19 @@ class FileStore:
         ]
         return self._text("\n".join(lines))
 
-    def _excluded(self, rel: str, patterns: Any) -> bool:
+    def _excluded(self, rel: str, patterns: Any, *, tree: bool = False) -> bool:
+        """Whether ``rel`` is excluded: minimatch on the relative path (``search_files``); for
+        ``directory_tree`` a pattern without ``*`` also matches a name at any depth or a folder
+        and all below it, as the server's tree walk adds ``**/P`` and ``**/P/**``."""
         for pattern in patterns if isinstance(patterns, list) else []:
             pattern = str(pattern)
-            if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(posixpath.basename(rel), pattern):
+            if glob_match(pattern, rel):
                 return True
-            if "*" not in pattern and (f"/{pattern}/" in f"/{rel}/"):
+            if (
+                tree
+                and "*" not in pattern
+                and (glob_match(f"**/{pattern}", rel) or glob_match(f"**/{pattern}/**", rel))
+            ):
                 return True
         return False
 
@@ -294,7 +302,10 @@ class FileStore:
             out: list[dict[str, Any]] = []
             for name, node in self._entries(path):
                 full = posixpath.join(path, name)
-                if self._excluded(posixpath.relpath(full, root), exclude) or count[0] >= _TREE_LIMIT:
+                if (
+                    self._excluded(posixpath.relpath(full, root), exclude, tree=True)
+                    or count[0] >= _TREE_LIMIT
+                ):
                     continue
                 count[0] += 1
                 entry: dict[str, Any] = {
@@ -356,7 +367,6 @@ class FileStore:
         exclude = args.get("excludePatterns") or args.get("exclude_patterns")
         if not self.fs.is_dir(root):
             raise ValueError(_node_error(FsError("ENOTDIR"), "scandir", root)[len("Error: ") :])
-        plain = not any(c in pattern for c in "*?[")
         found: list[str] = []
 
         def visit(top: str) -> None:  # depth first, in directory order, like the server's walk
@@ -365,11 +375,7 @@ class FileStore:
                 rel = posixpath.relpath(full, root)
                 if self._excluded(rel, exclude) or len(found) >= _TREE_LIMIT:
                     continue
-                if (
-                    fnmatch.fnmatch(rel, pattern)
-                    or ("/" not in pattern and fnmatch.fnmatch(name, pattern))
-                    or (plain and pattern.lower() in name.lower())
-                ):
+                if glob_match(pattern, rel):  # the relative path, as the server's minimatch
                     found.append(full)
                 if isinstance(node, DirNode) and not self.fs.is_link(full):
                     visit(full)
