@@ -171,3 +171,26 @@ async def mirror_url(url: str, *, timeout: float = 60.0) -> Catalog:
             f"Mirror target {url} did not answer: {_describe(exc)}",
             hint="check the URL (it usually ends in /mcp) and that the server is running",
         ) from None
+
+
+def mirrored_context(catalog: Catalog) -> dict[str, Any]:
+    """The session context a mirrored server's own command line implies (its ``source``, kept in
+    the snapshot): ``@modelcontextprotocol/server-filesystem DIR...`` serves DIR... only, so the
+    world's file tools get them as ``allowed_directories``, start in the first, and see its files
+    as they were when the fake server started (copied once into the simulated machine, never
+    written back)."""
+    try:
+        words = shlex.split(catalog.source or "")
+    except ValueError:
+        return {}
+    for index, word in enumerate(words):
+        if "server-filesystem" not in word:
+            continue
+        dirs = [os.path.realpath(os.path.expanduser(a)) for a in words[index + 1 :] if not a.startswith("-")]
+        if not dirs:
+            return {}
+        context: dict[str, Any] = {"allowed_directories": dirs, "cwd": dirs[0]}
+        if os.path.isdir(dirs[0]):
+            context["files"] = dirs[0]
+        return context
+    return {}

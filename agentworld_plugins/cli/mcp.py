@@ -161,7 +161,11 @@ def serve(
             f"--isolate connection gives every connection a fresh world, so --world {world.name} "
             "would never be used: drop one of them"
         )
-    fake = FakeMcpServer(world, catalog, name=name, record=record, isolate=isolate)
+    from ..adapters.mcp_mirror import mirrored_context
+
+    fake = FakeMcpServer(
+        world, catalog, name=name, record=record, isolate=isolate, **mirrored_context(catalog)
+    )
     where = f"http://{host}:{port}/mcp" if use_http else "stdio"
     kept = (
         f"world {world.name!r} in {world.settings.home}"

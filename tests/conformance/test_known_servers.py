@@ -265,3 +265,117 @@ def test_time_server_sequences_answer_as_the_real_one(tmp_path: Path) -> None:
             differences.append(next((c, w, g) for c, w, g in zip(calls, want, got) if w != g))
     print(f"mcp-server-time: {same}/{len(sequences)} call sequences identical (dates and clock times aside)")
     assert same / len(sequences) >= 0.95, differences[:3]
+
+
+# -- @modelcontextprotocol/server-filesystem (npm) ---------------------------------------------------
+
+FILESYSTEM_VERSION = "2026.8.31"
+#: what differs by when the files were made: get_file_info's created/modified/accessed lines
+_STAMP = re.compile(r"(created|modified|accessed): [^\n\"]*")
+
+
+def _npm_server(package: str, version: str, bin_name: str) -> list[str]:
+    npm = shutil.which("npm")
+    assert npm and shutil.which("node"), "node and npm are needed for the reference MCP servers"
+    home = cache_dir(f"{package.rsplit('/', 1)[-1]}-{version}")
+    exe = home / "node_modules" / ".bin" / bin_name
+    if not exe.exists():
+        done = subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--loglevel=error", f"{package}@{version}"],
+            cwd=home, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+        assert done.returncode == 0 and exe.exists(), done.stderr[-1000:]
+    return ["node", str(exe)]
+
+
+def _fs_calls(root: str, seed: int) -> list[tuple[str, dict[str, Any]]]:
+    rng = random.Random(seed)
+    names = ["a.txt", "b.md", "sub/c.log", "sub/deep/d.txt", "new/e.txt", ".hidden"]
+    globs = ["*.txt", "**/*.txt", "**/*.log", "sub/**", "*", "**/.*", "*.{md,txt}", "[ab]*", "c.log"]
+
+    def path() -> str:
+        return rng.choice(
+            [f"{root}/{rng.choice(names)}", rng.choice(names), "/etc/passwd", f"{root}/missing/x"]
+        )
+
+    calls: list[tuple[str, dict[str, Any]]] = [("list_allowed_directories", {})]
+    for _ in range(9):
+        kind = rng.randrange(11)
+        if kind == 0:
+            calls.append(
+                ("write_file", {"path": path(), "content": rng.choice(["one\n", "two\nlines\n", ""])})
+            )
+        elif kind == 1:
+            calls.append(("read_text_file", {"path": path()}))
+        elif kind == 2:
+            calls.append(
+                ("create_directory", {"path": f"{root}/{rng.choice(['new', 'sub/x', 'deep/er/st'])}"})
+            )
+        elif kind == 3:
+            calls.append(("list_directory", {"path": rng.choice([root, f"{root}/sub", f"{root}/nope"])}))
+        elif kind == 4:
+            calls.append(("search_files", {"path": root, "pattern": rng.choice(globs)}))
+        elif kind == 5:
+            calls.append(("move_file", {"source": path(), "destination": f"{root}/{rng.choice(names)}"}))
+        elif kind == 6:
+            calls.append(
+                ("directory_tree", {"path": root, "excludePatterns": rng.sample(["deep", "*.log", "new"], 1)})
+            )
+        elif kind == 7:
+            calls.append(("read_multiple_files", {"paths": [path(), path()]}))
+        elif kind == 8:
+            edit = {"oldText": "one", "newText": rng.choice(["ONE", "uno\n"])}
+            calls.append(("edit_file", {"path": path(), "edits": [edit], "dryRun": rng.random() < 0.3}))
+        elif kind == 9:
+            calls.append(("list_directory_with_sizes", {"path": root}))
+        else:
+            calls.append(("get_file_info", {"path": path()}))
+    return calls
+
+
+def _tree(root: Path) -> None:
+    (root / "sub" / "deep").mkdir(parents=True)
+    (root / "a.txt").write_text("one\n")
+    (root / "sub" / "c.log").write_text("log line\n")
+    (root / "sub" / "deep" / "d.txt").write_text("deep one\n")
+
+
+def test_filesystem_server_sequences_answer_as_the_real_one(tmp_path: Path) -> None:
+    real_cmd = _npm_server(
+        "@modelcontextprotocol/server-filesystem", FILESYSTEM_VERSION, "mcp-server-filesystem"
+    )
+    first = tmp_path / "seq-0" / "root"
+    _tree(first)
+    snapshot = tmp_path / "fs.json"
+    subprocess.run(
+        [sys.executable, "-m", "agentworld_plugins", "mcp", "serve", "--list", "--save-snapshot", str(snapshot),
+         "--mirror", "--", *real_cmd, str(first)],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "AGENTWORLD_HOME": str(tmp_path)}, check=True,
+    )  # fmt: skip
+    mirrored = json.loads(snapshot.read_text())
+    same, differences, count = 0, [], 14
+    for index in range(count):
+        root = (tmp_path / f"seq-{index}" / "root").resolve()
+        if index:
+            _tree(root)
+        own = tmp_path / f"snap-{index}.json"  # the same server command, on this sequence's folder
+        own.write_text(json.dumps({**mirrored, "source": " ".join([*real_cmd, str(root)])}))
+        calls = _fs_calls(str(root), index)
+        ours = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "agentworld_plugins", "mcp", "serve", "--backend", "offline", "--snapshot", str(own)],
+            env={"PATH": os.environ["PATH"], "AGENTWORLD_HOME": str(tmp_path / "home")},
+        )
+        got = anyio.run(_answers, ours, calls)  # first: the fake copies the folder, never writes it
+        real = StdioServerParameters(
+            command=real_cmd[0], args=[*real_cmd[1:], str(root)], env={"PATH": os.environ["PATH"]}
+        )
+        want = anyio.run(_answers, real, calls)
+        want_n = [_STAMP.sub(r"\1: WHEN", json.dumps(a)) for a in want]
+        got_n = [_STAMP.sub(r"\1: WHEN", json.dumps(a)) for a in got]
+        if want_n == got_n:
+            same += 1
+        else:
+            differences.append(next((c, w, g) for c, w, g in zip(calls, want_n, got_n) if w != g))
+    print(f"server-filesystem: {same}/{count} call sequences identical (file timestamps aside)")
+    assert same / count >= 0.95, differences[:3]

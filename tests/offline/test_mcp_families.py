@@ -143,7 +143,7 @@ def test_files_read_after_write_list_move_delete_info() -> None:
     assert call(state, FILE_TOOLS, "search_files", path="/tmp", pattern="big.txt").text == "No matches found"
     assert not call(state, FILE_TOOLS, "delete_file", path="/tmp/d/big.txt").is_error
     gone = call(state, FILE_TOOLS, "read_text_file", path="/tmp/d/big.txt")
-    assert gone.is_error and gone.text == "Error: ENOENT: no such file or directory, open '/tmp/d/big.txt'"
+    assert gone.is_error and gone.text == "ENOENT: no such file or directory, open '/tmp/d/big.txt'"
     assert call(state, FILE_TOOLS, "search_files", path="/tmp", pattern="**/big*").text == "No matches found"
 
 
@@ -152,7 +152,7 @@ def test_files_errors_read_like_the_server() -> None:
     call(state, FILE_TOOLS, "write_file", path="/tmp/a", content="1")
     call(state, FILE_TOOLS, "write_file", path="/tmp/b", content="2")
     taken = call(state, FILE_TOOLS, "move_file", source="/tmp/a", destination="/tmp/b")
-    assert taken.is_error and taken.text == "Error: Destination already exists: /tmp/b"
+    assert taken.is_error and taken.text == "Destination already exists: /tmp/b"
     no_parent = call(state, FILE_TOOLS, "write_file", path="/nope/x.txt", content="")
     assert no_parent.is_error and "ENOENT" in no_parent.text
 
@@ -167,9 +167,7 @@ def test_allowed_directories_from_the_context() -> None:
     )
     assert mcp_step(state, "read_text_file", {"path": "/srv/data/rel.txt"}, context).text == "r"
     denied = mcp_step(state, "read_text_file", {"path": "/etc/passwd"}, context)
-    assert denied.is_error and denied.text.startswith(
-        "Error: Access denied - path outside allowed directories"
-    )
+    assert denied.is_error and denied.text.startswith("Access denied - path outside allowed directories")
 
 
 def test_file_info_fills_an_output_schema_with_real_values() -> None:

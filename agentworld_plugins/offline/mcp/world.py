@@ -135,4 +135,7 @@ def _engine_result(answer: Answer, out_schema: Any, seed: int, metadata: dict[st
     data = answer.data if isinstance(answer.data, dict) else {"content": answer.text}
     structured, _ = shape_result(out_schema, Outcome("other", data), None, seed, fresh=False)
     metadata["structured_content"] = structured
-    return OfflineResult(text=_dump(structured), is_error=False, metadata=metadata)
+    # the reference server sends its own text beside {"content": text}; a schema of other fields
+    # (a look-alike's) gets the JSON of its structured result, as MCP servers commonly send
+    text = answer.text if structured == {"content": answer.text} else _dump(structured)
+    return OfflineResult(text=text, is_error=False, metadata=metadata)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import difflib
 import json
 import posixpath
+import re
 from datetime import datetime, timezone
 from typing import Any
 
@@ -45,7 +46,15 @@ _TREE_LIMIT = 5000  # entries in one directory_tree answer
 
 def _node_error(exc: FsError, syscall: str, path: str) -> str:
     # Node's fs errors read "ENOENT: no such file or directory, open '/x'"
-    return f"Error: {exc.code}: {_CODES.get(exc.code, exc.strerror.lower())}, {syscall} '{path}'"
+    return f"{exc.code}: {_CODES.get(exc.code, exc.strerror.lower())}, {syscall} '{path}'"
+
+
+#: a unified-diff hunk header; jsdiff (the server's createTwoFilesPatch) always writes both counts
+_HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@", re.MULTILINE)
+
+
+def _counted(match: re.Match[str]) -> str:
+    return f"@@ -{match.group(1)}{match.group(2) or ',1'} +{match.group(3)}{match.group(4) or ',1'} @@"
 
 
 def _js_date(epoch: int) -> str:
@@ -137,7 +146,7 @@ class FileStore:
         try:
             return handler(args)  # type: ignore[no-any-return]
         except ValueError as exc:
-            return Answer(f"Error: {exc}", is_error=True)
+            return Answer(str(exc), is_error=True)
 
     def _text(self, text: str, **data: Any) -> Answer:
         return Answer(text, data={"content": text, **data})
@@ -149,7 +158,7 @@ class FileStore:
         try:
             return as_text(self.fs.read(path))
         except FsError as exc:
-            raise ValueError(_node_error(exc, "open", path)[len("Error: ") :]) from None
+            raise ValueError(_node_error(exc, "open", path)) from None
 
     def _op_read(self, args: dict[str, Any]) -> Answer:
         raw = _arg(args, "path", "file_path", "filepath", "filename", "file")
@@ -211,13 +220,16 @@ class FileStore:
                 modified = modified.replace(old, new, 1)
             else:
                 raise ValueError(f"Could not find exact match for edit:\n{old}")
-        diff = "".join(
-            difflib.unified_diff(
-                original.splitlines(keepends=True),
-                modified.splitlines(keepends=True),
-                fromfile=f"{path}\toriginal",
-                tofile=f"{path}\tmodified",
-            )
+        diff = _HUNK.sub(
+            _counted,
+            "".join(
+                difflib.unified_diff(
+                    original.splitlines(keepends=True),
+                    modified.splitlines(keepends=True),
+                    fromfile=f"{path}\toriginal",
+                    tofile=f"{path}\tmodified",
+                )
+            ),
         )
         fence = "```"
         while fence in diff:
@@ -240,7 +252,7 @@ class FileStore:
         try:
             names = self.fs.listdir(path)
         except FsError as exc:
-            raise ValueError(_node_error(exc, "scandir", path)[len("Error: ") :]) from None
+            raise ValueError(_node_error(exc, "scandir", path)) from None
         out = []
         for name in names:
             full = posixpath.join(path, name)
@@ -332,7 +344,7 @@ class FileStore:
             self.fs.move(src, dst)
         except FsError as exc:
             return Answer(
-                f"Error: {exc.code}: {_CODES.get(exc.code, exc.strerror.lower())}, rename '{src}' -> '{dst}'",
+                f"{exc.code}: {_CODES.get(exc.code, exc.strerror.lower())}, rename '{src}' -> '{dst}'",
                 is_error=True,
             )
         return self._text(f"Successfully moved {src_raw} to {dst_raw}", success=True)
@@ -366,7 +378,7 @@ class FileStore:
         pattern = str(_arg(args, "pattern", "query", "glob", "name") or "*")
         exclude = args.get("excludePatterns") or args.get("exclude_patterns")
         if not self.fs.is_dir(root):
-            raise ValueError(_node_error(FsError("ENOTDIR"), "scandir", root)[len("Error: ") :])
+            raise ValueError(_node_error(FsError("ENOTDIR"), "scandir", root))
         found: list[str] = []
 
         def visit(top: str) -> None:  # depth first, in directory order, like the server's walk
