@@ -379,3 +379,61 @@ def test_filesystem_server_sequences_answer_as_the_real_one(tmp_path: Path) -> N
             differences.append(next((c, w, g) for c, w, g in zip(calls, want_n, got_n) if w != g))
     print(f"server-filesystem: {same}/{count} call sequences identical (file timestamps aside)")
     assert same / count >= 0.95, differences[:3]
+
+
+# -- @modelcontextprotocol/server-sequential-thinking (npm) -----------------------------------------
+
+THINKING_VERSION = "2026.8.31"
+
+
+def _thoughts(seed: int) -> list[tuple[str, dict[str, Any]]]:
+    rng = random.Random(seed)
+    calls = []
+    for n in range(1, 8):
+        arguments: dict[str, Any] = {
+            "thought": rng.choice(["Split the problem.", "Check the edge case ✓", "Revise step 2."]),
+            "thoughtNumber": n,
+            "totalThoughts": rng.choice([3, 5, 10]),
+            "nextThoughtNeeded": n < 7,
+        }
+        if rng.random() < 0.3:
+            arguments.update(branchFromThought=max(1, n - 1), branchId=rng.choice(["alt", "b2"]))
+        if rng.random() < 0.2:
+            arguments.update(isRevision=True, revisesThought=max(1, n - 1))
+        calls.append(("sequentialthinking", arguments))
+    return calls
+
+
+def test_sequential_thinking_sequences_answer_as_the_real_one(tmp_path: Path) -> None:
+    real_cmd = _npm_server(
+        "@modelcontextprotocol/server-sequential-thinking", THINKING_VERSION, "mcp-server-sequential-thinking"
+    )
+    snapshot = tmp_path / "thinking.json"
+    subprocess.run(
+        [sys.executable, "-m", "agentworld_plugins", "mcp", "serve", "--list", "--save-snapshot", str(snapshot),
+         "--mirror", "--", *real_cmd],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "AGENTWORLD_HOME": str(tmp_path)}, check=True,
+    )  # fmt: skip
+    real = StdioServerParameters(
+        command=real_cmd[0],
+        args=real_cmd[1:],
+        env={"PATH": os.environ["PATH"], "DISABLE_THOUGHT_LOGGING": "true"},
+    )
+    ours = StdioServerParameters(
+        command=sys.executable,
+        args=[
+            "-m",
+            "agentworld_plugins",
+            "mcp",
+            "serve",
+            "--backend",
+            "offline",
+            "--snapshot",
+            str(snapshot),
+        ],
+        env={"PATH": os.environ["PATH"], "AGENTWORLD_HOME": str(tmp_path / "home")},
+    )
+    sequences = [_thoughts(seed) for seed in range(10)]
+    same = sum(anyio.run(_answers, real, calls) == anyio.run(_answers, ours, calls) for calls in sequences)
+    print(f"server-sequential-thinking: {same}/{len(sequences)} call sequences identical")
+    assert same / len(sequences) >= 0.95

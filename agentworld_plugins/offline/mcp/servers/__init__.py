@@ -42,7 +42,14 @@ def _time() -> Any:
     return TimeTools()
 
 
+def _thinking() -> Any:
+    from .thinking import ThoughtLog
+
+    return ThoughtLog()
+
+
 SERVERS: tuple[KnownServer, ...] = (
+    KnownServer("sequential-thinking", frozenset({"sequentialthinking"}), 1, _thinking),
     KnownServer("time", frozenset({"get_current_time", "convert_time"}), 2, _time),
     KnownServer(
         "memory",
