@@ -54,7 +54,9 @@ def _options(body: str) -> list[str] | None:
         a, b = int(numeric.group(1)), int(numeric.group(2))
         step = 1 if b >= a else -1
         return [str(n) for n in range(a, b + step, step)][:_MAX_EXPANSIONS]
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
     for char in body:
         if char == "," and depth == 0:
             parts.append("".join(current))
