@@ -106,7 +106,12 @@ class RecordingProxy:
         async with self._lock:  # calls may overlap; turns are numbered in the order they finish
             number = len(self.trajectory.turns) + 1
             prompt = domain.render_turn(number, domain.validate_action(action))
-            observation = Observation(text=result_text(result), is_error=bool(result.is_error))
+            metadata = (
+                {} if result.structured_content is None else {"structured_content": result.structured_content}
+            )
+            observation = Observation(
+                text=result_text(result), is_error=bool(result.is_error), metadata=metadata
+            )
             self.trajectory.turns.append(Turn(number, action, prompt, observation))
             self._recorder.write(SimpleNamespace(trajectory=self.trajectory))  # type: ignore[arg-type]
 

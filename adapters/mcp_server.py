@@ -63,6 +63,7 @@ from agentworld_plugins.session import Observation, Session, World
 from agentworld_plugins.worlds import SharedWorld
 
 from .mcp_catalog import Catalog
+from .mcp_replay import Recorded, Replay
 from .mcp_validation import StructuredOutput, ToolSchemas, argument_errors, parse_structured
 
 __all__ = [
@@ -259,10 +260,13 @@ def _text_result(text: str, *, is_error: bool = False, structured: Any = None) -
 class ToolDispatcher:
     """Answers ``tools/call`` requests from a world session."""
 
-    def __init__(self, catalog: Catalog, recorder: TrajectoryRecorder | None = None) -> None:
+    def __init__(
+        self, catalog: Catalog, recorder: TrajectoryRecorder | None = None, replay: Replay | None = None
+    ) -> None:
         self.tools = {tool.name: tool for tool in catalog.tools}
         self.schemas = {t.name: ToolSchemas(t.input_schema, t.output_schema) for t in catalog.tools}
         self.recorder = recorder
+        self.replay = replay
 
     def unknown_tool(self, name: str) -> str:
         listing = ", ".join(sorted(self.tools)) or "(none)"
@@ -287,6 +291,9 @@ class ToolDispatcher:
 
     async def _call(self, session: Session, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         action = {"tool_name": name, "arguments": arguments}
+        recorded = self.replay.take(name, arguments) if self.replay is not None else None
+        if recorded is not None:
+            return await self._replayed(session, action, recorded)
         schemas = self.schemas.get(name)
         if schemas is None:
             return await self._answer_without_model(session, action, self.unknown_tool(name))
@@ -317,6 +324,30 @@ class ToolDispatcher:
                 return _text_result(observation.text, is_error=True)
         text = observation.text if parsed.exact else json.dumps(parsed.value, ensure_ascii=False, indent=2)
         return _text_result(text, structured=parsed.value)
+
+    async def _replayed(
+        self, session: Session, action: dict[str, Any], recorded: Recorded
+    ) -> types.CallToolResult:
+        """The recorded answer, the call kept in the world: the offline engines apply it (their
+        own answer replaced by the recorded one), a world model is not asked but reads it in the
+        history."""
+        metadata: dict[str, Any] = {"answered_by": "replay"}
+        if recorded.structured is not None:
+            metadata["structured_content"] = recorded.structured
+        seen = Observation(text=recorded.text, is_error=recorded.is_error, metadata=metadata)
+        try:
+            if session.world.offline is not None:
+                await session.astep(action)
+                session.trajectory.turns[-1].observation = seen
+            else:
+                token = _PREANSWER.set(seen)
+                try:
+                    await session.astep(action)
+                finally:
+                    _PREANSWER.reset(token)
+        except ActionValidationError:  # not even a tool call: the recorded answer all the same
+            pass
+        return _text_result(recorded.text, is_error=recorded.is_error, structured=recorded.structured)
 
     async def _answer_without_model(
         self, session: Session, action: dict[str, Any], text: str
@@ -436,6 +467,8 @@ class FakeMcpServer:
     :param name: the server name reported to clients (default: the catalog's, else ``agentworld``).
     :param record: a JSONL file each turn is appended to as it is produced.
     :param perturbations: per-session perturbations (names or plugin objects), as ``World.session``.
+    :param isolate: ``"world"`` (every connection shares the server's world) or ``"connection"``.
+    :param replay: recorded answers (:class:`~.mcp_replay.Replay`) given to the calls recorded.
     :param context: more session context (task, world_bible, initial_state, ...).
     """
 
@@ -448,6 +481,7 @@ class FakeMcpServer:
         record: str | Path | None = None,
         perturbations: Iterable[Any] = (),
         isolate: str = "world",
+        replay: Replay | None = None,
         **context: Any,
     ) -> None:
         self.world = world
@@ -456,7 +490,7 @@ class FakeMcpServer:
         self.perturbations = list(perturbations)
         self.context = context
         self.recorder = TrajectoryRecorder(record) if record is not None else None
-        self.dispatcher = ToolDispatcher(catalog, self.recorder)
+        self.dispatcher = ToolDispatcher(catalog, self.recorder, replay)
         self.sessions = ConnectionSessions(self._open_session, isolate=isolate, open_shared=self._open_shared)
         self._control = _TurnControl()
         self._tool_definitions = catalog.tool_definitions()

@@ -62,6 +62,12 @@ class Trajectory:
                 "action": turn.action,
                 "is_error": turn.observation.is_error,
                 "perturbations": turn.observation.metadata.get("perturbations", []),
+                # an MCP result's structuredContent, where the turn has one (``mcp serve --replay``)
+                **(
+                    {"structured_content": turn.observation.metadata["structured_content"]}
+                    if turn.observation.metadata.get("structured_content") is not None
+                    else {}
+                ),
             }
             for turn in self.turns
         ]
@@ -130,7 +136,12 @@ class Trajectory:
             traj.turns.append(Turn(len(traj.turns) + 1, None, "", Observation(text="")))
         turn = traj.turns[number - 1]
         turn.prompt = row["prompt"][number - 1]
-        turn.observation = Observation(text=row["response"][number - 1], is_error=bool(row.get("is_error")))
+        structured = row.get("structured_content")
+        turn.observation = Observation(
+            text=row["response"][number - 1],
+            is_error=bool(row.get("is_error")),
+            metadata={} if structured is None else {"structured_content": structured},
+        )
         turn.action = row.get("action")
 
 

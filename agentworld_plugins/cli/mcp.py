@@ -68,6 +68,13 @@ def mcp() -> None:
     help="Seconds after which an idle HTTP session (Mcp-Session-Id) is closed (with --http).",
 )
 @click.option(
+    "--replay",
+    "replay_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A recording (agentworld mcp record --output FILE): its calls get the recorded answers, "
+    "in recorded order; other calls go to the world.",
+)
+@click.option(
     "--isolate",
     type=click.Choice(["world", "connection"]),
     default="world",
@@ -97,6 +104,7 @@ def serve(
     max_body: int,
     session_idle: float,
     isolate: str,
+    replay_file: Path | None,
     **world_args: Any,
 ) -> None:
     """Serve tools over MCP (stdio by default); every call is answered by the world model.
@@ -162,9 +170,11 @@ def serve(
             "would never be used: drop one of them"
         )
     from ..adapters.mcp_mirror import mirrored_context
+    from ..adapters.mcp_replay import Replay
 
+    replay = Replay.load(replay_file) if replay_file is not None else None
     fake = FakeMcpServer(
-        world, catalog, name=name, record=record, isolate=isolate, **mirrored_context(catalog)
+        world, catalog, name=name, record=record, isolate=isolate, replay=replay, **mirrored_context(catalog)
     )
     where = f"http://{host}:{port}/mcp" if use_http else "stdio"
     kept = (
@@ -254,7 +264,7 @@ def _option_value(args: list[str], name: str, default: str | None = None) -> str
 
 
 #: serve options naming files the server reads (they must exist) and ones it writes
-_READ_PATHS = ("--tools", "--snapshot", "--perturb-file", "--prompts-dir")
+_READ_PATHS = ("--tools", "--snapshot", "--perturb-file", "--prompts-dir", "--replay")
 _WRITE_PATHS = ("--record", "--save-snapshot")
 
 

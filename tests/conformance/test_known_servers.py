@@ -437,3 +437,47 @@ def test_sequential_thinking_sequences_answer_as_the_real_one(tmp_path: Path) ->
     same = sum(anyio.run(_answers, real, calls) == anyio.run(_answers, ours, calls) for calls in sequences)
     print(f"server-sequential-thinking: {same}/{len(sequences)} call sequences identical")
     assert same / len(sequences) >= 0.95
+
+
+# -- mcp record, then mcp serve --replay ---------------------------------------------------------------
+
+
+def test_a_recording_is_served_back_exactly_then_the_world_goes_on(
+    memory_server: list[str], tmp_path: Path
+) -> None:
+    """A real client through `mcp record` in front of the real server, then the same client
+    against `mcp serve --replay`: the recorded answers, 10/10; a new call after them sees the
+    state the replayed calls left (the engine applied them)."""
+    calls = SEQUENCES[3]
+    env = {"PATH": os.environ["PATH"], "AGENTWORLD_HOME": str(tmp_path / "home")}
+    recording = tmp_path / "calls.jsonl"
+    recorder = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "agentworld_plugins", "mcp", "record", "--output", str(recording), "--", *memory_server],
+        env={**env, "MEMORY_FILE_PATH": str(tmp_path / "real.jsonl")},
+    )
+    real = anyio.run(_answers, recorder, calls)
+    snapshot = tmp_path / "memory.json"
+    subprocess.run(
+        [sys.executable, "-m", "agentworld_plugins", "mcp", "serve", "--list", "--save-snapshot", str(snapshot),
+         "--mirror", "--", *memory_server],
+        capture_output=True, text=True, timeout=120, env={**os.environ, **env}, check=True,
+    )  # fmt: skip
+    replayed = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "agentworld_plugins", "mcp", "serve", "--backend", "offline", "--snapshot", str(snapshot),
+              "--replay", str(recording)],
+        env=env,
+    )  # fmt: skip
+    answers = anyio.run(_answers, replayed, [*calls, ("read_graph", {})])
+    assert sum(a == b for a, b in zip(answers, real)) == len(calls) == 10
+    real_graph = anyio.run(
+        _answers,
+        StdioServerParameters(
+            command=memory_server[0],
+            args=memory_server[1:],
+            env={**env, "MEMORY_FILE_PATH": str(tmp_path / "real.jsonl")},
+        ),
+        [("read_graph", {})],
+    )
+    assert answers[-1] == real_graph[0]  # not recorded: the world, where the replayed calls happened
