@@ -86,7 +86,7 @@ def _call(rng: random.Random) -> tuple[str, dict[str, Any]]:
     return rng.choices(choices, weights)[0]
 
 
-SEQUENCES = [[_call(random.Random(seed * 100 + k)) for k in range(10)] for seed in range(20)]
+SEQUENCES = [[_call(random.Random(seed * 100 + k)) for k in range(10)] for seed in range(12)]
 
 
 async def _answers(params: StdioServerParameters, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
@@ -254,7 +254,7 @@ def test_time_server_sequences_answer_as_the_real_one(tmp_path: Path) -> None:
         ],
         env={"PATH": os.environ["PATH"], "AGENTWORLD_HOME": str(tmp_path / "home")},
     )
-    sequences = [_time_calls(seed) for seed in range(20)]
+    sequences = [_time_calls(seed) for seed in range(12)]
     same, differences = 0, []
     for calls in sequences:
         want = _normalised(anyio.run(_answers, real, calls), calls)
