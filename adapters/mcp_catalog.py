@@ -111,6 +111,10 @@ class Catalog:
     server_title: str | None = None
     instructions: str | None = None
     source: str = ""
+    #: the capabilities the mirrored server declared (its ``initialize`` answer), wire form
+    capabilities: dict[str, Any] | None = None
+    #: the protocol version the mirrored server spoke (a handshake-era server is served as one)
+    protocol_version: str | None = None
 
     # -- building ----------------------------------------------------------------------------------
 
@@ -151,6 +155,12 @@ class Catalog:
             types.ResourceTemplate, data.get("resourceTemplates"), source, "resourceTemplates"
         )
         catalog.prompts = _models(types.Prompt, data.get("prompts"), source, "prompts")
+        capabilities = data.get("capabilities")
+        if capabilities is not None and not isinstance(capabilities, dict):
+            raise ConfigError(f"{source}: 'capabilities' must be an object", hint="mirror the server again")
+        catalog.capabilities = capabilities
+        if isinstance(data.get("protocolVersion"), str):
+            catalog.protocol_version = data["protocolVersion"]
         if data.get("source"):
             catalog.source = str(data["source"])
         return catalog
@@ -166,7 +176,14 @@ class Catalog:
             merged.resources.extend(catalog.resources)
             merged.resource_templates.extend(catalog.resource_templates)
             merged.prompts.extend(catalog.prompts)
-            for attr in ("server_name", "server_version", "server_title", "instructions"):
+            for attr in (
+                "server_name",
+                "server_version",
+                "server_title",
+                "instructions",
+                "capabilities",
+                "protocol_version",
+            ):
                 if getattr(merged, attr) is None:
                     setattr(merged, attr, getattr(catalog, attr))
         merged._check_unique()
@@ -206,6 +223,8 @@ class Catalog:
             "resources": [_wire(r) for r in self.resources],
             "resourceTemplates": [_wire(r) for r in self.resource_templates],
             "prompts": [_wire(p) for p in self.prompts],
+            **({"capabilities": self.capabilities} if self.capabilities is not None else {}),
+            **({"protocolVersion": self.protocol_version} if self.protocol_version else {}),
         }
 
     def save_snapshot(self, path: str | Path, source: str | None = None) -> Path:

@@ -123,6 +123,8 @@ async def _take(client: Client, source: str) -> Catalog:
         instructions=client.instructions,
     )
     catalog.resources, catalog.resource_templates, catalog.prompts = resources, templates, prompts
+    catalog.capabilities = caps.model_dump(by_alias=True, mode="json", exclude_none=True)
+    catalog.protocol_version = client.protocol_version
     return catalog
 
 

@@ -64,6 +64,7 @@ from agentworld_plugins.worlds import SharedWorld
 
 from .mcp_catalog import Catalog
 from .mcp_replay import Recorded, Replay
+from .mcp_surface import MirroredServer, surface_handlers
 from .mcp_validation import StructuredOutput, ToolSchemas, argument_errors, parse_structured
 
 __all__ = [
@@ -524,13 +525,15 @@ class FakeMcpServer:
 
     def _build(self) -> Server[Any]:
         catalog = self.catalog
+        declared = catalog.capabilities or {}
         handlers: dict[str, Any] = {"on_list_tools": self._list_tools, "on_call_tool": self._call_tool}
-        if catalog.resources or catalog.resource_templates:
+        if catalog.resources or catalog.resource_templates or declared.get("resources") is not None:
             handlers["on_list_resources"] = self._list_resources
             handlers["on_list_resource_templates"] = self._list_resource_templates
-        if catalog.prompts:
+        if catalog.prompts or declared.get("prompts") is not None:
             handlers["on_list_prompts"] = self._list_prompts
-        server: Server[Any] = Server(
+        handlers.update(surface_handlers(self))  # what the mirrored server declared beyond tools
+        server: Server[Any] = MirroredServer(
             self.name,
             version=_package_version() if catalog.server_version is None else catalog.server_version,
             title=catalog.server_title,
@@ -538,6 +541,7 @@ class FakeMcpServer:
             get_tool_input_schema=self._input_schema,
             **handlers,
         )
+        server.declared = catalog.capabilities  # type: ignore[attr-defined]
         server.add_request_handler("server/discover", types.RequestParams, self._discover)
         return server
 
@@ -595,9 +599,21 @@ class FakeMcpServer:
         """Serve one client over this process's stdin/stdout until it disconnects."""
         from mcp.server.stdio import stdio_server
 
+        mirrored = self.catalog.protocol_version
         try:
             async with stdio_server() as (read_stream, write_stream):
-                await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
+                options = self.server.create_initialization_options()
+                if mirrored is None or mirrored in MODERN_PROTOCOL_VERSIONS:
+                    await self.server.run(read_stream, write_stream, options)
+                    return
+                # the mirrored server spoke the handshake era only: so does this one (a client
+                # then initializes and gets that era's capabilities, as from the real server)
+                from mcp.server.runner import serve_loop
+
+                async with self.server.lifespan(self.server) as state:
+                    await serve_loop(
+                        self.server, read_stream, write_stream, lifespan_state=state, init_options=options
+                    )
         finally:
             self.close()
 

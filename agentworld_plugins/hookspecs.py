@@ -93,6 +93,9 @@ def register_offline_worlds(register: Callable[..., None]) -> None:
         rewards read them) a session's world state has whatever its steps:
         ``tables(context) -> ({table: [column, ...]}, more)``, ``more`` true when steps can make
         tables of other names too (the mcp world's SQL tools).
+        ``register(domain_name, read, kind="resource")`` registers how the world reads an MCP
+        resource of its state: ``read(state, uri, context) -> (text, mime_type) | None`` (None: the
+        world does not know that resource); ``mcp serve`` answers ``resources/read`` with it.
     """
 
 

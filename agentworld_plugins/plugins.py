@@ -65,6 +65,8 @@ class Registry:
     offline_answered: dict[str, Callable[..., Any]] = field(default_factory=dict)
     #: the SQL tables an offline world's state has from the start (read by ``sql`` rewards), by domain
     offline_tables: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    #: how an offline world reads an MCP resource of its state (``read(state, uri, context)``), by domain
+    offline_resources: dict[str, Callable[..., Any]] = field(default_factory=dict)
     #: reward checks of rollouts, by name (the built-ins are the rollout front's own)
     rewards: dict[str, Callable[..., Any]] = field(default_factory=dict)
 
@@ -195,12 +197,15 @@ class PluginManager(pluggy.PluginManager):
                 reg.offline_answered[name] = step
             elif kind == "tables":
                 reg.offline_tables[name] = step
+            elif kind == "resource":
+                reg.offline_resources[name] = step
             else:
                 raise ConfigError(
                     f"register_offline_worlds: unknown kind {kind!r} for {name!r}",
                     hint='pass kind="world" (a domain\'s step), kind="machine" (a shared machine builder), '
                     'kind="answered" (a world taking in a turn answered without it) '
-                    'or kind="tables" (the tables a world\'s state has from the start)',
+                    'kind="tables" (the tables a world\'s state has from the start) '
+                    'or kind="resource" (how a world reads an MCP resource of its state)',
                 )
 
         def reward(name: str, check: Callable[..., Any]) -> None:

@@ -358,6 +358,17 @@ class OfflineBackend(Backend):
         )
         self.start(session, states["front"])
 
+    def read_resource(self, session: Session, uri: str) -> tuple[str, str] | None:
+        """``(text, mime type)`` of MCP resource ``uri`` in ``session``'s world, up to date with its
+        turns; None when its world does not know that resource (``register_offline_worlds(...,
+        kind="resource")``)."""
+        read = session.pm.registry.offline_resources.get(session.domain.name)
+        if read is None:
+            return None
+        with self.session_lock(session):
+            found = read(self._session_state(session)["state"], uri, session.context)
+        return None if found is None else (str(found[0]), str(found[1]))
+
     def share_lock(self, sessions: list[Session]) -> None:
         """Step ``sessions`` under one lock (they share a machine)."""
         self._share_lock(sessions)

@@ -179,6 +179,7 @@ def register_offline_worlds(register: Callable[..., None]) -> None:
         register(name, step)
     register("terminal", terminal_answered, kind="answered")
     register("mcp", _mcp_tables, kind="tables")
+    register("mcp", _mcp_resource, kind="resource")
     register("shell", _shared_machine_states, kind="machine")
 
 
@@ -187,6 +188,13 @@ def _mcp_tables(context: dict[str, Any]) -> tuple[dict[str, list[str]], bool]:
     from .mcp.resources import world_tables
 
     return world_tables(context)
+
+
+def _mcp_resource(state: dict[str, Any], uri: str, context: dict[str, Any]) -> tuple[str, str] | None:
+    """A known server's resource read from the mcp world's state (``offline.mcp.servers``)."""
+    from .mcp.servers import read_resource
+
+    return read_resource(state, uri, context)
 
 
 def _shared_machine_states(domains: dict[str, str], **machine: Any) -> dict[str, dict[str, Any]]:

@@ -481,3 +481,55 @@ def test_a_recording_is_served_back_exactly_then_the_world_goes_on(
         [("read_graph", {})],
     )
     assert answers[-1] == real_graph[0]  # not recorded: the world, where the replayed calls happened
+
+
+# -- the surface beyond tools ----------------------------------------------------------------------
+
+
+async def _surface(params: StdioServerParameters) -> tuple[Any, ...]:
+    async with Client(params) as client:
+        capabilities = client.server_capabilities.model_dump(by_alias=True, mode="json", exclude_none=True)
+        listed = (await client.list_resources()).model_dump(by_alias=True, mode="json", exclude_none=True)
+        await client.call_tool(
+            "create_entities", {"entities": [{"name": "Ada", "entityType": "person", "observations": []}]}
+        )
+        read = await client.read_resource("memory://knowledge-graph")
+        return (
+            client.protocol_version,
+            capabilities,
+            listed,
+            read.model_dump(by_alias=True, mode="json", exclude_none=True),
+        )
+
+
+def test_a_mirror_declares_and_serves_what_the_real_server_does(
+    memory_server: list[str], tmp_path: Path
+) -> None:
+    """The protocol era, capabilities (listChanged, resource subscriptions), the resource list and
+    resources/read of the knowledge graph after a write: equal to the real server's."""
+    snapshot = tmp_path / "memory.json"
+    subprocess.run(
+        [sys.executable, "-m", "agentworld_plugins", "mcp", "serve", "--list", "--save-snapshot", str(snapshot),
+         "--mirror", "--", *memory_server],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "AGENTWORLD_HOME": str(tmp_path)}, check=True,
+    )  # fmt: skip
+    real = StdioServerParameters(
+        command=memory_server[0],
+        args=memory_server[1:],
+        env={"PATH": os.environ["PATH"], "MEMORY_FILE_PATH": str(tmp_path / "m.jsonl")},
+    )
+    ours = StdioServerParameters(
+        command=sys.executable,
+        args=[
+            "-m",
+            "agentworld_plugins",
+            "mcp",
+            "serve",
+            "--backend",
+            "offline",
+            "--snapshot",
+            str(snapshot),
+        ],
+        env={"PATH": os.environ["PATH"], "AGENTWORLD_HOME": str(tmp_path / "home")},
+    )
+    assert anyio.run(_surface, ours) == anyio.run(_surface, real)

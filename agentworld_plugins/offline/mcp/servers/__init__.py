@@ -16,7 +16,7 @@ from typing import Any
 
 from ....observation import OfflineResult
 
-__all__ = ["KnownServer", "known_server"]
+__all__ = ["KnownServer", "answer", "known_server", "read_resource"]
 
 
 @dataclass(frozen=True)
@@ -98,3 +98,25 @@ def answer(world: dict[str, Any], server: KnownServer, name: str, arguments: dic
     if structured is not None:
         metadata["structured_content"] = structured
     return OfflineResult(text=text, is_error=is_error, metadata=metadata)
+
+
+#: the resources a known server serves from its state: (server, uri) -> reader of its engine
+RESOURCES: dict[tuple[str, str], Callable[[Any], tuple[str, str]]] = {
+    ("memory", "memory://knowledge-graph"): lambda graph: (graph.graph_text(), "application/json"),
+}
+
+
+def read_resource(state: dict[str, Any], uri: str, context: dict[str, Any]) -> tuple[str, str] | None:
+    """``(text, mime type)`` of a known server's resource ``uri`` from the session's state."""
+    from ..ledger import tool_index
+
+    server = known_server(tool_index(context.get("tools")))
+    reader = RESOURCES.get((server.name, uri)) if server is not None else None
+    if server is None or reader is None:
+        return None
+    world = state.setdefault("mcp_world", {"calls": 0, "resources": {}})
+    key = f"server:{server.name}"
+    engine = world.get(key)
+    if engine is None:
+        engine = world[key] = server.make()
+    return reader(engine)

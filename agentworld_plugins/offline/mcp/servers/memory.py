@@ -66,6 +66,10 @@ class KnowledgeGraph:
             "relations": [dict(r) for r in self.relations],
         }
 
+    def graph_text(self) -> str:
+        """The graph as the ``memory://knowledge-graph`` resource's text."""
+        return _text(self.graph())
+
     def call(self, name: str, arguments: dict[str, Any]) -> tuple[str, Any, bool]:
         handler = getattr(self, f"_{name}", None)
         if handler is None:
