@@ -533,3 +533,85 @@ def test_a_mirror_declares_and_serves_what_the_real_server_does(
         env={"PATH": os.environ["PATH"], "AGENTWORLD_HOME": str(tmp_path / "home")},
     )
     assert anyio.run(_surface, ours) == anyio.run(_surface, real)
+
+
+# -- mcp-server-sqlite (PyPI) ------------------------------------------------------------------------
+
+SQLITE_VERSION = "2025.4.25"
+
+
+def _sql_calls(seed: int) -> list[tuple[str, dict[str, Any]]]:
+    rng = random.Random(seed)
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("create_table", {"query": "CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT, price REAL)"})
+    ]
+    for _ in range(9):
+        kind = rng.randrange(9)
+        if kind < 3:
+            name, price = rng.choice(["pen", "ink", "pad", "O'Neil"]), rng.choice([1, 2.5, None])
+            quoted = name.replace("'", "''")
+            value = "NULL" if price is None else price
+            calls.append(
+                ("write_query", {"query": f"INSERT INTO items (name, price) VALUES ('{quoted}', {value})"})
+            )
+        elif kind == 3:
+            calls.append(("read_query", {"query": rng.choice([
+                "SELECT * FROM items ORDER BY id", "SELECT count(*) AS n, sum(price) FROM items",
+                "SELECT name FROM items WHERE price > 1", "SELECT * FROM nope", "DELETE FROM items"])}))  # fmt: skip
+        elif kind == 4:
+            calls.append(("write_query", {"query": rng.choice([
+                "UPDATE items SET price = price * 2", "DELETE FROM items WHERE name = 'pen'",
+                "SELECT 1", "INSERT INTO items VALUES (1, 'dup', 1)", "DROP TABLE nope"])}))  # fmt: skip
+        elif kind == 5:
+            calls.append(("describe_table", {"table_name": rng.choice(["items", "nope"])}))
+        elif kind == 6:
+            calls.append(("list_tables", {}))
+        elif kind == 7:
+            calls.append(("append_insight", {"insight": rng.choice(["Pens sell best.", "Ink is cheap ✓"])}))
+        else:
+            calls.append(("create_table", {"query": rng.choice(["CREATE TABLE t2 (a)", "DROP TABLE items"])}))
+    return calls
+
+
+async def _sql_answers(params: StdioServerParameters, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    out = []
+    async with Client(params) as client:  # the memo read in the same connection: the real server
+        for name, arguments in calls:  # keeps insights in its process only
+            result = await client.call_tool(name, arguments)
+            text = result.content[0].text if result.content else None  # type: ignore[union-attr]
+            out.append((bool(result.is_error), text, result.structured_content))
+        memo = await client.read_resource("memo://insights")
+    return [*out, memo.model_dump(by_alias=True, mode="json", exclude_none=True)["contents"]]
+
+
+def test_sqlite_server_sequences_answer_as_the_real_one(tmp_path: Path) -> None:
+    python = throwaway_python(
+        f"mcp-server-sqlite-{SQLITE_VERSION}", [f"mcp-server-sqlite=={SQLITE_VERSION}", "mcp>=1.24,<2"]
+    )  # it predates mcp 2
+    first = [str(Path(python).parent / "mcp-server-sqlite"), "--db-path", str(tmp_path / "mirror.db")]
+    snapshot = tmp_path / "sqlite.json"
+    subprocess.run(
+        [sys.executable, "-m", "agentworld_plugins", "mcp", "serve", "--list", "--save-snapshot", str(snapshot),
+         "--mirror", "--", *first],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "AGENTWORLD_HOME": str(tmp_path)}, check=True,
+    )  # fmt: skip
+    same, differences, count = 0, [], 10
+    for index in range(count):
+        calls = _sql_calls(index)
+        real = StdioServerParameters(
+            command=first[0], args=["--db-path", str(tmp_path / f"real-{index}.db")],
+            env={"PATH": os.environ["PATH"]},
+        )  # fmt: skip
+        ours = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "agentworld_plugins", "mcp", "serve", "--backend", "offline", "--snapshot", str(snapshot),
+                  "--world", f"sql-{index}"],
+            env={"PATH": os.environ["PATH"], "AGENTWORLD_HOME": str(tmp_path / "home")},
+        )  # fmt: skip
+        want, got = anyio.run(_sql_answers, real, calls), anyio.run(_sql_answers, ours, calls)
+        if want == got:
+            same += 1
+        else:
+            differences.append(next((c, w, g) for c, w, g in zip([*calls, "memo"], want, got) if w != g))
+    print(f"mcp-server-sqlite: {same}/{count} call sequences identical")
+    assert same / count >= 0.95, differences[:3]

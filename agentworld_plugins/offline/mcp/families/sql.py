@@ -134,6 +134,10 @@ class SqlDatabase:
         self._steps += 1
         return 1 if self._steps > MAX_STEPS or time.monotonic() > self._deadline else 0
 
+    def execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
+        """One statement on the bounded database (its work and size limits apply)."""
+        return self._execute(sql, params)
+
     def _execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
         self._steps = 0
         self._deadline = time.monotonic() + _seconds()

@@ -48,7 +48,21 @@ def _thinking() -> Any:
     return ThoughtLog()
 
 
+def _sqlite() -> Any:
+    from .sqlite import SqliteServer
+
+    return SqliteServer()
+
+
 SERVERS: tuple[KnownServer, ...] = (
+    KnownServer(
+        "sqlite",
+        frozenset(
+            {"read_query", "write_query", "create_table", "list_tables", "describe_table", "append_insight"}
+        ),
+        5,
+        _sqlite,
+    ),
     KnownServer("sequential-thinking", frozenset({"sequentialthinking"}), 1, _thinking),
     KnownServer("time", frozenset({"get_current_time", "convert_time"}), 2, _time),
     KnownServer(
@@ -103,6 +117,7 @@ def answer(world: dict[str, Any], server: KnownServer, name: str, arguments: dic
 #: the resources a known server serves from its state: (server, uri) -> reader of its engine
 RESOURCES: dict[tuple[str, str], Callable[[Any], tuple[str, str]]] = {
     ("memory", "memory://knowledge-graph"): lambda graph: (graph.graph_text(), "application/json"),
+    ("sqlite", "memo://insights"): lambda server: (server.memo(), "text/plain"),
 }
 
 
