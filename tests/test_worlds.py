@@ -204,3 +204,46 @@ def test_two_processes_writing_one_world_lose_no_update(tmp_path: Path) -> None:
     assert titles == sorted(f"{who}-{i}" for who in "ab" for i in range(100))
     assert len({item["id"] for item in view.ledger()["issue"]}) == 200  # numbered once each
     assert len(view.calls) == 200 and [c.seq for c in view.calls] == list(range(1, 201))
+
+
+GIT_TOOLS = [
+    {"name": name, "inputSchema": {"type": "object", "properties": {"repo_path": {"type": "string"}}}}
+    for name in (
+        "git_status", "git_diff_unstaged", "git_diff_staged", "git_diff", "git_commit", "git_add",
+        "git_reset", "git_log", "git_create_branch", "git_checkout", "git_show", "git_branch",
+    )
+]  # fmt: skip
+
+
+def test_a_commit_in_the_shell_is_seen_by_the_git_mcp_tools_and_back(tmp_path: Path) -> None:
+    with _world(tmp_path, name="repo") as world:
+        made = _shell(
+            world,
+            "git init -q /app/repo && cd /app/repo && echo a > a.txt && git add a.txt && "
+            "git -c user.name=Dev -c user.email=dev@example.com commit -q -m 'first from bash'",
+        )
+        assert "Exit Code: 0" in made or "exit" not in made.lower(), made
+    with _world(tmp_path, name="repo") as world:  # another process: the MCP git server
+        git = world.session("mcp", tools=GIT_TOOLS)
+        log = git.step({"tool_name": "git_log", "arguments": {"repo_path": "/app/repo"}}).text
+        assert log.startswith("Commit history:\nCommit: ") and "Message: first from bash" in log
+        _shell(world, "echo b > /app/repo/b.txt")
+        status = git.step({"tool_name": "git_status", "arguments": {"repo_path": "/app/repo"}}).text
+        assert status.startswith("Repository status:\n") and "b.txt" in status
+        assert git.step(
+            {"tool_name": "git_commit", "arguments": {"repo_path": "/app/repo", "message": "x"}}
+        ).text == (
+            "Error executing tool git_commit: No changes staged for commit. Use git_add to stage changes "
+            "first; git_status shows what is currently staged."
+        )
+        added = git.step(
+            {"tool_name": "git_add", "arguments": {"repo_path": "/app/repo", "files": ["b.txt"]}}
+        )
+        assert added.text == "Files staged successfully"
+        done = git.step(
+            {"tool_name": "git_commit", "arguments": {"repo_path": "/app/repo", "message": "second via mcp"}}
+        )
+        assert done.text.startswith("Changes committed successfully with hash ")
+    with _world(tmp_path, name="repo") as world:
+        oneline = _shell(world, "cd /app/repo && git log --format=%s")
+    assert "second via mcp" in oneline and "first from bash" in oneline

@@ -68,7 +68,7 @@ def _step(
 
     server = known_server(tools)
     if server is not None and name in server.tools:  # a reference server's tool: its own answers
-        return answer_as_server(world, server, name, args)
+        return answer_as_server(world, server, name, args, context)
 
     family, op = family_of(tool or {"name": name})
     metadata: dict[str, Any] = {"offline_family": family, "offline_operation": op}

@@ -27,34 +27,63 @@ class KnownServer:
     tools: frozenset[str]
     #: how many of ``tools`` a tool set must have to be this server
     quorum: int
-    make: Callable[[], Any]
+    #: the engine, made from the session's MCP world state and context
+    make: Callable[[dict[str, Any], dict[str, Any]], Any]
 
 
-def _memory() -> Any:
+def _memory(world: dict[str, Any], context: dict[str, Any]) -> Any:
     from .memory import KnowledgeGraph
 
     return KnowledgeGraph()
 
 
-def _time() -> Any:
+def _time(world: dict[str, Any], context: dict[str, Any]) -> Any:
     from .time import TimeTools
 
     return TimeTools()
 
 
-def _thinking() -> Any:
+def _thinking(world: dict[str, Any], context: dict[str, Any]) -> Any:
     from .thinking import ThoughtLog
 
     return ThoughtLog()
 
 
-def _sqlite() -> Any:
+def _sqlite(world: dict[str, Any], context: dict[str, Any]) -> Any:
     from .sqlite import SqliteServer
 
     return SqliteServer()
 
 
+def _git(world: dict[str, Any], context: dict[str, Any]) -> Any:
+    from ..world import engine
+    from .git import GitServer
+
+    return GitServer(engine(world, "files", context).fs)  # the file tools' (a named world's) machine
+
+
 SERVERS: tuple[KnownServer, ...] = (
+    KnownServer(
+        "git",
+        frozenset(
+            {
+                "git_status",
+                "git_diff_unstaged",
+                "git_diff_staged",
+                "git_diff",
+                "git_commit",
+                "git_add",
+                "git_reset",
+                "git_log",
+                "git_create_branch",
+                "git_checkout",
+                "git_show",
+                "git_branch",
+            }
+        ),
+        6,
+        _git,
+    ),
     KnownServer(
         "sqlite",
         frozenset(
@@ -101,12 +130,14 @@ def known_server(tools: Mapping[str, Any] | None) -> KnownServer | None:
     return _by_names(frozenset(tools))
 
 
-def answer(world: dict[str, Any], server: KnownServer, name: str, arguments: dict[str, Any]) -> OfflineResult:
+def answer(
+    world: dict[str, Any], server: KnownServer, name: str, arguments: dict[str, Any], context: dict[str, Any]
+) -> OfflineResult:
     """One call to ``server``'s engine, kept in ``world`` (the session's MCP world state)."""
     key = f"server:{server.name}"
     engine = world.get(key)
     if engine is None:
-        engine = world[key] = server.make()
+        engine = world[key] = server.make(world, context)
     text, structured, is_error = engine.call(name, arguments)
     metadata: dict[str, Any] = {"offline_family": f"server:{server.name}", "offline_operation": name}
     if structured is not None:
@@ -133,5 +164,5 @@ def read_resource(state: dict[str, Any], uri: str, context: dict[str, Any]) -> t
     key = f"server:{server.name}"
     engine = world.get(key)
     if engine is None:
-        engine = world[key] = server.make()
+        engine = world[key] = server.make(world, context)
     return reader(engine)
