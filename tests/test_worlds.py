@@ -247,3 +247,21 @@ def test_a_commit_in_the_shell_is_seen_by_the_git_mcp_tools_and_back(tmp_path: P
     with _world(tmp_path, name="repo") as world:
         oneline = _shell(world, "cd /app/repo && git log --format=%s")
     assert "second via mcp" in oneline and "first from bash" in oneline
+
+
+def test_a_rollout_with_a_world_name_keeps_each_episode_as_a_world(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from agentworld_plugins.cli import cli
+
+    out = tmp_path / "episodes.jsonl"
+    args = ["rollout", "run", "--tasks", "bundled", "--agent", "scripted:bundled", "--group-size", "2"]
+    env = {"AGENTWORLD_HOME": str(tmp_path)}
+    done = CliRunner().invoke(cli, [*args, "--output", str(out), "--world", "rr"], env=env)
+    assert done.exit_code == 0, done.output
+    rewards = [json.loads(line)["reward"] for line in out.read_text().splitlines()]
+    names = sorted(w["name"] for w in list_worlds(tmp_path))
+    assert len(names) == len(rewards) == 6 and all(r == 1.0 for r in rewards)
+    assert "rr.greeting-file.1" in names
+    view = load_world("rr.greeting-file.1", tmp_path)
+    assert view.fronts == {"episode": "terminal"} and view.calls  # what the agent did, to inspect

@@ -162,12 +162,6 @@ def run(
     from ..rollout.runner import RolloutSpec
     from ..rollout.runner import rollout as run_rollout
 
-    if world_name:
-        click.echo(
-            f"agentworld: warning: rollouts play every episode in a world of its own; the world "
-            f"{world_name!r} (--world / AGENTWORLD_WORLD) is not used",
-            err=True,
-        )
     bundled = files("agentworld_plugins.rollout.data")
     if str(tasks_file) == "bundled":
         tasks_file = Path(str(bundled / "tasks.jsonl"))
@@ -193,6 +187,7 @@ def run(
         "perturb": list(perturb),
         "perturb_file": str(perturb_file) if perturb_file else None,
         "transport": world_transport,
+        "name": world_name or None,
     }
     spec = RolloutSpec(
         agent=agent,

@@ -18,11 +18,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ActionValidationError
+from ..store import SessionStore
 from .agent import EpisodeInfo
 from .tasks import TOOL_DOMAINS, Task
 
 if TYPE_CHECKING:
     from ..session import Observation, Session, World
+    from ..worlds import SharedWorld
 
 _FENCE = re.compile(r"```[\w-]*\n(.*?)\n?```", re.DOTALL)
 _ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
@@ -175,7 +177,11 @@ async def _world_step(episode: Episode, label: str, action: Any) -> tuple[str, b
         validated = session.domain.validate_action(action)
     except ActionValidationError as exc:
         return _booked(episode, label, action, None, exc.message)
-    observation = await session.arun_step(validated)
+    if session.attached is not None:  # a stored episode world (--world): the step is stored with it
+        attached = session.attached
+        observation = await attached.aoperate(lambda: session.arun_step(validated))
+    else:
+        observation = await session.arun_step(validated)
     episode.timings["world_s"] += time.perf_counter() - started
     return _booked(episode, label, action, observation)
 
@@ -193,14 +199,43 @@ def start_episode(task: Task, sample: int, world: World, *, session_id: str | No
     """Episode ``sample`` of ``task`` before its first turn: a fresh session of the task's world
     (context, perturbations, the sample's world seed) and the tools the agent is offered."""
     seeds = episode_seeds(task, sample)
-    session = world.make_session(
-        task.domain,
-        seed=seeds["world"],
-        perturbations=task.perturbations,
-        session_id=session_id,
+    options = {
+        "seed": seeds["world"],
+        "perturbations": task.perturbations,
+        "session_id": session_id,
         **task.session_context(world.pm.registry),
-    )
+    }
+    if world.name is None:
+        session = world.make_session(task.domain, **options)
+    else:  # each episode its own world, kept as NAME.TASK.SAMPLE to inspect after the run
+        shared = episode_world(world, task, sample)
+        session = shared.front("episode", task.domain, **options)
+        session.attached = shared
     return Episode(task, sample, seeds, session, [], agent_tool_definitions(session))
+
+
+_STORES: dict[str, SessionStore] = {}
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.:@+-]")
+
+
+def episode_name(world_name: str, task: Task, sample: int) -> str:
+    """The stored world of episode ``sample`` of ``task`` in a run given ``--world NAME``."""
+    return f"{world_name}.{_UNSAFE.sub('-', task.id)}.{sample}"[:128]
+
+
+def episode_world(world: World, task: Task, sample: int) -> SharedWorld:
+    """A fresh stored world for one episode (one left by an earlier, interrupted run is removed:
+    the episode is played again from the start), on one store per home."""
+    from ..worlds import SharedWorld
+
+    home = str(world.settings.home)
+    store = _STORES.get(home)
+    if store is None:
+        store = _STORES[home] = SessionStore.at_home(home)
+    name = episode_name(str(world.name), task, sample)
+    with store.lock(name):
+        store.delete(name)
+    return SharedWorld(world, name, store=store)
 
 
 async def play(
