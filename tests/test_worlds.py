@@ -259,9 +259,12 @@ def test_a_rollout_with_a_world_name_keeps_each_episode_as_a_world(tmp_path: Pat
     env = {"AGENTWORLD_HOME": str(tmp_path)}
     done = CliRunner().invoke(cli, [*args, "--output", str(out), "--world", "rr"], env=env)
     assert done.exit_code == 0, done.output
+    plain = tmp_path / "plain.jsonl"
+    assert CliRunner().invoke(cli, [*args, "--output", str(plain)], env=env).exit_code == 0
     rewards = [json.loads(line)["reward"] for line in out.read_text().splitlines()]
     names = sorted(w["name"] for w in list_worlds(tmp_path))
-    assert len(names) == len(rewards) == 6 and all(r == 1.0 for r in rewards)
+    assert len(names) == len(rewards) == 6  # the same rewards as episodes kept in memory
+    assert rewards == [json.loads(line)["reward"] for line in plain.read_text().splitlines()]
     assert "rr.greeting-file.1" in names
     view = load_world("rr.greeting-file.1", tmp_path)
     assert view.fronts == {"episode": "terminal"} and view.calls  # what the agent did, to inspect
