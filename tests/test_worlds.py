@@ -268,3 +268,27 @@ def test_a_rollout_with_a_world_name_keeps_each_episode_as_a_world(tmp_path: Pat
     assert "rr.greeting-file.1" in names
     view = load_world("rr.greeting-file.1", tmp_path)
     assert view.fronts == {"episode": "terminal"} and view.calls  # what the agent did, to inspect
+
+
+def test_a_gym_environment_in_a_named_world_keeps_its_episode_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A gym env made as an RL library makes it: AGENTWORLD_WORLD names where each episode is
+    kept (fresh at every reset); the episode plays exactly as in memory."""
+    import gymnasium as gym
+
+    def play() -> list[Any]:
+        env = gym.make("agentworld/terminal-v0", backend="offline")
+        trace: list[Any] = [env.reset(seed=3, options={"task": "terminal/count-python-files"})[0]]
+        for keys in ("ls src\n", "cat src/util.py\n"):
+            trace.append(env.step(json.dumps([{"keystrokes": keys, "duration": 0.1}]))[:3])
+        env.close()
+        return trace
+
+    in_memory = play()
+    monkeypatch.setenv("AGENTWORLD_HOME", str(tmp_path))
+    monkeypatch.setenv("AGENTWORLD_WORLD", "gym-run")
+    assert play() == in_memory
+    assert play() == in_memory  # a reset starts the world afresh
+    view = load_world("gym-run", tmp_path)
+    assert view.fronts == {"terminal": "terminal"} and len(view.calls) == 2

@@ -190,7 +190,14 @@ class Episode:
         from agentworld_plugins.adapters._world import world_bible_section
 
         suffix = world_bible_section(context)
-        self.session = self.world.make_session(self.domain, seed=seed, system_suffix=suffix, **context)
+        if self.world.name is None:
+            self.session = self.world.make_session(self.domain, seed=seed, system_suffix=suffix, **context)
+        else:  # a named world (AGENTWORLD_WORLD): the episode kept there, fresh at every reset
+            from agentworld_plugins.worlds import fresh_world
+
+            shared = fresh_world(self.world, self.world.name)
+            self.session = shared.front(self.domain, self.domain, seed=seed, system_suffix=suffix, **context)
+            self.session.attached = shared
         self.start = start
         self.text = start.text if start.text is not None else self.task.instruction
         self.steps = 0

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ActionValidationError
-from ..store import SessionStore
 from .agent import EpisodeInfo
 from .tasks import TOOL_DOMAINS, Task
 
@@ -214,7 +213,6 @@ def start_episode(task: Task, sample: int, world: World, *, session_id: str | No
     return Episode(task, sample, seeds, session, [], agent_tool_definitions(session))
 
 
-_STORES: dict[str, SessionStore] = {}
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.:@+-]")
 
 
@@ -225,17 +223,10 @@ def episode_name(world_name: str, task: Task, sample: int) -> str:
 
 def episode_world(world: World, task: Task, sample: int) -> SharedWorld:
     """A fresh stored world for one episode (one left by an earlier, interrupted run is removed:
-    the episode is played again from the start), on one store per home."""
-    from ..worlds import SharedWorld
+    the episode is played again from the start)."""
+    from ..worlds import fresh_world
 
-    home = str(world.settings.home)
-    store = _STORES.get(home)
-    if store is None:
-        store = _STORES[home] = SessionStore.at_home(home)
-    name = episode_name(str(world.name), task, sample)
-    with store.lock(name):
-        store.delete(name)
-    return SharedWorld(world, name, store=store)
+    return fresh_world(world, episode_name(str(world.name), task, sample))
 
 
 async def play(

@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from .shared import NAME_PATTERN, SharedWorld, check_world_name
+from .shared import NAME_PATTERN, SharedWorld, check_world_name, fresh_world
 from .view import WorldCall, WorldView, list_worlds, load_world, remove_world, reset_world, world_store
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "WorldCall",
     "WorldView",
     "check_world_name",
+    "fresh_world",
     "list_worlds",
     "load_world",
     "remove_world",

@@ -46,7 +46,14 @@ from ..store import SessionStore, TurnRow
 if TYPE_CHECKING:
     from ..session import Session, World
 
-__all__ = ["MACHINE_KEY", "NAME_PATTERN", "SharedWorld", "check_world_name", "observation_json"]
+__all__ = [
+    "MACHINE_KEY",
+    "NAME_PATTERN",
+    "SharedWorld",
+    "check_world_name",
+    "fresh_world",
+    "observation_json",
+]
 
 T = TypeVar("T")
 
@@ -235,6 +242,10 @@ class SharedWorld:
             if state is not None:
                 session.state["offline"] = state
             else:
+                if not self._machine_state.get("fs"):  # the first front makes the machine:
+                    for key in ("files", "cwd", "env"):  # what its context seeds, unless given
+                        if self.machine.get(key) is None and session.context.get(key) is not None:
+                            self.machine[key] = session.context[key]
                 offline.join_machine(session, self._machine_state, **self.machine_options())
             offline.share_lock(list(self._sessions.values()))
         self._dirty = True
@@ -490,3 +501,21 @@ class SharedWorld:
     def __repr__(self) -> str:
         where = self.store.path if self.store is not None else "memory"
         return f"<SharedWorld {self.name} fronts={sorted(self._fronts)} in {where}>"
+
+
+_STORES: dict[str, SessionStore] = {}
+_STORES_LOCK = threading.Lock()
+
+
+def fresh_world(world: World, name: str) -> SharedWorld:
+    """World ``name`` emptied and attached (an episode that starts: an environment's ``reset``,
+    a rollout episode played again), on one store per ``AGENTWORLD_HOME`` so that many episodes
+    hold no connection each."""
+    home = str(world.settings.home)
+    with _STORES_LOCK:
+        store = _STORES.get(home)
+        if store is None:
+            store = _STORES[home] = SessionStore.at_home(home)
+    with store.lock(check_world_name(name)):
+        store.delete(name)
+    return SharedWorld(world, name, store=store)

@@ -115,7 +115,8 @@ def state_contents(states: dict[str, Any]) -> tuple[dict[str, str], dict[str, li
                 kept.extend(rows)
                 for alias in bucket.get("aliases") or ():  # a noun filed under a shared one
                     ledger.setdefault(str(alias), kept)
-        engine = world.get("sql")
+        # the sql family's database, or a known server's (mcp-server-sqlite's engine holds one)
+        engine = world.get("sql") or getattr(world.get("server:sqlite"), "db", None)
         if engine is not None and database is None:
             database = engine.dump()
     return files, ledger, database

@@ -29,6 +29,9 @@ class KnownServer:
     quorum: int
     #: the engine, made from the session's MCP world state and context
     make: Callable[[dict[str, Any], dict[str, Any]], Any]
+    #: whether the server's tools declare an outputSchema (a look-alike whose tools do and the
+    #: server's do not is another server: the world's families answer it)
+    structured: bool = True
 
 
 def _memory(world: dict[str, Any], context: dict[str, Any]) -> Any:
@@ -83,6 +86,7 @@ SERVERS: tuple[KnownServer, ...] = (
         ),
         6,
         _git,
+        structured=False,
     ),
     KnownServer(
         "sqlite",
@@ -91,6 +95,7 @@ SERVERS: tuple[KnownServer, ...] = (
         ),
         5,
         _sqlite,
+        structured=False,
     ),
     KnownServer("sequential-thinking", frozenset({"sequentialthinking"}), 1, _thinking),
     KnownServer("time", frozenset({"get_current_time", "convert_time"}), 2, _time),
@@ -116,9 +121,11 @@ SERVERS: tuple[KnownServer, ...] = (
 
 
 @lru_cache(maxsize=256)
-def _by_names(names: frozenset[str]) -> KnownServer | None:
+def _by_shape(names: frozenset[str], structured: frozenset[str]) -> KnownServer | None:
     for server in SERVERS:
-        if len(names & server.tools) >= server.quorum:
+        if len(names & server.tools) >= server.quorum and (
+            server.structured or not structured & server.tools
+        ):
             return server
     return None
 
@@ -127,7 +134,8 @@ def known_server(tools: Mapping[str, Any] | None) -> KnownServer | None:
     """The known server a session's tool set (``{name: definition}``) is shaped like, or None."""
     if not tools:
         return None
-    return _by_names(frozenset(tools))
+    structured = frozenset(n for n, t in tools.items() if isinstance(t, dict) and t.get("outputSchema"))
+    return _by_shape(frozenset(tools), structured)
 
 
 def answer(
