@@ -571,12 +571,14 @@ class World:
         sampling: dict[str, Any] | Sampling | None = None,
         max_context_tokens: int | None = None,
         system_suffix: str | Callable[[str], str] | None = None,
+        base_prompt: str | None = None,
         **context: Any,
     ) -> Session:
         """A new session of ``domain``, of no named world. Keyword context (task, world_bible,
         ...) reaches plugins.
 
-        ``system_suffix`` is appended verbatim to the system prompt once the plugins prepared it
+        ``base_prompt`` is the system prompt as a client sent it (a served conversation's), instead
+        of the domain's template. ``system_suffix`` is appended verbatim to the system prompt once the plugins prepared it
         (a front's own section, such as the machine description of a virtual terminal); a function
         gets the prepared prompt and returns the text to append (``""`` for none).
         """
@@ -601,6 +603,7 @@ class World:
             sampling=chosen,
             max_context_tokens=max_context_tokens or self.settings.max_context_tokens,
             system_suffix=system_suffix,
+            base_prompt=base_prompt,
         )
 
     def _session_pm(self, perturbations: list[Any]) -> PluginManager:

@@ -64,6 +64,14 @@ class ForcedDomainBackend(Backend):
     help="Answer every conversation as this domain (default: recognised from each conversation's turns).",
 )
 @perturb_options("every conversation in a recognised domain")
+@click.option(
+    "--world",
+    "world_name",
+    envvar="AGENTWORLD_WORLD",
+    metavar="NAME",
+    help="Run each conversation as a front of this named world (its files, tables and records "
+    "are the other fronts' too; agentworld world show NAME lists the calls).",
+)
 @server_options
 def serve(
     host: str,
@@ -78,6 +86,7 @@ def serve(
     domain: str | None,
     perturb: tuple[str, ...],
     perturb_file: Path | None,
+    world_name: str | None,
     allow_remote: bool,
     max_body: int,
 ) -> None:
@@ -118,7 +127,14 @@ def serve(
         perturbations=perturbations,
     )
     served = world.backend
-    if world.perturbations:
+    if world_name:
+        from ..served_world import WorldServedBackend
+
+        world = World(
+            backend=world.backend, settings=world.settings, perturbations=world.perturbations, name=world_name
+        )
+        served = WorldServedBackend(world)  # the world's sessions run the perturbations
+    elif world.perturbations:
         served = PerturbingBackend(served, world, world.perturbations)
     if domain:
         get_plugin_manager().registry.domain(domain)  # an unknown name fails now, naming the domains

@@ -209,3 +209,25 @@ def test_harness_lookalikes_attach_to_the_world_the_environment_names(
     done = env.execute({"command": "cat /app/t.txt"})
     assert (done["output"], done["returncode"]) == ("from-tmux\n", 0)
     assert {c.front for c in load_world("bench-task", tmp_path).calls} == {"screen", "command"}
+
+
+def test_serve_runs_conversations_on_the_named_world(tmp_path: Path) -> None:
+    """An OpenAI-API client's terminal conversation on `serve --world`: its files are the shell's,
+    its calls are the world's; a conversation rewound by the client is answered without the world."""
+    from agentworld_plugins.testing import clean_env, serve_process
+
+    env = clean_env(AGENTWORLD_HOME=str(tmp_path))
+    with serve_process("--backend", "offline", "--world", "served", env=env) as url:
+        with World(base_url=f"{url}/v1", backend="openai") as client:
+            term = client.session("terminal", initial_state="root@agentworld:/app# ")
+            term.step([{"keystrokes": "echo served > /app/served.txt\n", "duration": 0.1}])
+            screen = term.step([{"keystrokes": "cat /app/served.txt\n", "duration": 0.1}]).text
+    assert screen.rstrip().splitlines()[-2] == "served"
+    shell = subprocess.run(
+        [sys.executable, "-m", "agentworld_plugins", "shell", "--world", "served", "-c", "cat /app/served.txt"],
+        env={**env, "AGENTWORLD_BACKEND": "offline"}, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert shell.stdout == "served\n", shell.stderr
+    view = load_world("served", tmp_path)
+    served = [f for f, d in view.fronts.items() if f.startswith("serve-")]
+    assert len(served) == 1 and view.fronts[served[0]] == "terminal" and len(view.history(served[0])) == 2
