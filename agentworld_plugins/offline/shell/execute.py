@@ -9,7 +9,7 @@ from .arith_command import ARITH_COMMAND, arith_for_head
 from .case_command import case_head_words
 from .constants import STEP_BUDGET
 from .errors import _AbortLine, _ErrExit, _ExpansionError, _LoopControl, _Unsupported
-from .limits import CHECK_EVERY, TIME_STATUS, ResourceLimit
+from .limits import COMMAND_WORK, TIME_STATUS, ResourceLimit
 from .pipes import _finish, _Pipe, _PipeInput
 from .proc import _Input
 from .quoting import xtrace_quote
@@ -28,8 +28,7 @@ class ExecuteMixin(MachineState):
     def _step(self) -> None:
         """Count one step against the budget of a ``run`` (runaway loops end here)."""
         self._steps += 1
-        if not self._steps % CHECK_EVERY:
-            self._budget.check_time()
+        self._budget.spend(COMMAND_WORK)
         if self._steps > STEP_BUDGET:
             raise ResourceLimit(
                 f"maximum command count exceeded ({STEP_BUDGET} in one offline step)", TIME_STATUS

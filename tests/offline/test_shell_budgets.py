@@ -1,0 +1,97 @@
+"""Work budgets, not wall-clock ones: the same input gives the same answer at any load; time is
+virtual (``sleep``, ``timeout``) and exact."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from agentworld_plugins.offline.shell import VirtualMachine
+from agentworld_plugins.offline.shell.limits import WORK_PER_SECOND, Budget, StepLimits
+
+
+def run(vm: VirtualMachine, command: str) -> tuple[str, str, int]:
+    r = vm.run(command)
+    return r.stdout, r.stderr, r.exit_code
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "while :; do :; done",
+        "yes | wc -l",
+        "cat /dev/zero | wc -c",
+        "seq 1 100000000 | wc -l",
+        "echo {1..3000000} | wc -c",
+        "x=a; for i in $(seq 40); do x=${x//a/aa}; done",
+    ],
+)
+def test_a_runaway_step_ends_after_the_same_work_every_time(command: str) -> None:
+    answers = set()
+    works = set()
+    for _ in range(2):
+        vm = VirtualMachine(interactive=False)
+        vm.limits = StepLimits(seconds=0.3, memory_mb=64)
+        answers.add(run(vm, command))
+        works.add(vm._budget.work)
+    assert len(answers) == 1 and len(works) == 1
+    (_, err, code), work = answers.pop(), works.pop()
+    assert code in (2, 152) and err.startswith("bash: ")
+    assert work >= 0.3 * WORK_PER_SECOND or code == 2
+
+
+def test_the_budget_is_counted_in_work_and_the_clock_is_only_a_safety_limit() -> None:
+    vm = VirtualMachine(interactive=False)
+    vm.limits = StepLimits(seconds=0.2)
+    r = vm.run("while :; do :; done")
+    assert r.exit_code == 152 and "CPU time limit exceeded" in r.stderr and "s of work" in r.stderr
+    assert not r.unknown_effect  # a deterministic outcome
+    budget = Budget(StepLimits(seconds=0.2))
+    budget.wall_deadline = 0.0  # a host so loaded that the far-off wall-clock limit has passed
+    budget.wall_next = 0
+    budget.stop_at = 0
+    vm._budget = budget
+    from agentworld_plugins.offline.shell.limits import ResourceLimit
+
+    with pytest.raises(ResourceLimit) as stopped:
+        budget.spend(1)
+    assert stopped.value.wall_clock and "wall-clock safety limit" in stopped.value.message
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "timeout 0.2 sleep 5; echo $?",
+        "timeout 5 sleep 0.1; echo $?",
+        "timeout --preserve-status 0.2 sleep 3; echo $?",
+        "timeout -v 0.2 sleep 3; echo $?",
+        "timeout 1 nope-not-here; echo $?",
+        "timeout x sleep 1; echo $?",
+        "timeout; echo $?",
+        "timeout 1; echo $?",
+        "timeout 0.4 timeout 0.2 sleep 5; echo $?",
+        "timeout 0.2 timeout 5 sleep 5; echo $?",
+        "timeout 1 echo hi | cat; echo $?",
+        "timeout 1 yes | head -2",
+        "timeout 0.2 bash -c 'sleep 3; echo no'; echo $?",
+        "timeout 0 sleep 0.1; echo $?",
+        "sleep 0.1 0.1; echo $?",
+        "sleep x; echo $?",
+        "sleep; echo $?",
+    ],
+)
+def test_timeout_and_sleep_answer_as_bash_does(same_as_bash: Callable[[str], None], command: str) -> None:
+    same_as_bash(command)
+
+
+def test_virtual_time_is_instant_and_exact() -> None:
+    vm = VirtualMachine(interactive=False)
+    vm.limits = StepLimits(seconds=1.0)
+    assert run(vm, "timeout 1 sleep 5; echo $?") == ("124\n", "", 0)
+    assert vm._budget.now == pytest.approx(1.0, abs=0.01)
+    assert run(vm, "timeout -s KILL 1 sleep 3 2>/dev/null; echo $?") == ("137\n", "", 0)
+    assert run(vm, "sleep 100000; echo done") == ("done\n", "", 0)  # sleeping is not work
+    # a busy loop under `timeout` ends when its work reaches the deadline, not the step's budget
+    assert run(vm, "timeout 0.1 bash -c 'while :; do :; done'; echo $?") == ("124\n", "", 0)
+    assert 0.1 * WORK_PER_SECOND <= vm._budget.work < 0.2 * WORK_PER_SECOND
