@@ -95,3 +95,55 @@ def test_virtual_time_is_instant_and_exact() -> None:
     # a busy loop under `timeout` ends when its work reaches the deadline, not the step's budget
     assert run(vm, "timeout 0.1 bash -c 'while :; do :; done'; echo $?") == ("124\n", "", 0)
     assert 0.1 * WORK_PER_SECOND <= vm._budget.work < 0.2 * WORK_PER_SECOND
+
+
+MEMORY_MB = 16
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'x=a; while :; do x="$x$x"; done; echo never',
+        'x=a; while :; do x="${x}${x}"; done; echo never',
+        'x=a; while :; do x+="$x"; done; echo never',
+        "x=a; while :; do x=$x$x; done; echo never",
+        "yes",
+        "x=$(yes); echo never",
+        'x=a; for i in $(seq 22); do x="$x$x"; done; cat <<< "$x$x$x$x" | wc -c; echo never',
+        'x=a; for i in $(seq 22); do x="$x$x"; done; for i in $(seq 30); do printf -v y$i "%s$i" "$x"; done; echo never',
+        'x=a; for i in $(seq 22); do x="$x$x"; done; for i in $(seq 30); do read y$i <<< "$x$i"; done; echo never',
+        'x=a; for i in $(seq 22); do x="$x$x"; done; for i in $(seq 30); do declare y$i="$x$i"; done; echo never',
+        "yes | sort",
+        "cat /dev/zero | sed p",
+        "yes | tr -d '\\n' | wc -l",
+    ],
+)
+def test_no_input_holds_more_than_the_memory_budget(command: str) -> None:
+    import tracemalloc
+
+    vm = VirtualMachine(interactive=False)
+    vm.limits = StepLimits(seconds=5, memory_mb=MEMORY_MB)
+    tracemalloc.start()
+    try:
+        out, err, code = run(vm, command)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert "never" not in out and code in (2, 152)
+    assert err.startswith("bash: ") and err.count("\n") == 1  # one line, bash's own where it has one
+    assert "xmalloc: cannot allocate" in err or "CPU time limit exceeded" in err
+    assert peak < 6 * MEMORY_MB * 1024 * 1024, peak  # the value, its copy, the output: not more
+    assert run(vm, "echo ok") == ("ok\n", "", 0)
+
+
+def test_a_session_step_never_raises_memory_error() -> None:
+    from agentworld_plugins import World
+    from agentworld_plugins.config import load_settings
+
+    world = World(backend="offline", settings=load_settings(offline_step_memory_mb=MEMORY_MB))
+    session = world.session("terminal")
+    for keys in ("yes\n", 'x=a; while :; do x="$x$x"; done\n', "cat /dev/zero | sort\n"):
+        observation = session.step([{"keystrokes": keys}])
+        assert observation.text.endswith("root@agentworld:/app#")
+        assert "xmalloc: cannot allocate" in observation.text or "CPU time limit" in observation.text
+    assert session.step([{"keystrokes": "echo ok\n"}]).text.endswith("ok\nroot@agentworld:/app#")

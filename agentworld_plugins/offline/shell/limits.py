@@ -45,7 +45,7 @@ COMMAND_WORK = 2
 #: bytes copied (written to a pipe, a capture, a file; joined into a value) per unit of work
 BYTES_PER_UNIT = 16
 #: bytes copied in one piece (a value joined or replaced, made by C code) per unit of work
-COPY_BYTES_PER_UNIT = 256
+COPY_BYTES_PER_UNIT = 512
 #: units of work between two looks at the wall clock
 WALL_EVERY = 200_000
 #: the wall-clock safety limit of a step: this many times its budget, and at least WALL_FLOOR s
@@ -162,7 +162,7 @@ class Budget:
         self.slept = 0.0
         #: virtual deadlines (seconds since the step began) of the ``timeout`` commands running
         self.deadlines: list[float] = []
-        self.stop_at = self.work_limit
+        self.stop_at = min(self.work_limit, WALL_EVERY)
         self.wall_deadline = time.monotonic() + wall_seconds(limits)
         self.wall_next = WALL_EVERY
         self.written = 0

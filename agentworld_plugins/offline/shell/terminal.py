@@ -116,7 +116,10 @@ class TerminalScreen:
     def _write_plain(self, text: str) -> None:
         text = _ANSI.sub("", text).replace("\x07", "")
         text = text.replace("\r\n", "\n")
-        pieces = text.split("\n")
+        pieces = text.rsplit("\n", self.scrollback + 1)
+        if len(pieces) > self.scrollback + 1:  # what scrolls off at once is never seen: not kept
+            self.lines = [""]
+            pieces = pieces[1:]
         for k, piece in enumerate(pieces):
             if k > 0:
                 self.lines.append("")
@@ -142,6 +145,8 @@ class TerminalScreen:
             self._type(keys, step)
         except ResourceLimit as exc:  # typing alone (unfinished input) ran past the budget
             self._over_budget(exc)
+        except MemoryError:  # the host ran short (the budgets keep a step well below): one line
+            self._over_budget(ResourceLimit("xmalloc: cannot allocate memory", 2))
         finally:
             leave(previous)
         return step
