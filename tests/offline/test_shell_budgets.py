@@ -147,3 +147,70 @@ def test_a_session_step_never_raises_memory_error() -> None:
         assert observation.text.endswith("root@agentworld:/app#")
         assert "xmalloc: cannot allocate" in observation.text or "CPU time limit" in observation.text
     assert session.step([{"keystrokes": "echo ok\n"}]).text.endswith("ok\nroot@agentworld:/app#")
+
+
+LONG = "a" * 5000
+
+
+@pytest.mark.parametrize(
+    ("command", "answer"),
+    [
+        (f"echo {LONG}b | grep -cE '^(a|aa)+$'", ("0\n", "", 1)),
+        (f"echo {LONG} | grep -cE '^(a|aa)+$'", ("1\n", "", 0)),
+        (f"echo {LONG} | grep -cE '(a|a)*b$'", ("0\n", "", 1)),
+        (f"echo {LONG} | grep -cE '(.*a){{25}}x'", ("0\n", "", 1)),
+        (f"echo {LONG} | grep -cP '(a|a)*b$'", ("0\n", "", 1)),
+        (f"echo {LONG} | sed -E 's/(a|a)*b$/X/' | wc -c", ("5001\n", "", 0)),
+        (f"[[ {LONG} =~ ^(a|aa)+b$ ]]; echo $?", ("1\n", "", 0)),
+        (f"case {LONG} in *a*a*a*a*a*a*a*b) echo y;; *) echo n;; esac", ("n\n", "", 0)),
+        (f"x={LONG}; y=${{x##*a*a*a*a*b}}; echo ${{#y}}", ("5000\n", "", 0)),
+    ],
+)
+def test_backtracking_patterns_answer_at_once(command: str, answer: tuple[str, str, int]) -> None:
+    vm = VirtualMachine(interactive=False)
+    vm.limits = StepLimits(seconds=1)
+    assert run(vm, command) == answer
+    assert vm._budget.work < 0.5 * WORK_PER_SECOND  # linear: far below the budget
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo 'abc abc x' | grep -oE '(abc) \\1'",
+        "echo 'foo foobar foo_x foo' | grep -ow foo",
+        "printf '55\\na55\\n55b\\n 55 \\n' | grep -w 55",
+        "seq 1000 | grep -cP '(5)\\1'",
+        "seq 1000 | grep -cP '(?<=5)6'",
+        "seq 1000 | grep -cP '^(?!1)5'",
+        "echo hello hello | sed -E 's/(h[a-z]+) \\1/twice:\\1/'",
+        "printf 'abc\\n' | sed 's/x*/-/g'",
+        "echo aXbXc | sed 's/X/-/2'",
+        "[[ abc123 =~ ^[a-z]+([0-9]+)$ ]] && echo $?",
+    ],
+)
+def test_matching_agrees_with_gnu(same_as_bash: Callable[[str], None], command: str) -> None:
+    same_as_bash(command)
+
+
+def test_backreferences_that_would_backtrack_for_ever_end_at_the_budget() -> None:
+    vm = VirtualMachine(interactive=False)
+    vm.limits = StepLimits(seconds=0.2)
+    for command in (f"echo {LONG} | grep -cP '(a*)*\\1b$'", f"echo {LONG} | grep -c '\\(a*\\)*\\1b$'"):
+        out, err, code = run(vm, command)
+        assert (out, code) == ("", 152) and "CPU time limit exceeded" in err
+        assert vm._budget.work > vm._budget.work_limit
+
+
+def test_swe_grep_search_and_glob_are_linear_and_bounded() -> None:
+    from agentworld_plugins.offline.swe_tools import SweTools
+
+    vm = VirtualMachine(interactive=False)
+    vm.limits = StepLimits(seconds=0.2)
+    vm.fs.write("/app/long.txt", LONG + "\n")
+    tools = SweTools(vm, "/app")
+    assert "No matches" in tools.call("grep_search", {"pattern": "^(a|aa)+b$"}).text
+    slow = tools.call("grep_search", {"pattern": r"(a*)*\1b$"})
+    assert slow.is_error and "CPU time limit exceeded" in slow.text
+    vm.fs.write("/app/" + "a" * 200, "")
+    found = tools.call("glob", {"pattern": "*a*a*a*a*a*a*a*a*b"})
+    assert found.text.startswith("No files found matching pattern")
