@@ -25,8 +25,10 @@ from typing import Any
 
 from ..observation import RAW_STREAMS, raw_streams_metadata
 from .shell import VirtualMachine, brace_expand, glob_regex
+from .shell.limits import Budget, ResourceLimit, enter, leave
 from .shell.patterns import path_glob
 from .shell.quoting import _display
+from .shell.regex import compile_regex
 from .vfs import DirNode, FileNode, FsError, as_text, is_binary
 
 #: lines ``read_file`` shows without offset/limit, and the longest line it shows whole
@@ -83,7 +85,14 @@ class SweTools:
         handler = self._handlers.get(name)
         if handler is None:
             return ToolResult(f'Error: Tool "{name}" not found in registry.', True, {"tool": name})
-        result = handler(dict(arguments or {}))
+        budget = Budget(self.vm.limits)  # a tool call is bounded by work, as a shell step is
+        previous = enter(budget)
+        try:
+            result = handler(dict(arguments or {}))
+        except ResourceLimit as exc:
+            result = ToolResult(f"Error: {exc.message}", True)
+        finally:
+            leave(previous)
         result.metadata.setdefault("tool", name)
         return result
 
@@ -298,7 +307,7 @@ class SweTools:
         if not fs.is_dir(top):
             return ToolResult(f"Path does not exist: {top}", True)
         flags = 0 if args.get("case_sensitive") else re.IGNORECASE
-        regexes = [re.compile(path_glob(p), flags) for p in brace_expand(pattern, 4096)]
+        regexes = [compile_regex(path_glob(p), flags) for p in brace_expand(pattern, 4096)]
         hits = []
         for path in self._walk_files(top):
             rel = path[len(top) :].lstrip("/") if top != "/" else path.lstrip("/")
@@ -326,14 +335,14 @@ class SweTools:
         where = f'in path "{raw}"' if raw else "in the workspace directory"
         filt = f' (filter: "{include}")' if include else ""
         try:
-            rx = re.compile(pattern)
+            rx = compile_regex(pattern)
         except re.error as exc:
             return ToolResult(f"Invalid regular expression pattern provided: {pattern}. Error: {exc}", True)
         if not fs.exists(top):
             return ToolResult(f"Path does not exist: {top}", True)
         files = self._walk_files(top) if fs.is_dir(top) else [top]
         if include:
-            inc = [re.compile(path_glob(p), re.IGNORECASE) for p in brace_expand(str(include), 4096)]
+            inc = [compile_regex(path_glob(p), re.IGNORECASE) for p in brace_expand(str(include), 4096)]
             files = [
                 f
                 for f in files

@@ -461,7 +461,7 @@ PINNED_SETUP = "printf 'one\\ntwo\\nthree\\n' > a.txt; printf 'tail' > b.txt; mk
         (
             "sleep x",
             "",
-            "sleep: invalid time interval 'x'\nTry 'sleep --help' for more information.\n",
+            "sleep: invalid time interval \u2018x\u2019\nTry 'sleep --help' for more information.\n",
             1,
             False,
         ),

@@ -121,7 +121,7 @@ def test_an_endless_pipeline_stops_at_the_time_budget_holding_little(vm: Virtual
     finally:
         tracemalloc.stop()
     assert (out, code) == ("", 152)
-    assert err == "bash: CPU time limit exceeded (the offline step budget is 0.3 s)\n"
+    assert err == "bash: CPU time limit exceeded (the offline step budget is 0.3 s of work)\n"
     assert peak < 16 * 1024 * 1024  # one chunk at a time, not the 256 MB the budget allows
     assert run(vm, "seq 3 | head -1") == ("1\n", "", 0)  # the machine stays usable
 

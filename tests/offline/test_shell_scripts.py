@@ -27,7 +27,7 @@ def bashlex_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         calls.append(text)
         return real(text, *args, **kwargs)
 
-    shell_parser._parse_full.cache_clear()
+    shell_parser._PARSED.clear()
     monkeypatch.setattr(shell_parser.bashlex, "parse", counting)
     return calls
 

@@ -16,6 +16,7 @@ def brace_expand(word: str, limit: int | None = None) -> list[str]:
     made (:class:`~.limits.ResourceLimit`); ``limit`` (words) returns the word unexpanded past it,
     for callers that want a small cap of their own (glob patterns)."""
     n = len(word)
+    current().spend(1 + n // 4)  # the word is read through once more
     for i in _unquoted(word):
         if word[i] == "{" and not (i > 0 and word[i - 1] == "$"):
             commas: list[int] = []
@@ -30,7 +31,7 @@ def brace_expand(word: str, limit: int | None = None) -> list[str]:
                 size = 0
                 budget = current()
                 for alt in alts:
-                    budget.check_time()
+                    budget.spend(1)
                     more = brace_expand(prefix + alt + suffix, limit)
                     out.extend(more)
                     if limit is not None and len(out) > limit:
@@ -60,9 +61,8 @@ def brace_expand(word: str, limit: int | None = None) -> list[str]:
             if items:
                 out = []
                 budget = current()
-                for k, item in enumerate(items):
-                    if not k & 1023:
-                        budget.check_time()
+                for item in items:
+                    budget.spend(1)
                     out.extend(brace_expand(prefix + item + suffix, limit))
                 return out
     return [word]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from .limits import current, reserve
+from .limits import BYTES_PER_UNIT, current, hold
 from .parser import _unquoted
 from .patterns import _unescape_glob, glob_regex, has_glob
 
@@ -57,19 +57,20 @@ def _replace_glob(val: str, pattern: str, rep: str, mode: str) -> str:
         if mode == "%":
             return val[: len(val) - len(literal)] + rep if val.endswith(literal) else val
         count = val.count(literal) if mode == "/" else min(1, val.count(literal))
-        reserve(len(val) + count * (len(rep) - len(literal)))
+        hold(len(val) + count * (len(rep) - len(literal)))
+        current().spend(count // 16)  # each replacement is work of its own
         return val.replace(literal, rep, -1 if mode == "/" else 1)
     budget = current()
     rx = glob_regex(pattern)
     if mode == "#":
         for k in range(len(val), -1, -1):
-            budget.check_time()
+            budget.spend(1 + k // BYTES_PER_UNIT)
             if rx.match(val[:k]):
                 return rep + val[k:]
         return val
     if mode == "%":
         for k in range(len(val) + 1):
-            budget.check_time()
+            budget.spend(1 + (len(val) - k) // BYTES_PER_UNIT)
             if rx.match(val[k:]):
                 return val[:k] + rep
         return val
@@ -77,9 +78,10 @@ def _replace_glob(val: str, pattern: str, rep: str, mode: str) -> str:
     i = 0
     replaced = False
     while i <= len(val):
-        budget.check_time()  # a glob tried at every position of a long value: bounded by the clock
+        budget.spend(1)  # a glob tried at every position of a long value: bounded by the work
         if not (replaced and mode != "/"):
             for k in range(len(val), i, -1):
+                budget.spend(1 + (k - i) // BYTES_PER_UNIT)
                 if rx.match(val[i:k]):
                     out.append(rep)
                     i = k

@@ -18,7 +18,7 @@ KERNEL = "6.8.0-50-generic"
 KERNEL_VERSION = "#50-Ubuntu SMP PREEMPT_DYNAMIC Sat Nov  9 16:06:25 UTC 2024"
 
 
-#: commands one ``run`` may execute (a backstop: the step's wall-clock budget, ``limits``, ends
+#: commands one ``run`` may execute (a backstop: the step's work budget, ``limits``, ends
 #: runaway loops first)
 STEP_BUDGET = 10_000_000
 

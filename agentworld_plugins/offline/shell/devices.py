@@ -3,7 +3,7 @@
 ``/dev/zero`` and ``/dev/urandom`` never end. A program that says how much it wants
 (``head -c N``, ``dd count=N``, ``od -N N``) gets exactly that; a redirection from one
 (``tr -dc a-z < /dev/urandom | head -c 8``) gets :data:`REDIRECT_BYTES`; a program that would read
-one to its end (``cat /dev/zero``) runs into the step budget at once, as the real one would later.
+one to its end (``cat /dev/zero``) runs into the step's work budget, as the real one into its CPU-time limit.
 The random bytes are deterministic per machine (the same actions give the same bytes).
 """
 
@@ -25,9 +25,9 @@ DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random", "/dev/full",
 
 def device_text(path: str, size: int, rng: random.Random) -> str:
     """``size`` bytes of an endless device, as text (bytes over 0x7F as surrogate escapes)."""
-    from .limits import reserve
+    from .limits import hold
 
-    reserve(size)
+    hold(size)
     if path == "/dev/zero":
         return "\x00" * size
     data = rng.randbytes(size)
@@ -37,10 +37,7 @@ def device_text(path: str, size: int, rng: random.Random) -> str:
 def device_chunks(path: str, rng: random.Random, size: int = 65536) -> Iterator[str]:
     """An endless device read to its end by a streaming program: chunk after chunk, until the
     pipe's reader stops (``cat /dev/zero | head -c 5``) or the step's budget does."""
-    from .limits import current
-
     while True:
-        current().check_time()
         yield device_text(path, size, rng)
 
 

@@ -9,7 +9,7 @@ from .arith_command import ARITH_COMMAND, arith_for_head
 from .case_command import case_head_words
 from .constants import STEP_BUDGET
 from .errors import _AbortLine, _ErrExit, _ExpansionError, _LoopControl, _Unsupported
-from .limits import CHECK_EVERY, TIME_STATUS, ResourceLimit
+from .limits import COMMAND_WORK, TIME_STATUS, ResourceLimit
 from .pipes import _finish, _Pipe, _PipeInput
 from .proc import _Input
 from .quoting import xtrace_quote
@@ -17,6 +17,10 @@ from .state import MachineState
 
 if TYPE_CHECKING:
     from .proc import _Ctx, _Sink
+
+
+#: a value this long counts against the memory the step's variables hold together
+BIG_VALUE = 1 << 20
 
 
 class ExecuteMixin(MachineState):
@@ -28,8 +32,7 @@ class ExecuteMixin(MachineState):
     def _step(self) -> None:
         """Count one step against the budget of a ``run`` (runaway loops end here)."""
         self._steps += 1
-        if not self._steps % CHECK_EVERY:
-            self._budget.check_time()
+        self._budget.spend(COMMAND_WORK)
         if self._steps > STEP_BUDGET:
             raise ResourceLimit(
                 f"maximum command count exceeded ({STEP_BUDGET} in one offline step)", TIME_STATUS
@@ -331,11 +334,40 @@ class ExecuteMixin(MachineState):
 
     def _assign(self, name: str, value: str, append: bool = False) -> None:
         if append:
-            self._budget.reserve(len(value) + len(self.vars.get(name, "")))
+            self._budget.hold(len(value) + len(self.vars.get(name, "")))
         if name in ("PWD",):
             self.vars[name] = value
             return
-        self.vars[name] = self.vars.get(name, "") + value if append else value
+        new = self.vars.get(name, "") + value if append else value
+        self._hold_variable(name, new)
+        self.vars[name] = new
+
+    def _set_var(self, name: str, value: str) -> None:
+        """Set a variable from a builtin (``read``, ``printf -v``, ``declare``), counted as
+        :meth:`_assign` counts it."""
+        self._hold_variable(name, value)
+        self.vars[name] = value
+
+    def _hold_variable(self, name: str, value: str) -> None:
+        """Count a big value against what the step may hold in all its variables together (many
+        values each under the budget must not add up past it)."""
+        big = self.__dict__.setdefault("_big_values", {})
+        if len(value) < BIG_VALUE:
+            big.pop(name, None)
+            return
+        big[name] = len(value)
+        if sum(big.values()) <= self.limits.memory_bytes:
+            return
+        for other in list(big):  # the quick count may hold values changed elsewhere: recount
+            held = len(self.vars.get(other, "")) if other != name else len(value)
+            if held < BIG_VALUE:
+                del big[other]
+            else:
+                big[other] = held
+        total = sum(big.values())
+        if total > self.limits.memory_bytes:
+            del big[name]
+            self._budget.reserve(total)
 
     def _expand_assignment(self, node: Any, ctx: _Ctx) -> tuple[str, str, bool]:
         raw = ctx.src.text[node.pos[0] : node.pos[1]]
@@ -346,7 +378,7 @@ class ExecuteMixin(MachineState):
         offset = node.pos[0] + len(raw) - len(value)
         segs = self._segments(value, ctx, offset, self._subst_index(node), assign=True)
         if len(segs) > 1:
-            self._budget.reserve(sum(len(t) for t, _ in segs))
+            self._budget.hold(sum(len(t) for t, _ in segs))
         return name, "".join(t for t, _ in segs), append
 
 

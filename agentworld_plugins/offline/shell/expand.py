@@ -13,7 +13,7 @@ from .braces import brace_expand
 from .brackets import _match_brace, _match_paren
 from .errors import _unbound, _Unsupported
 from .escapes import _ansi_c
-from .limits import reserve
+from .limits import hold, reserve
 from .names import _NAME
 from .parser import _match_double_paren, _Source
 from .patterns import _escape_glob, _unescape_glob, glob_regex, has_glob
@@ -63,7 +63,7 @@ class ExpandMixin(MachineState):
 
     def _fields(self, segs: list[tuple[str, int]]) -> list[str]:
         if len(segs) > 1:  # joined, they make a new value: refuse one over the budget first
-            reserve(sum(len(t) for t, _ in segs))
+            hold(sum(len(t) for t, _ in segs))
         ifs = self.vars.get("IFS", " \t\n")
         fields: list[list[tuple[str, bool]]] = []
         cur: list[tuple[str, bool]] = []
@@ -254,6 +254,7 @@ class ExpandMixin(MachineState):
     ) -> int:
         buf: list[str] = []
         n = len(text)
+        size = 0  # of the expansions joined so far: the joined value is counted before it is made
         while i < n:
             c = text[i]
             if c == '"':
@@ -268,14 +269,20 @@ class ExpandMixin(MachineState):
                 got = self._dollar(text, i, ctx, offset, subst)
                 if got is not None:
                     value, i = got
+                    size += len(value)
+                    reserve(size)
                     buf.append(value)
                     continue
             if c == "`":
                 value, i = self._backtick(text, i, ctx)
+                size += len(value)
+                reserve(size)
                 buf.append(value)
                 continue
             buf.append(c)
             i += 1
+        if len(buf) > 1:
+            hold(size + len(buf))
         segs.append(("".join(buf), _QUOTED))
         return i
 

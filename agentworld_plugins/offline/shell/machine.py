@@ -24,7 +24,7 @@ from .errors import (
 from .execute import ExecuteMixin
 from .expand import ExpandMixin
 from .invoke import InvokeMixin
-from .limits import Budget, ResourceLimit, StepLimits, enter, leave
+from .limits import Budget, ResourceLimit, StepLimits, Timeout, enter, leave
 from .params import ParamMixin
 from .parser import _parse, _Source
 from .proc import _Ctx, _Input, _Null, _Stream
@@ -210,6 +210,11 @@ class VirtualMachine(
         except ResourceLimit as exc:  # past the step's budget: killed, as under ulimit
             chunks.append((2, f"bash: {exc.message}\n"))
             status = exc.status
+            if exc.wall_clock:  # the host's load decided, not the input: say the result may differ
+                self._unknown.append(command.strip())
+        except Timeout:  # a deadline no `timeout` was left to take (cannot happen: said, not hidden)
+            self._unknown.append(command.strip())
+            status = 124
         except RecursionError:
             chunks.append((2, f"bash: {_nesting_limit().message}\n"))
             status = 2

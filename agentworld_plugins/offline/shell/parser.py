@@ -6,7 +6,6 @@ import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import bashlex
@@ -25,6 +24,7 @@ from .case_command import (
     skip,
 )
 from .errors import _ShellSyntaxError, _Unsupported
+from .limits import current
 from .simple import simple_command
 
 
@@ -65,6 +65,8 @@ class _Source:
     heredocs: dict[int, str] = field(default_factory=dict)
     #: the delimiter of a here-document the text ends in before its delimiter line (bash reads on)
     open_heredoc: str | None = None
+    #: the work bashlex's parse of this text is counted as (charged again whenever it is reused)
+    parse_work: int = 0
 
     def line_of(self, offset: int) -> int:
         """The line number (from 1) of a character offset: a search in the cached line starts, so
@@ -419,18 +421,43 @@ def _prepare(text: str) -> _Source:
 _UNSUPPORTED_HINT = re.compile(r"(^|[\s;&|(])(case|select|coproc)\s|\(\(|\w=\(|\[\[")
 
 
+#: units of work per character bashlex parses (it reads 20-30 us a character), per character
+#: the pre-pass reads, and per character of a line split without bashlex
+PARSE_WORK = 20
+PREPARE_CHARS_PER_UNIT = 2
+SIMPLE_CHARS_PER_UNIT = 16
+
+
 def _parse(text: str) -> tuple[list[Any], _Source]:
     """bashlex nodes for ``text``; raises :class:`_ShellSyntaxError` or :class:`_Unsupported`.
     A line that is one simple command of plain words is split without bashlex (:mod:`.simple`);
-    other texts are parsed once and cached (the nodes are only read, never changed)."""
+    other texts are parsed once and cached (the nodes are only read, never changed).
+
+    The work is counted against the step's budget before it is done, and the same whether the
+    parse was cached or not (a cache shared by sessions must not change what a step may do)."""
+    budget = current()
     fast = simple_command(text)
     if fast is not None:
+        budget.spend(1 + len(text) // SIMPLE_CHARS_PER_UNIT)
         nodes, prepared, arith = fast
         return nodes, _Source(prepared, set(), arith)
-    return _parse_full(text)
+    budget.spend(1 + len(text) // PREPARE_CHARS_PER_UNIT)
+    cached = _PARSED.get(text)
+    if cached is not None:
+        budget.spend(cached[1].parse_work)
+        return cached
+    parsed = _parse_full(text)
+    _PARSED[text] = parsed
+    while len(_PARSED) > _CACHED:
+        _PARSED.pop(next(iter(_PARSED)), None)
+    return parsed
 
 
-@lru_cache(maxsize=256)
+#: texts parsed with bashlex, kept (the oldest go first) so that repeated pieces parse once
+_PARSED: dict[str, tuple[list[Any], _Source]] = {}
+_CACHED = 256
+
+
 def _parse_full(text: str) -> tuple[list[Any], _Source]:
     src = _prepare(text)
     if src.unsupported:
@@ -446,6 +473,9 @@ def _parse_full(text: str) -> tuple[list[Any], _Source]:
     stripped = "\n".join(line for line in body.split("\n") if not line.lstrip().startswith("#"))
     if not stripped.strip():
         return [], src
+    # what bashlex will read (here-document bodies are blanked): counted before it reads it
+    src.parse_work = PARSE_WORK * (len(body) - body.count(" ") - body.count("\n")) + body.count("\n")
+    current().spend(src.parse_work)
     try:
         nodes = bashlex.parse(body)
     except NotImplementedError as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .regex import RegexTooComplex
+from .regex import RegexTooComplex, _Linear, _re2_pattern
 
 _CLASSES = {
     "alpha": "a-zA-Z",
@@ -85,7 +85,10 @@ def glob_regex(pat: str) -> re.Pattern[str]:
         else:
             out.append(re.escape(c))
             i += 1
-    return re.compile("(?s:" + "".join(out) + r")\Z")
+    body = "".join(out)
+    compiled = re.compile("(?s:" + body + r")\Z")  # a bad class is re's error, as before
+    linear = _re2_pattern("(?s:" + body + r")\z", 0)  # `*a*a*a*b` on a long word: linear time
+    return compiled if linear is None else _Linear(linear, compiled.pattern)  # type: ignore[return-value]
 
 
 def has_glob(pat: str) -> bool:

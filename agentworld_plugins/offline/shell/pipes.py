@@ -5,7 +5,7 @@ command may stream: a program registered with :func:`streaming` is a generator o
 chunks, and as a whole stage it hands that generator to the pipe (:meth:`_Pipe.attach`)
 instead of running to its end. The next stage reads a :class:`_PipeInput`, which pulls chunks
 only as they are read, so ``yes | head -n 2`` and ``seq 1 1e15 | head -3`` end at once, and
-``yes | wc -l`` runs until the step's time budget stops it, holding one chunk at a time.
+``yes | wc -l`` runs until the step's work budget stops it, holding one chunk at a time.
 
 When the last command has ended, every earlier one ends as it would under bash
 (:func:`_finish`): a producer whose remaining output fits in the pipe's buffer finishes with its
@@ -21,7 +21,7 @@ import functools
 from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
-from .limits import current, reserve
+from .limits import BYTES_PER_UNIT, current, reserve
 from .proc import CHUNK, _Capture, _Input
 
 if TYPE_CHECKING:
@@ -46,8 +46,8 @@ def streaming(
     """Make a generator of output chunks a program (``(p) -> int``, for ``@applet``):
     ``@applet("yes")`` over ``@streaming()`` over ``def _u_yes(p): ... yield chunk ... return 0``.
 
-    Run anywhere but as a whole pipeline stage, it writes each chunk as it is made (checking the
-    step's clock between chunks); as a stage, it streams. ``lazy_if(args)`` (optional) says
+    Run anywhere but as a whole pipeline stage, it writes each chunk as it is made (counting its
+    work between chunks); as a stage, it streams. ``lazy_if(args)`` (optional) says
     whether an invocation may stream (``find -exec`` must run its commands in order, so it may
     not). The generator must write its output only by yielding it (errors go to ``p.err``), and
     should resolve its file names before its first ``yield``: later, the shell's directory may be
@@ -64,7 +64,7 @@ def streaming(
                 except StopIteration as stop:
                     return _status(stop.value)
                 p.out(chunk)
-                current().check_time()
+                current().spend(1)
 
         run.streams = fn  # type: ignore[attr-defined]
         run.lazy_if = lazy_if  # type: ignore[attr-defined]
@@ -149,7 +149,8 @@ class _PipeInput(_Input):
         source = self.source
         if source is None:
             return None
-        current().check_time()  # an endless producer meets the step's clock here
+        budget = current()
+        budget.spend(1)  # an endless producer meets the step's work budget here
         try:
             chunk = next(source)
         except StopIteration as stop:
@@ -163,6 +164,7 @@ class _PipeInput(_Input):
             self.source = None
             return None
         self.produced += len(chunk)
+        budget.spend(len(chunk) // BYTES_PER_UNIT)  # the bytes through the pipe
         return chunk
 
     def _append(self, chunk: str) -> None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..vfs import FsError, Node, VirtualFS, as_text
 from .devices import ENDLESS, device_text, endless
-from .limits import current, reserve
+from .limits import BYTES_PER_UNIT, current, reserve
 from .quoting import quote_always
 
 if TYPE_CHECKING:
@@ -147,8 +147,9 @@ class _Capture(_Sink):
 
 
 class _Null(_Sink):
-    def write(self, text: str) -> None:
-        return None
+    def write(self, text: str) -> None:  # /dev/null holds nothing, but writing is work
+        if text:
+            current().spend(1 + len(text) // BYTES_PER_UNIT)
 
 
 class _Stream(_Sink):

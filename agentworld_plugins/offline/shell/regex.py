@@ -1,11 +1,12 @@
-"""Compiling the regular expressions of grep, sed and friends without exponential backtracking.
+"""Compiling the regular expressions of grep, sed and friends: linear time, or counted work.
 
-Python's :mod:`re` backtracks: ``(a+)+$`` against thirty ``a`` and a ``b`` takes minutes, where
-GNU grep (a DFA) answers at once. :func:`compile_regex` keeps :mod:`re` (exact semantics, fast)
-for patterns that cannot blow up, and sends those with a quantifier inside a repeated group to
-RE2 (``google-re2``, the ``offline`` extra), which matches in linear time. Without RE2, or for a
-pattern RE2 cannot take (back-references, look-arounds), such a pattern is refused with
-:class:`RegexTooComplex` before it runs; the program reports it and exits 2.
+Python's :mod:`re` backtracks: ``(a+)+$`` against thirty ``a`` and a ``b`` takes minutes (and
+holds the interpreter, so every other session waits), where GNU grep (a DFA) answers at once.
+:func:`compile_regex` sends every pattern RE2 can take (``google-re2``, the ``re2`` extra) to RE2,
+which matches in linear time, and the rest (back-references, look-arounds) to the budgeted
+backtracker of :mod:`.backtrack`, whose every step is counted against the step's work budget.
+Without RE2 a pattern that could blow up also goes to the backtracker, other patterns to
+:mod:`re`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,14 @@ import functools
 import re
 from typing import Any
 
+from .limits import current
+
 _RE2: Any = None  # the module once imported, False when not installed
+#: characters RE2 reads per unit of work, and the work of one call (its wrapper's ~4 us)
+MATCH_CHARS_PER_UNIT = 64
+MATCH_CALL_WORK = 4
+#: what makes a pattern more than a string of literals, classes and anchors for re
+_REPEATS = re.compile(r"[*+?{|]|\\[0-9]")
 
 
 class RegexTooComplex(re.error):
@@ -40,6 +48,7 @@ class _Linear:
 
     @staticmethod
     def _clean(text: str) -> str:
+        current().spend(MATCH_CALL_WORK + len(text) // MATCH_CHARS_PER_UNIT)  # linear in the text
         if text.isascii():
             return text
         return _SURROGATE.sub("\ufffd", text)
@@ -140,20 +149,37 @@ def may_backtrack(pattern: str) -> bool:
     return False
 
 
+def _re2_pattern(pattern: str, flags: int) -> Any:
+    """``pattern`` (Python syntax) compiled by RE2, or None where RE2 has no such construct."""
+    engine = _re2()
+    if not engine:
+        return None
+    options = engine.Options()
+    options.log_errors = False
+    inline = "".join(f for f, bit in (("i", re.I), ("m", re.M), ("s", re.S)) if flags & bit)
+    try:
+        return engine.compile(f"(?{inline}){pattern}" if inline else pattern, options)
+    except Exception:  # re2's own error type: a construct it does not have
+        return None
+
+
 @functools.lru_cache(maxsize=256)
 def compile_regex(pattern: str, flags: int = 0) -> Any:
     """A compiled pattern with :mod:`re`'s methods (search, match, finditer, sub, subn).
-    Raises :class:`re.error` for a bad pattern and :class:`RegexTooComplex` as described above."""
+
+    Matched in linear time by RE2 wherever RE2 has the pattern's constructs; back-references
+    and look-arounds go to the budgeted backtracker (:mod:`.backtrack`), whose every step is
+    work. Raises :class:`re.error` for a bad pattern (in re's words)."""
     compiled = re.compile(pattern, flags)  # syntax errors in re's words, as callers report them
-    if not may_backtrack(pattern):
+    if not _REPEATS.search(
+        pattern.replace("(?:", "(")
+    ):  # no repetition, no alternation, no look-around: re is linear
         return compiled
-    engine = _re2()
-    if engine:
-        options = engine.Options()
-        options.log_errors = False
-        inline = "".join(f for f, bit in (("i", re.I), ("m", re.M), ("s", re.S)) if flags & bit)
-        try:
-            return _Linear(engine.compile(f"(?{inline}){pattern}" if inline else pattern, options), pattern)
-        except Exception:  # re2's own error type: a construct it does not have
-            pass
-    raise RegexTooComplex(pattern)
+    linear = _re2_pattern(pattern, flags)
+    if linear is not None:
+        return _Linear(linear, pattern)
+    if not _re2() and not may_backtrack(pattern):
+        return compiled
+    from .backtrack import BacktrackPattern
+
+    return BacktrackPattern(pattern, flags)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .constants import CLEAR_SCREEN, COLUMNS
-from .limits import TIME_STATUS
+from .limits import Budget, ResourceLimit, enter, leave
 from .quoting import _display
 
 if TYPE_CHECKING:
@@ -117,7 +116,10 @@ class TerminalScreen:
     def _write_plain(self, text: str) -> None:
         text = _ANSI.sub("", text).replace("\x07", "")
         text = text.replace("\r\n", "\n")
-        pieces = text.split("\n")
+        pieces = text.rsplit("\n", self.scrollback + 1)
+        if len(pieces) > self.scrollback + 1:  # what scrolls off at once is never seen: not kept
+            self.lines = [""]
+            pieces = pieces[1:]
         for k, piece in enumerate(pieces):
             if k > 0:
                 self.lines.append("")
@@ -137,7 +139,19 @@ class TerminalScreen:
     def send(self, keys: str) -> ScreenStep:
         """Type ``keys`` (text, ``\\n`` for Enter, control characters, or one tmux key name)."""
         step = ScreenStep()
-        deadline = time.monotonic() + self.vm.limits.seconds
+        budget = Budget(self.vm.limits)  # typing is work too: reading unfinished input again
+        previous = enter(budget)
+        try:
+            self._type(keys, step)
+        except ResourceLimit as exc:  # typing alone (unfinished input) ran past the budget
+            self._over_budget(exc)
+        except MemoryError:  # the host ran short (the budgets keep a step well below): one line
+            self._over_budget(ResourceLimit("xmalloc: cannot allocate memory", 2))
+        finally:
+            leave(previous)
+        return step
+
+    def _type(self, keys: str, step: ScreenStep) -> None:
         if keys.strip() in TMUX_KEYS and keys.strip() != "":
             keys = TMUX_KEYS[keys.strip()]
         i = 0
@@ -148,9 +162,6 @@ class TerminalScreen:
                 i += 1
                 ch = "\n"
             if ch in "\n\r":
-                if time.monotonic() > deadline:  # typing alone (unfinished input) ran past the budget
-                    self._over_budget()
-                    break
                 self._enter(step)
             elif ch == "\x03":
                 self._interrupt()
@@ -178,17 +189,14 @@ class TerminalScreen:
                 self.typed += ch
                 self.lines[-1] += ch
             i += 1
-        return step
 
-    def _over_budget(self) -> None:
+    def _over_budget(self, exc: ResourceLimit) -> None:
         """The rest of the keys are dropped, as a killed step would lose them; the shell stays."""
         self.typed = ""
         self.pending = []
         self.heredoc = None
-        self.write(
-            f"\nbash: CPU time limit exceeded (the offline step budget is {self.vm.limits.seconds:g} s)\n"
-        )
-        self.vm.last_status = TIME_STATUS
+        self.write(f"\nbash: {exc.message}\n")
+        self.vm.last_status = exc.status
         self._show_prompt(self.vm.prompt())
 
     def _interrupt(self) -> None:

@@ -127,7 +127,7 @@ def _b_printf(p: _Proc) -> int:
     p.vm._printf_error = False  # type: ignore[attr-defined]
     text = _printf_format(p, args[0], args[1:])
     if target:
-        p.vm.vars[target] = text
+        p.vm._set_var(target, text)
     else:
         p.out(text)
     return 1 if getattr(p.vm, "_printf_error", False) else 0

@@ -90,7 +90,7 @@ def _b_read(p: _Proc) -> int:
             line = line[:-1] + (more[:-1] if complete else more)
         line = re.sub(r"\\(.)", r"\1", line)
     if not names:
-        p.vm.vars["REPLY"] = line
+        p.vm._set_var("REPLY", line)
         return 0 if complete else 1
     ifs = p.vm.vars.get("IFS", " \t\n")
     stripped = line.strip(ifs) if ifs else line
@@ -99,7 +99,7 @@ def _b_read(p: _Proc) -> int:
     else:
         values = re.split("[" + re.escape(ifs) + "]+", stripped, maxsplit=len(names) - 1) if stripped else []
     for k, name in enumerate(names):
-        p.vm.vars[name] = values[k] if k < len(values) else ""
+        p.vm._set_var(name, values[k] if k < len(values) else "")
     return 0 if complete else 1
 
 
@@ -194,7 +194,7 @@ def _b_local(p: _Proc) -> int:
         name, eq, value = a.partition("=")
         if name not in frame:
             frame[name] = vm.vars.get(name)
-        vm.vars[name] = value if eq else vm.vars.get(name, "")
+        vm._set_var(name, value if eq else vm.vars.get(name, ""))
     return 0
 
 
@@ -213,7 +213,7 @@ def _b_declare(p: _Proc) -> int:
         if vm._locals and p.name in ("declare", "typeset") and name not in vm._locals[-1]:
             vm._locals[-1][name] = vm.vars.get(name)
         if eq:
-            vm.vars[name] = value
+            vm._set_var(name, value)
         else:
             vm.vars.setdefault(name, "")
         if export:

@@ -7,8 +7,10 @@ import time
 from typing import TYPE_CHECKING
 
 from ..errors import _UsageError
-from ..quoting import quote_always
+from ..limits import current
+from ..quoting import locale_quote, quote_always
 from ..registry import applet
+from .timeout import duration
 
 if TYPE_CHECKING:
     from ..proc import _Proc
@@ -105,9 +107,13 @@ def format_date(epoch: int, fmt: str | None = None) -> str:
 def _u_sleep(p: _Proc) -> int:
     if not p.args:
         raise _UsageError("missing operand")
+    total = 0.0
     for a in p.args:
-        if not re.fullmatch(r"\d*\.?\d+[smhd]?|inf(inity)?", a):
-            p.err(f"invalid time interval {quote_always(a)}")
+        seconds = duration(a)
+        if seconds is None:
+            p.err(f"invalid time interval {locale_quote(a)}")
             p.try_help()
             return 1
+        total += seconds
+    current().sleep(total)  # virtual time: a `timeout` around it ends it at its deadline, at once
     return 0

@@ -67,7 +67,7 @@ def _u_seq(p: _Proc) -> Generator[str, None, int]:
         stop = int(last) + (1 if step > 0 else -1)
         numbers = range(int(first), stop, int(step))
         for k in range(0, len(numbers), _BATCH):
-            p.vm._budget.check_time()
+            p.vm._budget.spend(_BATCH)
             yield ("" if not k else sep) + sep.join(map(str, numbers[k : k + _BATCH]))
         if numbers:
             yield "\n"
@@ -83,7 +83,7 @@ def _u_seq(p: _Proc) -> Generator[str, None, int]:
         count += 1
         v = first + step * count
         if len(chunk) == _BATCH:
-            p.vm._budget.check_time()
+            p.vm._budget.spend(_BATCH)
             yield ("" if not wrote else sep) + sep.join(
                 _text(x, fmt, integral, decimals).zfill(w) for x in chunk
             )

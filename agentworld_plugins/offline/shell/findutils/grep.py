@@ -33,12 +33,43 @@ def _grep_regex(p: _Proc, patterns: list[str], opts: dict[str, Any]) -> re.Patte
                 rx = piece
             else:
                 rx = posix_regex(piece, "E" in opts)
-            if "w" in opts:
-                rx = rf"(?<![A-Za-z0-9_])(?:{rx})(?![A-Za-z0-9_])"
             if "x" in opts:
                 rx = rf"^(?:{rx})$"
             alts.append(f"(?:{rx})")
-    return compile_regex("|".join(alts) or "(?!)", flags)  # type: ignore[no-any-return]
+    if not alts:
+        return compile_regex("(?!)", flags)  # type: ignore[no-any-return]
+    compiled = compile_regex("|".join(alts), flags)
+    if "w" in opts and "x" not in opts:
+        return _WholeWords(compiled)  # type: ignore[return-value]
+    return compiled  # type: ignore[no-any-return]
+
+
+def _is_word(text: str, i: int) -> bool:
+    return 0 <= i < len(text) and (text[i].isalnum() or text[i] == "_")
+
+
+class _WholeWords:
+    """``grep -w``: a match of the pattern with no word character just before or after it (GNU
+    grep's test, run on the linear-time matcher's matches instead of a look-around)."""
+
+    def __init__(self, rx: Any) -> None:
+        self.rx = rx
+
+    def search(self, text: str, pos: int = 0) -> Any:
+        while pos <= len(text):
+            m = self.rx.search(text, pos)
+            if m is None:
+                return None
+            if not _is_word(text, m.start() - 1) and not _is_word(text, m.end()):
+                return m
+            pos = m.start() + 1
+        return None
+
+    def finditer(self, text: str) -> Any:
+        pos = 0
+        while (m := self.search(text, pos)) is not None:
+            yield m
+            pos = m.end() if m.end() > m.start() else m.end() + 1
 
 
 @applet("grep", "egrep", "fgrep")
