@@ -39,7 +39,10 @@ class Settings(BaseSettings):
     max_context_tokens: int = Field(262144, ge=256, description="Context budget of one session.")
     seed: int | None = Field(None, description="Seed passed to the backend for reproducible sampling.")
     offline_step_seconds: float = Field(
-        5.0, gt=0, description="Wall-clock budget of one offline shell step; past it the command fails (152)."
+        5.0,
+        gt=0,
+        description="Virtual CPU seconds of work of one offline shell step (deterministic; 1 s = "
+        "1,000,000 work units); past it the command fails (152).",
     )
     offline_step_memory_mb: int = Field(
         256, ge=1, description="Memory budget (MB) of one offline shell step; past it the command fails (2)."
