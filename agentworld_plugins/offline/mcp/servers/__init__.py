@@ -59,10 +59,13 @@ def _sqlite(world: dict[str, Any], context: dict[str, Any]) -> Any:
 
 
 def _git(world: dict[str, Any], context: dict[str, Any]) -> Any:
-    from ..world import engine
+    from ..families.files import FileStore
     from .git import GitServer
 
-    return GitServer(engine(world, "files", context).fs)  # the file tools' (a named world's) machine
+    files = world.get("files")
+    if files is None:  # the file tools' engine, made as the files family makes it
+        files = world["files"] = FileStore.from_context(context)
+    return GitServer(files.fs)  # the file tools' (a named world's) machine
 
 
 SERVERS: tuple[KnownServer, ...] = (

@@ -6,11 +6,11 @@ import re
 import time
 from typing import TYPE_CHECKING
 
+from ..durations import duration
 from ..errors import _UsageError
 from ..limits import current
 from ..quoting import locale_quote, quote_always
 from ..registry import applet
-from .timeout import duration
 
 if TYPE_CHECKING:
     from ..proc import _Proc

@@ -8,9 +8,9 @@ the loop's work reaches one virtual second.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
+from ..durations import duration
 from ..errors import _UsageError
 from ..limits import Timeout, current
 from ..pipes import delegating
@@ -22,18 +22,6 @@ if TYPE_CHECKING:
 
 #: the signals timeout may send, by name and number
 _SIGNALS = {"HUP": 1, "INT": 2, "QUIT": 3, "KILL": 9, "USR1": 10, "USR2": 12, "ALRM": 14, "TERM": 15}
-_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
-_DURATION = re.compile(r"(\d+\.?\d*|\.\d+)([smhd]?)|inf(inity)?")
-
-
-def duration(text: str) -> float | None:
-    """Seconds of a GNU duration (``5``, ``1.5m``, ``inf``); None when it is not one."""
-    m = _DURATION.fullmatch(text)
-    if m is None:
-        return None
-    if m.group(1) is None:
-        return float("inf")
-    return float(m.group(1)) * _UNITS[m.group(2)]
 
 
 def _signal(name: str) -> int | None:
