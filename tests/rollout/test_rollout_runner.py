@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from agentworld_plugins.cli import cli
 from agentworld_plugins.fake_server import FakeWorldModelServer, default_responder
@@ -66,12 +66,12 @@ def test_the_training_file_reads_with_datasets(
     assert data[0]["loss_mask"] == [0, 0, 1, 0, 1]
 
 
-def _failed_run(out: Path) -> None:
+def _failed_run(out: Path) -> Result:
     """Every episode of the bundled tasks written as failed (the agent server refuses all)."""
     with FakeWorldModelServer(responder=lambda body: FakeWorldModelServer.error(400, "bad model")) as agent:
         args = ["rollout", "run", "--tasks", "bundled", "--backend", "offline", "--no-progress"]
         args += ["--agent-base-url", agent.url, "--agent-model", "m", "-o", str(out)]
-        CliRunner().invoke(cli, args)
+        return CliRunner().invoke(cli, args)
 
 
 def test_datasets_reads_a_directory_mixing_complete_and_failed_episode_files(
@@ -276,10 +276,7 @@ def test_cli_perturbations_apply_to_every_episode(tmp_path: Path) -> None:
 def test_a_run_where_no_episode_could_be_played_exits_1(tmp_path: Path) -> None:
     """An agent server that refuses every request: each episode is written as failed (for the
     next run) and the command fails with the commonest error instead of exiting 0."""
-    with FakeWorldModelServer(responder=lambda body: FakeWorldModelServer.error(400, "bad model")) as agent:
-        args = ["rollout", "run", "--tasks", "bundled", "--backend", "offline", "--no-progress"]
-        args += ["--agent-base-url", agent.url, "--agent-model", "m", "-o", str(tmp_path / "e.jsonl")]
-        result = CliRunner().invoke(cli, args)
+    result = _failed_run(tmp_path / "e.jsonl")
     assert result.exit_code == 1
     assert (
         "rollout: no episode could be made (3 failed; commonest: 3 x agent: The agent server" in result.output
