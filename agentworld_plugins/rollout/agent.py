@@ -66,15 +66,18 @@ async def act_retrying(
     backoff: float,
     timeout: float | None,
     check: Callable[[dict[str, Any]], str | None] | None = None,
+    revise: Callable[[], tuple[list[dict[str, Any]], EpisodeInfo]] | None = None,
 ) -> Outcome[dict[str, Any]]:
     """``policy.act`` with retries of transient failures (and of replies ``check`` rejects); a
     :class:`ConfigError` (a broken setup: no script for the task, no model) is raised at once, so
-    the run stops instead of failing every episode the same way."""
+    the run stops instead of failing every episode the same way. ``revise`` (when given) makes
+    each attempt's conversation and episode (seed), so a retry can differ from what was rejected."""
     setup_error: list[ConfigError] = []
 
     async def call() -> dict[str, Any]:
+        asked, info = revise() if revise is not None else (messages, episode)
         try:
-            return await policy.act(messages, tools, episode)
+            return await policy.act(asked, tools, info)
         except ConfigError as exc:
             setup_error.append(exc)
             raise

@@ -11,6 +11,11 @@ and ``{"answer": "..."}`` to finish. The episode ends on an answer or after the 
 ``max_turns`` steps; the final observation carries the task's reward and ``reward_breakdown``. ``reset`` takes ``seed``, ``episode_id`` and either ``task`` (a task object) or
 ``task_id`` (one of the served tasks); without them it cycles through the served tasks.
 
+Over HTTP OpenEnv builds a fresh environment for every request, so ``/reset`` parks its episode
+under the ``episode_id`` it answers with (in the observation), and ``/step`` continues that
+episode when the request carries ``"episode_id"``; a ``/step`` without one is refused with a 400
+naming the fix (pass it, or use the WebSocket client), never played on another task.
+
 >>> with GenericEnvClient(base_url="http://127.0.0.1:8000").sync() as env:          # doctest: +SKIP
 ...     env.reset(task_id="issue-bug")
 ...     env.step({"tool_name": "list_issues", "arguments": {"owner": "acme", "repo": "api"}})
@@ -21,6 +26,7 @@ from __future__ import annotations
 import itertools
 import threading
 import uuid
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
@@ -65,6 +71,7 @@ if Environment is not None:
         text: str = Field("", description="The observation text.")
         is_error: bool = Field(False, description="Whether the environment reports a failure.")
         turn: int = Field(0, description="Steps taken so far.")
+        episode_id: str = Field("", description="The episode (pass it with HTTP /step).")
         instruction: str = Field("", description="The task (on reset).")
         tools: list[dict[str, Any]] = Field(default_factory=list, description="OpenAI-form tools (on reset).")
         reward_breakdown: list[dict[str, Any]] = Field(
@@ -86,6 +93,9 @@ if Environment is not None:
         tasks: list[Task] = []
         _cycle: Any = None
         _lock = threading.Lock()
+        # episodes between stateless HTTP requests, by episode_id (oldest dropped past the cap)
+        _parked: OrderedDict[str, tuple[Task, Episode, AgentWorldState]] = OrderedDict()
+        max_parked = 1024
 
         def __init__(self) -> None:
             super().__init__()
@@ -133,6 +143,7 @@ if Environment is not None:
             )
             return AgentWorldObservation(
                 text=chosen.initial_state or "",
+                episode_id=self._state.episode_id,
                 instruction=first_user_message(chosen),
                 tools=self.episode.tools,
                 metadata={"max_turns": chosen.max_turns, "seeds": seeds},
@@ -147,18 +158,59 @@ if Environment is not None:
             observation.reward_breakdown = breakdown
             return observation
 
-        def step(self, action: Any, timeout_s: float | None = None, **kwargs: Any) -> AgentWorldObservation:
-            if self.session is None or self.episode is None:
-                self.reset()
+        def _resume(self, episode_id: str | None) -> None:
+            """Take over the parked episode ``episode_id`` (a stateless HTTP /step)."""
+            if episode_id is None:
+                raise ConfigError(
+                    "No episode to step: over HTTP each request gets a fresh environment, so /step "
+                    "needs the episode_id that /reset answered with",
+                    hint='POST /step {"action": {...}, "episode_id": "<from /reset>"}, or use the '
+                    "WebSocket client (GenericEnvClient(base_url=...).sync()), which keeps the session",
+                )
+            with self._lock:
+                parked = self._parked.pop(episode_id, None)
+            if parked is None:
+                raise ConfigError(
+                    f"No episode {episode_id!r} to step (never reset here, over, dropped, or being "
+                    "stepped by another request)",
+                    hint="POST /reset and pass the episode_id it answers with",
+                )
+            self.task, self.episode, self._state = parked
+            self.session = self.episode.session
+
+        def close(self) -> None:
+            """Park an unfinished episode for the next HTTP request that names it."""
+            if self.episode is not None and self.task is not None and not self._state.done:
+                with self._lock:
+                    self._parked[self._state.episode_id] = (self.task, self.episode, self._state)
+                    self._parked.move_to_end(self._state.episode_id)
+                    while len(self._parked) > self.max_parked:
+                        self._parked.popitem(last=False)
+            super().close()
+
+        def step(
+            self,
+            action: Any,
+            timeout_s: float | None = None,
+            episode_id: str | None = None,
+            **kwargs: Any,
+        ) -> AgentWorldObservation:
+            if self.episode is None:
+                self._resume(episode_id)
             assert self.session is not None and self.episode is not None
             episode = self.episode
             if self._state.done:
                 return AgentWorldObservation(
-                    text="The episode is over: reset to start another.", done=True, is_error=True
+                    text="The episode is over: reset to start another.",
+                    done=True,
+                    is_error=True,
+                    episode_id=self._state.episode_id,
                 )
             if action.answer is not None:
                 episode.final_answer, episode.finish = action.answer, "answer"
-                return self._finish(AgentWorldObservation(text="", turn=episode.turns))
+                return self._finish(
+                    AgentWorldObservation(text="", turn=episode.turns, episode_id=self._state.episode_id)
+                )
             domain = self.session.domain.name
             if domain in TOOL_DOMAINS:
                 key = "name" if domain == "search" else "tool_name"
@@ -169,7 +221,9 @@ if Environment is not None:
             episode.turns += 1
             self._state.step_count += 1
             text, is_error = world_step(episode, label, raw)
-            result = AgentWorldObservation(text=text, is_error=is_error, turn=episode.turns)
+            result = AgentWorldObservation(
+                text=text, is_error=is_error, turn=episode.turns, episode_id=self._state.episode_id
+            )
             if episode.turns >= episode.task.max_turns:
                 return self._finish(result)
             return result
@@ -191,7 +245,13 @@ def environment_factory(
     return type(
         name,
         (AgentWorldEnvironment,),
-        {"world": world, "tasks": list(tasks), "_cycle": None, "_lock": threading.Lock()},
+        {
+            "world": world,
+            "tasks": list(tasks),
+            "_cycle": None,
+            "_lock": threading.Lock(),
+            "_parked": OrderedDict(),
+        },
     )
 
 

@@ -117,21 +117,32 @@ def episode_line(
         "agent": agent,
         "world": episode.session.backend.describe(),
     }
-    if timings:
-        line["timings"] = {k: round(v, 6) for k, v in episode.timings.items()}
-    line[LABEL] = {"status": "ok"}
+    line["timings"] = {k: round(v, 6) for k, v in episode.timings.items()} if timings else None
+    line[LABEL] = {"status": "ok", "error": ""}
     return line
 
 
+# the columns an episode line has beyond its identity: a failed line carries each of them as null,
+# so every line of every file has one schema (a columnar reader such as datasets needs that)
+_EPISODE_COLUMNS = (
+    "messages", "loss_mask", "tools", "reward", "reward_breakdown", "final_answer", "finish",
+    "num_turns", "world_steps", "world_errors", "seeds", "agent", "world", "timings",
+)  # fmt: skip
+
+
 def failed_line(task: Task, sample: int, error: str) -> dict[str, Any]:
-    return {
+    """The line of an episode that could not be played: the same columns as a played one (null
+    where there is nothing to say), with the error in the ``rollout`` label."""
+    line: dict[str, Any] = {
         "id": episode_id(task, sample),
         "task": task.domain,
         "task_id": task.id,
         "group_id": task.id,
         "sample": sample,
-        LABEL: {"status": "failed", "error": error},
     }
+    line.update(dict.fromkeys(_EPISODE_COLUMNS))
+    line[LABEL] = {"status": "failed", "error": error}
+    return line
 
 
 class EpisodeRunner:

@@ -74,19 +74,32 @@ class AgentWorldTextEnv(BaseTextEnv):  # type: ignore[misc,valid-type]
         self.max_turns = self.task.max_turns
         self.episode = start_episode(self.task, int(extras.get("sample", 0)), self.world)
 
-    def init(self, prompt: list[dict[str, Any]] | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        """The first messages: the given prompt, or the task's system prompt and instruction."""
-        if prompt:
-            return prompt, {"task_id": self.task.id}
+    def _system_prompt(self) -> str:
         system = agent_system_prompt(self.task, self.episode.session)
         if self.task.domain in TOOL_DOMAINS:
             tools = json.dumps([t["function"] for t in self.episode.tools], ensure_ascii=False, indent=1)
             system = system.split(" When it is done")[0] + TOOL_FORMAT.format(tools=tools)
-        messages = [
-            {"role": "system", "content": system},
-            {"role": "user", "content": first_user_message(self.task)},
-        ]
-        return messages, {"task_id": self.task.id}
+        return system
+
+    def init(self, prompt: list[dict[str, Any]] | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """The first messages. SkyRL's generator passes the dataset row's prompt: its messages are
+        kept, and the system message gets the environment's own (the tools, the ``<tool_call>``
+        and ``<answer>`` formats) after the row's system text, so the model is told how to act.
+        Without a prompt: the system prompt and the task's instruction."""
+        system = self._system_prompt()
+        info = {"task_id": self.task.id}
+        if not prompt:
+            return [
+                {"role": "system", "content": system},
+                {"role": "user", "content": first_user_message(self.task)},
+            ], info
+        messages = [dict(m) for m in prompt]
+        if messages[0].get("role") == "system":
+            given = str(messages[0].get("content") or "").strip()
+            messages[0]["content"] = f"{given}\n\n{system}" if given else system
+        else:
+            messages.insert(0, {"role": "system", "content": system})
+        return messages, info
 
     def _finish(self, observations: list[dict[str, Any]]) -> dict[str, Any]:
         reward, breakdown = score_sync(self.episode, self.world.pm.registry)

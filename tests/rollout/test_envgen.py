@@ -138,3 +138,42 @@ def test_a_generator_that_never_answers_fails_the_command(tmp_path: Path) -> Non
     assert result.exit_code == 1
     assert "envgen: no environment could be made (2 failed" in result.output
     assert "The generator server at" in result.output and "did not answer" in result.output
+
+
+def test_a_retry_after_a_rejected_answer_changes_the_request(tmp_path: Path) -> None:
+    """A generator server as deterministic as vLLM at a fixed seed (the same request gets the same
+    answer) that answers each new prompt badly once: the retry carries the rejected answer, the
+    validation error and a new seed, so it is a new request and gets a valid environment."""
+    import threading
+
+    lock = threading.Lock()
+    answered: dict[str, str] = {}  # request (messages and seed) -> the answer it got
+    prompts_seen: set[str] = set()
+
+    def deterministic_once_bad(body: dict) -> str:
+        key = json.dumps([body["messages"], body.get("seed")], sort_keys=True)
+        prompt = body["messages"][0]["content"]
+        with lock:
+            if key not in answered:
+                if prompt not in prompts_seen:
+                    prompts_seen.add(prompt)
+                    answered[key] = '{"name": "Not A Valid Name", "tools": []}'
+                else:
+                    answered[key] = json.dumps(offline_environment(len(answered), 9))
+            return answered[key]
+
+    with FakeWorldModelServer(responder=deterministic_once_bad) as server:
+        generator = LLMGenerator([server.url], "gen", seed=4, max_retries=2, retry_backoff=0.0)
+        summary = generate(3, tmp_path, generator)
+        asked = [r.body for r in server.chat_requests]
+    assert summary.run.ok == 3 and len(summary.kept) == 3
+    assert len(asked) == 6  # one rejected answer and one retry per environment
+    for first in (b for b in asked if len(b["messages"]) == 1):
+        retry = next(b for b in asked if len(b["messages"]) == 3 and b["messages"][0] == first["messages"][0])
+        assert retry["seed"] != first["seed"]
+        assert retry["messages"][1] == {
+            "role": "assistant",
+            "content": '{"name": "Not A Valid Name", "tools": []}',
+        }
+        feedback = retry["messages"][2]["content"]
+        assert feedback.startswith("That answer was rejected: ") and "name" in feedback

@@ -79,3 +79,38 @@ def test_bad_arguments_stop_serve_with_one_clear_error(args: list[str], needle: 
     result = CliRunner().invoke(cli, command)
     assert result.exit_code in (1, 2) and isinstance(result.exception, SystemExit), result.output
     assert needle in result.output and "Traceback" not in result.output
+
+
+def test_http_steps_play_the_episode_the_client_reset(server_url: str) -> None:
+    """OpenEnv's HTTP routes build a fresh environment per request: /step continues the episode
+    named by the episode_id /reset answered with, even with another episode reset in between, and
+    a /step naming none is refused with the fix instead of playing the next task of the rotation."""
+    import httpx
+
+    with httpx.Client(base_url=server_url, timeout=30) as http:
+        bare = http.post("/step", json={"action": {"answer": "done"}})
+        assert bare.status_code == 400
+        assert "episode_id" in bare.json()["detail"] and "WebSocket" in bare.json()["detail"]
+        reset = http.post("/reset", json={"task_id": "issue-bug", "seed": 0}).json()
+        episode = reset["observation"]["episode_id"]
+        assert episode and "Crash on start" in reset["observation"]["instruction"]
+        other = http.post("/reset", json={"task_id": "greeting-file"}).json()["observation"]["episode_id"]
+        assert other != episode
+        call = {
+            "tool_name": "create_issue",
+            "arguments": {"owner": "a", "repo": "b", "title": "Crash on start"},
+        }
+        call["arguments"]["labels"] = ["bug"]
+        step = http.post("/step", json={"action": call, "episode_id": episode}).json()
+        assert '"number": 1' in step["observation"]["text"] and not step["done"]
+        assert step["observation"]["turn"] == 1
+        end = http.post("/step", json={"action": {"answer": "Opened #1"}, "episode_id": episode}).json()
+        assert end["done"] and end["reward"] == 1.0
+        assert [b["score"] for b in end["observation"]["reward_breakdown"]] == [1.0, 1.0, 1.0]
+        over = http.post("/step", json={"action": {"answer": "again"}, "episode_id": episode})
+        assert over.status_code == 400 and "POST /reset" in over.json()["detail"]
+        shell = {"action": [{"keystrokes": "echo 'hello world' > /app/hello.txt\n", "duration": 0.1}]}
+        played = http.post("/step", json={"action": shell, "episode_id": other}).json()
+        assert not played["done"] and played["observation"]["turn"] == 1
+        unknown = http.post("/step", json={"action": shell, "episode_id": "nope"})
+        assert unknown.status_code == 400 and "No episode 'nope'" in unknown.json()["detail"]

@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from agentworld_plugins.cli import cli
 from agentworld_plugins.fake_server import FakeWorldModelServer, default_responder
@@ -64,6 +64,46 @@ def test_the_training_file_reads_with_datasets(
     assert len(data) == 6
     assert data[0]["messages"][2]["tool_calls"][0]["function"]["name"] == "create_issue"
     assert data[0]["loss_mask"] == [0, 0, 1, 0, 1]
+
+
+def _failed_run(out: Path) -> Result:
+    """Every episode of the bundled tasks written as failed (the agent server refuses all)."""
+    with FakeWorldModelServer(responder=lambda body: FakeWorldModelServer.error(400, "bad model")) as agent:
+        args = ["rollout", "run", "--tasks", "bundled", "--backend", "offline", "--no-progress"]
+        args += ["--agent-base-url", agent.url, "--agent-model", "m", "-o", str(out)]
+        return CliRunner().invoke(cli, args)
+
+
+def test_datasets_reads_a_directory_mixing_complete_and_failed_episode_files(
+    tmp_path: Path, tasks_file: Path, scripted: RolloutSpec
+) -> None:
+    """Failed lines have the columns of played ones (null), the error inside the ``rollout``
+    label both carry: ``load_dataset(data_dir=...)`` casts every file to the first one's schema."""
+    datasets = pytest.importorskip("datasets", reason="the rl extra (datasets) is not installed")
+    played, failed = tmp_path / "played.jsonl", tmp_path / "failed.jsonl"
+    rollout(tasks_file, played, scripted, group_size=2)
+    _failed_run(failed)
+    ok_line, failed_line = _lines(played)[0], _lines(failed)[0]
+    assert list(failed_line) == list(ok_line)
+    assert set(failed_line["rollout"]) == set(ok_line["rollout"]) == {"status", "error"}
+    complete_then_failed = tmp_path / "one"
+    complete_then_failed.mkdir()
+    (complete_then_failed / "a.jsonl").write_bytes(played.read_bytes())
+    (complete_then_failed / "b.jsonl").write_bytes(failed.read_bytes())
+    mixed_first = tmp_path / "two"
+    mixed_first.mkdir()
+    (mixed_first / "a.jsonl").write_bytes(failed.read_bytes() + played.read_bytes())
+    (mixed_first / "b.jsonl").write_bytes(played.read_bytes())
+    for folder, total in ((complete_then_failed, 9), (mixed_first, 15)):
+        data = datasets.load_dataset("json", data_dir=str(folder), split="train")
+        assert len(data) == total
+        statuses = [row["status"] for row in data["rollout"]]
+        assert statuses.count("failed") == 3
+        rows = [row for row in data if row["rollout"]["status"] == "failed"]
+        assert all(row["messages"] is None and row["reward"] is None for row in rows)
+        assert "HTTP 400" in rows[0]["rollout"]["error"]
+        played_rows = [row for row in data if row["rollout"]["status"] == "ok"]
+        assert played_rows[0]["messages"][2]["tool_calls"][0]["function"]["name"] == "create_issue"
 
 
 def test_a_torn_line_is_replayed_and_the_file_ends_the_same(
@@ -236,10 +276,7 @@ def test_cli_perturbations_apply_to_every_episode(tmp_path: Path) -> None:
 def test_a_run_where_no_episode_could_be_played_exits_1(tmp_path: Path) -> None:
     """An agent server that refuses every request: each episode is written as failed (for the
     next run) and the command fails with the commonest error instead of exiting 0."""
-    with FakeWorldModelServer(responder=lambda body: FakeWorldModelServer.error(400, "bad model")) as agent:
-        args = ["rollout", "run", "--tasks", "bundled", "--backend", "offline", "--no-progress"]
-        args += ["--agent-base-url", agent.url, "--agent-model", "m", "-o", str(tmp_path / "e.jsonl")]
-        result = CliRunner().invoke(cli, args)
+    result = _failed_run(tmp_path / "e.jsonl")
     assert result.exit_code == 1
     assert (
         "rollout: no episode could be made (3 failed; commonest: 3 x agent: The agent server" in result.output

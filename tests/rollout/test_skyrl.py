@@ -56,3 +56,23 @@ def test_an_action_text_task_ends_at_max_turns_with_its_reward() -> None:
     assert not first["done"]
     last = env.step('```json\n[{"keystrokes": "cat /app/h.txt\\n", "duration": 0.1}]\n```')
     assert last["done"] and last["reward"] == 1.0 and "hi" in last["observations"][0]["content"]
+
+
+def test_init_with_the_dataset_prompt_tells_the_model_the_tools_and_the_call_format() -> None:
+    """SkyRL's generator passes the row's prompt to ``init``: the environment keeps its messages
+    and adds the tools and the ``<tool_call>`` format to the system message."""
+    register_skyrl()
+    env = skyrl_gym.make("agentworld", env_config={}, extras={"task": ISSUE})
+    row = [{"role": "user", "content": "Open a bug."}]
+    messages, info = env.init(row)
+    assert info == {"task_id": "bug"} and row == [{"role": "user", "content": "Open a bug."}]
+    assert [m["role"] for m in messages] == ["system", "user"] and messages[1] == row[0]
+    system = messages[0]["content"]
+    assert "<tool_call>" in system and "create_issue" in system and "<answer>" in system
+    with_system = [{"role": "system", "content": "Be brief."}, *row]
+    messages, _ = env.init(with_system)
+    assert [m["role"] for m in messages] == ["system", "user"]
+    assert messages[0]["content"].startswith("Be brief.\n\n") and "create_issue" in messages[0]["content"]
+    end = env.step(_call("create_issue", {"owner": "a", "repo": "b", "title": "x", "labels": ["bug"]}))
+    assert '"number": 1' in end["observations"][0]["content"]
+    env.close()

@@ -30,6 +30,7 @@ from ...bench.runner import JobResult, RunOptions, RunSummary, describe_error, i
 from ...errors import ConfigError
 from ...files import iter_jsonl, write_private
 from ..agent import EpisodeInfo, OpenAIPolicy, act_retrying
+from ..episode import derive_seed
 from ..ray import RayPool
 from ..tasks import Task, write_tasks
 from .templates import offline_environment
@@ -47,6 +48,11 @@ Rules: "name" is lower-case words joined by '-'; tool names use letters, digits 
 inputSchema is a JSON Schema object of type "object"; outputSchema is a JSON Schema; each task's
 reward uses checks of these types: {rewards}; "ledger_item" names a resource some tool creates,
 "tool_called" names one of your tools. Make it about: {theme}. Do not reuse the example's theme."""
+
+RETRY_PROMPT = """That answer was rejected: {problem}.
+Answer again with the whole corrected JSON object and nothing else."""
+
+_MAX_FED_BACK = 20_000  # characters of a rejected answer shown back to the generator
 
 _JSON = re.compile(r"\{.*\}", re.DOTALL)
 
@@ -100,35 +106,61 @@ class LLMGenerator:
         return [{"role": "user", "content": text}]
 
     async def generate(self, index: int, registry: Registry) -> dict[str, Any]:
-        info = EpisodeInfo("envgen", index, self.seed + index, "mcp")
+        """Environment ``index``. A rejected answer is not asked for again unchanged (a server
+        at a fixed seed would answer the same): the retry shows the model its answer and what
+        is wrong with it, under a seed of its own."""
         messages = self.messages(index, registry)
+        rejected: list[tuple[str, str]] = []  # (the answer, what is wrong with it)
 
         def check(reply: dict[str, Any]) -> str | None:
-            found = _JSON.search(str(reply.get("content") or ""))
-            if not found:
-                return "the generator's answer holds no JSON object"
-            try:
-                env = json.loads(found.group(0))
-            except json.JSONDecodeError as exc:
-                return f"the generator's JSON does not parse ({exc.msg})"
-            problems = check_environment(env, registry)
-            return "; ".join(problems[:3]) if problems else None
+            text = str(reply.get("content") or "")
+            problem = _answer_problem(text, registry)
+            if problem is not None:
+                rejected.append((text, problem))
+            return problem
+
+        def revise() -> tuple[list[dict[str, Any]], EpisodeInfo]:
+            if not rejected:
+                return list(messages), EpisodeInfo("envgen", index, self.seed + index, "mcp")
+            answer, problem = rejected[-1]
+            seed = derive_seed("envgen-retry", self.seed, index, len(rejected))
+            feedback = RETRY_PROMPT.format(problem=problem)
+            conversation = [
+                *messages,
+                {"role": "assistant", "content": answer[:_MAX_FED_BACK]},
+                {"role": "user", "content": feedback},
+            ]
+            return conversation, EpisodeInfo("envgen", index, seed, "mcp")
 
         outcome = await act_retrying(
             self.policy,
             messages,
             [],
-            info,
+            EpisodeInfo("envgen", index, self.seed + index, "mcp"),
             max_retries=self.max_retries,
             backoff=self.retry_backoff,
             timeout=600,
             check=check,
+            revise=revise,
         )
         if not outcome.ok or outcome.value is None:
             raise ValueError(outcome.error or "no environment")
         found = _JSON.search(str(outcome.value.get("content") or ""))
         assert found is not None
         return json.loads(found.group(0))
+
+
+def _answer_problem(text: str, registry: Registry) -> str | None:
+    """What is wrong with a generator's answer (None: a valid environment)."""
+    found = _JSON.search(text)
+    if not found:
+        return "the generator's answer holds no JSON object"
+    try:
+        env = json.loads(found.group(0))
+    except json.JSONDecodeError as exc:
+        return f"the generator's JSON does not parse ({exc.msg})"
+    problems = check_environment(env, registry)
+    return "; ".join(problems[:3]) if problems else None
 
 
 class _GeneratorWorker:
