@@ -217,11 +217,13 @@ def test_serve_runs_conversations_on_the_named_world(tmp_path: Path) -> None:
     from agentworld_plugins.testing import clean_env, serve_process
 
     env = clean_env(AGENTWORLD_HOME=str(tmp_path))
-    with serve_process("--backend", "offline", "--world", "served", env=env) as url:
-        with World(base_url=f"{url}/v1", backend="openai") as client:
-            term = client.session("terminal", initial_state="root@agentworld:/app# ")
-            term.step([{"keystrokes": "echo served > /app/served.txt\n", "duration": 0.1}])
-            screen = term.step([{"keystrokes": "cat /app/served.txt\n", "duration": 0.1}]).text
+    with (
+        serve_process("--backend", "offline", "--world", "served", env=env) as url,
+        World(base_url=f"{url}/v1", backend="openai") as client,
+    ):
+        term = client.session("terminal", initial_state="root@agentworld:/app# ")
+        term.step([{"keystrokes": "echo served > /app/served.txt\n", "duration": 0.1}])
+        screen = term.step([{"keystrokes": "cat /app/served.txt\n", "duration": 0.1}]).text
     assert screen.rstrip().splitlines()[-2] == "served"
     shell = subprocess.run(
         [sys.executable, "-m", "agentworld_plugins", "shell", "--world", "served", "-c", "cat /app/served.txt"],
