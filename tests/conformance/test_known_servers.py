@@ -23,29 +23,38 @@ from mcp import Client, StdioServerParameters
 MEMORY_VERSION = "2026.8.31"  # @modelcontextprotocol/server-memory, serverInfo 0.6.3
 
 
+def _mirror(snapshot: Path, command: list[str], home: Path) -> None:
+    """The real server's tools, capabilities and command line into ``snapshot`` (mcp serve --mirror)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "agentworld_plugins", "mcp", "serve", "--list", "--save-snapshot", str(snapshot),
+         "--mirror", "--", *command],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "AGENTWORLD_HOME": str(home)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+
+def _offline_server(snapshot: Path, home: Path, *extra: str) -> StdioServerParameters:
+    """``agentworld mcp serve`` of ``snapshot`` on the offline world, in ``home``."""
+    return StdioServerParameters(
+        command=sys.executable,
+        args=[
+            "-m",
+            "agentworld_plugins",
+            "mcp",
+            "serve",
+            "--backend",
+            "offline",
+            "--snapshot",
+            str(snapshot),
+            *extra,
+        ],
+        env={"PATH": os.environ["PATH"], "AGENTWORLD_HOME": str(home)},
+    )
+
+
 @pytest.fixture(scope="module")
 def memory_server() -> list[str]:
-    npm = shutil.which("npm")
-    assert npm and shutil.which("node"), "node and npm are needed for the reference MCP servers"
-    home = cache_dir(f"server-memory-{MEMORY_VERSION}")
-    exe = home / "node_modules" / ".bin" / "mcp-server-memory"
-    if not exe.exists():
-        done = subprocess.run(
-            [
-                npm,
-                "install",
-                "--no-audit",
-                "--no-fund",
-                "--loglevel=error",
-                f"@modelcontextprotocol/server-memory@{MEMORY_VERSION}",
-            ],
-            cwd=home,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert done.returncode == 0 and exe.exists(), done.stderr[-1000:]
-    return ["node", str(exe)]
+    return _npm_server("@modelcontextprotocol/server-memory", MEMORY_VERSION, "mcp-server-memory")
 
 
 NAMES = ["Ada", "Babbage", "Engine", "Notes"]
@@ -101,12 +110,7 @@ async def _answers(params: StdioServerParameters, calls: list[tuple[str, dict[st
 
 def test_memory_server_sequences_answer_as_the_real_one(memory_server: list[str], tmp_path: Path) -> None:
     snapshot = tmp_path / "memory.json"
-    mirrored = subprocess.run(
-        [sys.executable, "-m", "agentworld_plugins", "mcp", "serve", "--backend", "offline", "--list",
-         "--save-snapshot", str(snapshot), "--mirror", "--", *memory_server],
-        capture_output=True, text=True, timeout=120, env={**os.environ, "AGENTWORLD_HOME": str(tmp_path)},
-    )  # fmt: skip
-    assert mirrored.returncode == 0, mirrored.stderr
+    _mirror(snapshot, memory_server, tmp_path)
     same = 0
     differences = []
     for index, calls in enumerate(SEQUENCES):
@@ -115,20 +119,7 @@ def test_memory_server_sequences_answer_as_the_real_one(memory_server: list[str]
             args=memory_server[1:],
             env={"PATH": os.environ["PATH"], "MEMORY_FILE_PATH": str(tmp_path / f"real-{index}.jsonl")},
         )
-        ours = StdioServerParameters(
-            command=sys.executable,
-            args=[
-                "-m",
-                "agentworld_plugins",
-                "mcp",
-                "serve",
-                "--backend",
-                "offline",
-                "--snapshot",
-                str(snapshot),
-            ],
-            env={"PATH": os.environ["PATH"], "AGENTWORLD_HOME": str(tmp_path / "home")},
-        )
+        ours = _offline_server(snapshot, tmp_path / "home")
         want, got = anyio.run(_answers, real, calls), anyio.run(_answers, ours, calls)
         if want == got:
             same += 1
@@ -141,27 +132,8 @@ def test_memory_server_sequences_answer_as_the_real_one(memory_server: list[str]
 def test_memory_graph_survives_a_restart_in_a_named_world(memory_server: list[str], tmp_path: Path) -> None:
     """The real server keeps its graph in a file; the mirror keeps it in the named world."""
     snapshot = tmp_path / "memory.json"
-    subprocess.run(
-        [sys.executable, "-m", "agentworld_plugins", "mcp", "serve", "--list", "--save-snapshot", str(snapshot),
-         "--mirror", "--", *memory_server],
-        capture_output=True, text=True, timeout=120, env={**os.environ, "AGENTWORLD_HOME": str(tmp_path)}, check=True,
-    )  # fmt: skip
-    ours = StdioServerParameters(
-        command=sys.executable,
-        args=[
-            "-m",
-            "agentworld_plugins",
-            "mcp",
-            "serve",
-            "--backend",
-            "offline",
-            "--snapshot",
-            str(snapshot),
-            "--world",
-            "kg",
-        ],
-        env={"PATH": os.environ["PATH"], "AGENTWORLD_HOME": str(tmp_path / "home")},
-    )
+    _mirror(snapshot, memory_server, tmp_path)
+    ours = _offline_server(snapshot, tmp_path / "home", "--world", "kg")
     create = (
         "create_entities",
         {"entities": [{"name": "Ada", "entityType": "person", "observations": ["kept"]}]},
@@ -234,26 +206,9 @@ def test_time_server_sequences_answer_as_the_real_one(tmp_path: Path) -> None:
     python = throwaway_python(f"mcp-server-time-{TIME_VERSION}", [f"mcp-server-time=={TIME_VERSION}"])
     real_cmd = [python, "-m", "mcp_server_time", "--local-timezone", "UTC"]
     snapshot = tmp_path / "time.json"
-    subprocess.run(
-        [sys.executable, "-m", "agentworld_plugins", "mcp", "serve", "--list", "--save-snapshot", str(snapshot),
-         "--mirror", "--", *real_cmd],
-        capture_output=True, text=True, timeout=120, env={**os.environ, "AGENTWORLD_HOME": str(tmp_path)}, check=True,
-    )  # fmt: skip
+    _mirror(snapshot, real_cmd, tmp_path)
     real = StdioServerParameters(command=real_cmd[0], args=real_cmd[1:], env={"PATH": os.environ["PATH"]})
-    ours = StdioServerParameters(
-        command=sys.executable,
-        args=[
-            "-m",
-            "agentworld_plugins",
-            "mcp",
-            "serve",
-            "--backend",
-            "offline",
-            "--snapshot",
-            str(snapshot),
-        ],
-        env={"PATH": os.environ["PATH"], "AGENTWORLD_HOME": str(tmp_path / "home")},
-    )
+    ours = _offline_server(snapshot, tmp_path / "home")
     sequences = [_time_calls(seed) for seed in range(12)]
     same, differences = 0, []
     for calls in sequences:
@@ -347,11 +302,7 @@ def test_filesystem_server_sequences_answer_as_the_real_one(tmp_path: Path) -> N
     first = tmp_path / "seq-0" / "root"
     _tree(first)
     snapshot = tmp_path / "fs.json"
-    subprocess.run(
-        [sys.executable, "-m", "agentworld_plugins", "mcp", "serve", "--list", "--save-snapshot", str(snapshot),
-         "--mirror", "--", *real_cmd, str(first)],
-        capture_output=True, text=True, timeout=120, env={**os.environ, "AGENTWORLD_HOME": str(tmp_path)}, check=True,
-    )  # fmt: skip
+    _mirror(snapshot, [*real_cmd, str(first)], tmp_path)
     mirrored = json.loads(snapshot.read_text())
     same, differences, count = 0, [], 14
     for index in range(count):
@@ -361,11 +312,7 @@ def test_filesystem_server_sequences_answer_as_the_real_one(tmp_path: Path) -> N
         own = tmp_path / f"snap-{index}.json"  # the same server command, on this sequence's folder
         own.write_text(json.dumps({**mirrored, "source": " ".join([*real_cmd, str(root)])}))
         calls = _fs_calls(str(root), index)
-        ours = StdioServerParameters(
-            command=sys.executable,
-            args=["-m", "agentworld_plugins", "mcp", "serve", "--backend", "offline", "--snapshot", str(own)],
-            env={"PATH": os.environ["PATH"], "AGENTWORLD_HOME": str(tmp_path / "home")},
-        )
+        ours = _offline_server(own, tmp_path / "home")
         got = anyio.run(_answers, ours, calls)  # first: the fake copies the folder, never writes it
         real = StdioServerParameters(
             command=real_cmd[0], args=[*real_cmd[1:], str(root)], env={"PATH": os.environ["PATH"]}
@@ -409,30 +356,13 @@ def test_sequential_thinking_sequences_answer_as_the_real_one(tmp_path: Path) ->
         "@modelcontextprotocol/server-sequential-thinking", THINKING_VERSION, "mcp-server-sequential-thinking"
     )
     snapshot = tmp_path / "thinking.json"
-    subprocess.run(
-        [sys.executable, "-m", "agentworld_plugins", "mcp", "serve", "--list", "--save-snapshot", str(snapshot),
-         "--mirror", "--", *real_cmd],
-        capture_output=True, text=True, timeout=120, env={**os.environ, "AGENTWORLD_HOME": str(tmp_path)}, check=True,
-    )  # fmt: skip
+    _mirror(snapshot, real_cmd, tmp_path)
     real = StdioServerParameters(
         command=real_cmd[0],
         args=real_cmd[1:],
         env={"PATH": os.environ["PATH"], "DISABLE_THOUGHT_LOGGING": "true"},
     )
-    ours = StdioServerParameters(
-        command=sys.executable,
-        args=[
-            "-m",
-            "agentworld_plugins",
-            "mcp",
-            "serve",
-            "--backend",
-            "offline",
-            "--snapshot",
-            str(snapshot),
-        ],
-        env={"PATH": os.environ["PATH"], "AGENTWORLD_HOME": str(tmp_path / "home")},
-    )
+    ours = _offline_server(snapshot, tmp_path / "home")
     sequences = [_thoughts(seed) for seed in range(10)]
     same = sum(anyio.run(_answers, real, calls) == anyio.run(_answers, ours, calls) for calls in sequences)
     print(f"server-sequential-thinking: {same}/{len(sequences)} call sequences identical")
@@ -458,11 +388,7 @@ def test_a_recording_is_served_back_exactly_then_the_world_goes_on(
     )
     real = anyio.run(_answers, recorder, calls)
     snapshot = tmp_path / "memory.json"
-    subprocess.run(
-        [sys.executable, "-m", "agentworld_plugins", "mcp", "serve", "--list", "--save-snapshot", str(snapshot),
-         "--mirror", "--", *memory_server],
-        capture_output=True, text=True, timeout=120, env={**os.environ, **env}, check=True,
-    )  # fmt: skip
+    _mirror(snapshot, memory_server, tmp_path)
     replayed = StdioServerParameters(
         command=sys.executable,
         args=["-m", "agentworld_plugins", "mcp", "serve", "--backend", "offline", "--snapshot", str(snapshot),
@@ -508,30 +434,13 @@ def test_a_mirror_declares_and_serves_what_the_real_server_does(
     """The protocol era, capabilities (listChanged, resource subscriptions), the resource list and
     resources/read of the knowledge graph after a write: equal to the real server's."""
     snapshot = tmp_path / "memory.json"
-    subprocess.run(
-        [sys.executable, "-m", "agentworld_plugins", "mcp", "serve", "--list", "--save-snapshot", str(snapshot),
-         "--mirror", "--", *memory_server],
-        capture_output=True, text=True, timeout=120, env={**os.environ, "AGENTWORLD_HOME": str(tmp_path)}, check=True,
-    )  # fmt: skip
+    _mirror(snapshot, memory_server, tmp_path)
     real = StdioServerParameters(
         command=memory_server[0],
         args=memory_server[1:],
         env={"PATH": os.environ["PATH"], "MEMORY_FILE_PATH": str(tmp_path / "m.jsonl")},
     )
-    ours = StdioServerParameters(
-        command=sys.executable,
-        args=[
-            "-m",
-            "agentworld_plugins",
-            "mcp",
-            "serve",
-            "--backend",
-            "offline",
-            "--snapshot",
-            str(snapshot),
-        ],
-        env={"PATH": os.environ["PATH"], "AGENTWORLD_HOME": str(tmp_path / "home")},
-    )
+    ours = _offline_server(snapshot, tmp_path / "home")
     assert anyio.run(_surface, ours) == anyio.run(_surface, real)
 
 
@@ -590,11 +499,7 @@ def test_sqlite_server_sequences_answer_as_the_real_one(tmp_path: Path) -> None:
     )  # it predates mcp 2
     first = [str(Path(python).parent / "mcp-server-sqlite"), "--db-path", str(tmp_path / "mirror.db")]
     snapshot = tmp_path / "sqlite.json"
-    subprocess.run(
-        [sys.executable, "-m", "agentworld_plugins", "mcp", "serve", "--list", "--save-snapshot", str(snapshot),
-         "--mirror", "--", *first],
-        capture_output=True, text=True, timeout=120, env={**os.environ, "AGENTWORLD_HOME": str(tmp_path)}, check=True,
-    )  # fmt: skip
+    _mirror(snapshot, first, tmp_path)
     same, differences, count = 0, [], 10
     for index in range(count):
         calls = _sql_calls(index)
@@ -602,12 +507,7 @@ def test_sqlite_server_sequences_answer_as_the_real_one(tmp_path: Path) -> None:
             command=first[0], args=["--db-path", str(tmp_path / f"real-{index}.db")],
             env={"PATH": os.environ["PATH"]},
         )  # fmt: skip
-        ours = StdioServerParameters(
-            command=sys.executable,
-            args=["-m", "agentworld_plugins", "mcp", "serve", "--backend", "offline", "--snapshot", str(snapshot),
-                  "--world", f"sql-{index}"],
-            env={"PATH": os.environ["PATH"], "AGENTWORLD_HOME": str(tmp_path / "home")},
-        )  # fmt: skip
+        ours = _offline_server(snapshot, tmp_path / "home", "--world", f"sql-{index}")
         want, got = anyio.run(_sql_answers, real, calls), anyio.run(_sql_answers, ours, calls)
         if want == got:
             same += 1
