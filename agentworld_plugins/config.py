@@ -29,6 +29,12 @@ class Settings(BaseSettings):
     backend: str | None = Field(
         None, description="Backend name or chain; 'openai' when base_url is set, else the embedded default."
     )
+    guard: str | None = Field(
+        None,
+        pattern="^(flag|repair|engine|default)$",
+        description="Check every observation against the facts earlier turns established: "
+        "'flag', 'repair', 'engine' or 'default' (each domain's own policy); see docs/guard.md.",
+    )
     prompts_dir: Path | None = Field(
         None, description="Folder of <domain>/system_prompt.txt templates overriding the bundled ones."
     )

@@ -110,6 +110,17 @@ def register_rewards(register: Callable[..., None]) -> None:
     """
 
 
+
+@hookspec
+def register_guards(register: Callable[..., None]) -> None:
+    """Register consistency guards for the ``guarded`` backend (docs/guard.md).
+
+    :param register: ``register(domain, factory)`` where ``factory()`` returns a
+        :class:`~agentworld_plugins.guard.Checker` for sessions of ``domain``. A later
+        registration for the same domain replaces an earlier one (a plugin's guard replaces the
+        built-in one).
+    """
+
 # --- Session phase: called when a World or Session is created ---------------------------------
 
 

@@ -39,6 +39,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "agentworld_plugins.toolpacks",
     "agentworld_plugins.perturbations",
     "agentworld_plugins.offline.plugin",
+    "agentworld_plugins.guard.plugin",
 )
 
 #: entry points called (with no arguments) when ``agentworld_plugins`` is imported: a front's
@@ -69,6 +70,8 @@ class Registry:
     offline_resources: dict[str, Callable[..., Any]] = field(default_factory=dict)
     #: reward checks of rollouts, by name (the built-ins are the rollout front's own)
     rewards: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    #: consistency guards (``guarded`` backend), by domain: a factory of a ``guard.Checker``
+    guards: dict[str, Callable[..., Any]] = field(default_factory=dict)
 
     def domain(self, name: str) -> Domain:
         try:
@@ -112,6 +115,7 @@ class PluginManager(pluggy.PluginManager):
             "register_tool_packs",
             "register_offline_worlds",
             "register_rewards",
+            "register_guards",
             "prepare_system_prompt",
             "transform_messages",
             "after_observation",
@@ -211,6 +215,9 @@ class PluginManager(pluggy.PluginManager):
         def reward(name: str, check: Callable[..., Any]) -> None:
             reg.rewards[name] = check
 
+        def guard(domain: str, factory: Callable[..., Any]) -> None:
+            reg.guards[domain] = factory
+
         # get_hookimpls() lists in registration order: later plugins override earlier ones.
         for fn, hook in (
             (domain, self.hook.register_domains),
@@ -219,6 +226,7 @@ class PluginManager(pluggy.PluginManager):
             (tool_pack, self.hook.register_tool_packs),
             (offline_world, self.hook.register_offline_worlds),
             (reward, self.hook.register_rewards),
+            (guard, self.hook.register_guards),
         ):
             for impl in hook.get_hookimpls():
                 impl.function(**{a: fn for a in impl.argnames})

@@ -30,6 +30,11 @@ def make_backend(settings: Settings, registry: Registry, text: str | None = None
     """
     text = text or settings.backend or default_backend_name(settings)
     if "," in text:
-        return build_backend_chain(settings, registry, text)
-    name, spec = split_backend_spec(text)
-    return registry.backend_factory(name)(settings, spec)
+        backend = build_backend_chain(settings, registry, text)
+    else:
+        name, spec = split_backend_spec(text)
+        backend = registry.backend_factory(name)(settings, spec)
+    if settings.guard and not text.startswith("guarded"):  # --guard / AGENTWORLD_GUARD: wrap it
+        guarded = registry.backend_factory("guarded")
+        return guarded(settings, settings.guard, inner=backend)  # type: ignore[call-arg]
+    return backend
