@@ -254,10 +254,13 @@ class GuardedBackend(Backend):
         return text, checker.check(facts, action, text, session.context)
 
     @staticmethod
+    @staticmethod
     def _repair_request(messages: list[dict[str, Any]], verdict: Verdict) -> list[dict[str, Any]]:
+        """The same request with the contradictions stated before the turn prompt (the action
+        stays where the turn format puts it: last)."""
         lines = [f"- {c.describe()}" for c in verdict.contradictions]
         last = dict(messages[-1])
-        last["content"] = f"{last.get('content') or ''}\n\n{REPAIR_NOTE}\n" + "\n".join(lines)
+        last["content"] = f"{REPAIR_NOTE}\n" + "\n".join(lines) + f"\n\n{last.get('content') or ''}"
         return [*messages[:-1], last]
 
     def _substituted(

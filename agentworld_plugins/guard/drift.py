@@ -32,7 +32,7 @@ _BLOCK = re.compile(r"<predicted_observation>\n?(.*?)\n?</predicted_observation>
 class DriftBackend(Backend):
     name = "drift"
 
-    def __init__(self, inner: Backend, rate: float, seed: int = 0) -> None:
+    def __init__(self, inner: Backend, rate: float, seed: int | str = 0) -> None:
         if not 0 <= rate <= 1:
             raise ConfigError(f"drift rate {rate} is not in [0, 1]", hint="e.g. drift:0.2")
         self.inner = inner
@@ -43,6 +43,8 @@ class DriftBackend(Backend):
         #: the uncorrupted text of the last answer, and what was done to it (None: nothing)
         self.last_clean: str | None = None
         self.last_kind: str | None = None
+        #: what each request since the driver last cleared it got: a kind, or None (unchanged)
+        self.calls: list[str | None] = []
         self._answers: dict[tuple[str, int], Completion] = {}
         self.context_budget = inner.context_budget
 
@@ -75,6 +77,11 @@ class DriftBackend(Backend):
         return self._corrupt(clean, messages)
 
     def _corrupt(self, clean: Completion, messages: list[dict[str, Any]]) -> Completion:
+        answer = self._draw(clean, messages)
+        self.calls.append(self.last_kind)
+        return answer
+
+    def _draw(self, clean: Completion, messages: list[dict[str, Any]]) -> Completion:
         match = _BLOCK.search(clean.text)
         text = match.group(1) if match else clean.text
         self.last_clean, self.last_kind = text, None
@@ -90,7 +97,7 @@ class DriftBackend(Backend):
         history = [str(m.get("content") or "") for m in messages if m.get("role") == "assistant"]
         kinds = list(KINDS)
         self.random.shuffle(kinds)
-        span = _terminal_output(text, messages)
+        span = _shell_output(text, messages)
         for kind in kinds:
             if span is not None:
                 part = corrupt(text[span[0] : span[1]], kind, [])
@@ -115,6 +122,15 @@ def corrupt(text: str, kind: str, history: list[str]) -> str | None:
     except ValueError:
         data = None
     indent = 2 if "\n" in text.strip() else None
+    if isinstance(data, dict):  # a structured answer: its first non-empty list ("rows", "items")
+        lists = [(k, v) for k, v in data.items() if isinstance(v, list) and v]
+        lists.sort(key=lambda kv: not isinstance(kv[1][0], (list, dict)))  # rows before column names
+        for key, value in lists:
+                changed = corrupt(json.dumps(value), kind, [])
+                if changed is None:
+                    return None
+                return json.dumps({**data, key: json.loads(changed)}, indent=indent, ensure_ascii=False)
+        return _misremember(data, kind, indent)
     if isinstance(data, list) and data:
         if kind == "forget":
             return json.dumps(data[:-1], indent=indent, ensure_ascii=False)
@@ -132,7 +148,7 @@ def corrupt(text: str, kind: str, history: list[str]) -> str | None:
     if kind == "forget":
         return "\n".join(lines[:-1]) if len(lines) > 1 else ""
     if kind == "invent":
-        return "\n".join([*lines, lines[-1] + " (2)"])
+        return "\n".join([*lines, lines[-1]])
     shown = set(lines)
     for earlier in reversed(history):
         body = _BLOCK.search(earlier)
@@ -142,10 +158,10 @@ def corrupt(text: str, kind: str, history: list[str]) -> str | None:
     return None
 
 
-def _terminal_output(text: str, messages: list[dict[str, Any]]) -> tuple[int, int] | None:
-    """The output of the last command a terminal step typed, in the screen ``text``."""
+def _shell_output(text: str, messages: list[dict[str, Any]]) -> tuple[int, int] | None:
+    """The output of the last command a shell step ran, in the observation ``text``."""
     session = current_session.get()
-    if session is None or session.domain.name != "terminal" or not messages:
+    if session is None or session.domain.name not in ("terminal", "swe") or not messages:
         return None
     from ..turns import extract_action
     from .shell import command_lines, output_span
@@ -154,11 +170,22 @@ def _terminal_output(text: str, messages: list[dict[str, Any]]) -> tuple[int, in
     if found is None:
         return None
     try:
-        lines = command_lines(session.domain.validate_action(found[1]), "terminal")
+        lines = command_lines(session.domain.validate_action(found[1]), session.domain.name)
     except Exception:
         return None
-    span = output_span(text, lines[-1], "terminal") if lines else None
+    span = output_span(text, lines[-1], session.domain.name) if lines else None
     return span if span is not None and span[0] < span[1] else None
+
+
+def _misremember(record: dict[str, Any], kind: str, indent: int | None) -> str | None:
+    """A record with a value changed: a state flipped back (forget), a title reworded (invent)."""
+    if kind == "forget" and isinstance(record.get("state"), str):
+        flipped = "closed" if record["state"] == "open" else "open"
+        return json.dumps({**record, "state": flipped}, indent=indent, ensure_ascii=False)
+    for key in ("title", "name", "subject", "body"):
+        if kind == "invent" and isinstance(record.get(key), str):
+            return json.dumps({**record, key: record[key] + " (draft)"}, indent=indent, ensure_ascii=False)
+    return None
 
 
 def _json_list(text: str) -> list[Any] | None:

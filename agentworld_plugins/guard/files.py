@@ -147,8 +147,28 @@ def children(facts: dict[str, Any], directory: str) -> dict[str, list[Any]]:
     return found
 
 
-def check_listing(facts: dict[str, Any], directory: str, names: set[str]) -> list[Contradiction]:
+def repeated(text: str) -> set[str]:
+    """Names a listing shows more than once (a directory holds each name once)."""
+    seen: set[str] = set()
+    twice: set[str] = set()
+    for line in text.strip().splitlines():
+        for name in line.split() if "  " in line and "[" not in line else [line]:
+            match = _ENTRY.match(name)
+            if not match:
+                continue
+            entry = match.group(1).rstrip("/").split("/")[-1]
+            (twice if entry in seen else seen).add(entry)
+    return twice
+
+
+def check_listing(
+    facts: dict[str, Any], directory: str, names: set[str], twice: set[str] = frozenset()  # type: ignore[assignment]
+) -> list[Contradiction]:
     found: list[Contradiction] = []
+    for name in sorted(twice):
+        fact = known(facts, posixpath.join(directory, name))
+        turn, source = (fact[1], fact[2]) if fact else (0, "model")
+        found.append(Contradiction("duplicate-id", posixpath.join(directory, name), "listed once", "listed twice", turn, source))
     for name, (content, turn, source) in sorted(children(facts, directory).items()):
         path = posixpath.join(directory, name)
         if content is ABSENT and name in names:
@@ -178,7 +198,7 @@ def fixed_listing(facts: dict[str, Any], directory: str, text: str) -> str:
         match = _ENTRY.match(line)
         name = match.group(1).rstrip("/").split("/")[-1] if match else ""
         fact = known_children.get(name)
-        if fact is not None and fact[0] is ABSENT:
+        if (fact is not None and fact[0] is ABSENT) or (name in shown and name):
             continue
         shown.add(name)
         kept.append(line)

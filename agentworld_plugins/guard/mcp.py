@@ -67,7 +67,8 @@ class McpChecker(Checker):
                 names = F.listed_names(text)
                 if names is None:
                     return Verdict()
-                return _verdict(F.check_listing(facts, path, names), bool(F.children(facts, path)))
+                found = F.check_listing(facts, path, names, F.repeated(text))
+                return _verdict(found, bool(F.children(facts, path)))
         elif family == "sql":
             sql = _sql(args)
             if op == "read" or (op == "execute" and sql.lstrip().lower().startswith(("select", "with"))):
@@ -176,8 +177,6 @@ class McpChecker(Checker):
             fact = F.known(facts, _path(args) or "")
             if fact is not None and fact[0] not in (F.ABSENT, F.PRESENT):
                 return str(fact[0])
-        if family == "sql" and op == "read":
-            return S.select_answer(facts, _sql(args))
         return None
 
     def commit(
@@ -265,7 +264,10 @@ class McpChecker(Checker):
         if op == "create":
             rid = R.record_id(data, resource) if isinstance(data, dict) else None
             if rid is not None:
-                bucket[rid] = [R.fields_of(args, resource), turn, "agent"]
+                bucket.pop(rid, None)
+                R.learn_record(facts, resource, rid, data, turn)  # what the answer showed of it
+                shown = bucket[rid][0] or {}
+                bucket[rid] = [{**shown, **R.fields_of(args, resource)}, turn, "agent"]
         elif op == "update":
             rid = R.id_argument(args, resource)
             if rid is not None:

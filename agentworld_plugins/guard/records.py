@@ -132,17 +132,8 @@ def learn_record(facts: dict[str, Any], resource: str, rid: str, record: dict[st
     fact = bucket.get(rid)
     if fact is not None and fact[0] is None:
         return
-    fields = {
-        k: v
-        for k, v in record.items()
-        if not _GENERATED.search(k) and isinstance(v, (str, int, float, bool, list))
-    }
-    fields = {
-        k: v
-        for k, v in fields.items()
-        if not isinstance(v, list) or _label_names(v) is not None or all(isinstance(x, str) for x in v)
-    }
-    fields = {k: (_label_names(v) or v) if isinstance(v, list) else v for k, v in fields.items()}
+    # scalars only: lists (labels, assignees) are compared where the agent set them
+    fields = {k: v for k, v in record.items() if not _GENERATED.search(k) and isinstance(v, (str, int, float, bool))}
     if fact is None:
         bucket[rid] = [fields, turn, "model"]
     else:

@@ -136,10 +136,10 @@ class ShellChecker(Checker):
             return Verdict([Contradiction("content", " ".join(targets), expected, shown, turn, source)], True)
         if words[0] == "ls":
             directory = targets[0] if targets else _machine(facts).cwd
-            if not F.children(facts, directory) or "No such file" in shown:
+            if "No such file" in shown:
                 return Verdict()
             names = _ls_names(shown, "-l" in " ".join(words[1:]))
-            found = F.check_listing(facts, directory, names)
+            found = F.check_listing(facts, directory, names, F.repeated(shown) if "-l" not in words else set())
             return Verdict(found, True)
         return Verdict()
 
@@ -177,13 +177,14 @@ class ShellChecker(Checker):
         if words[0] == "ls":
             directory = (self._targets(facts, words) or [_machine(facts).cwd])[0]
             fixed = F.fixed_listing(facts, directory, "\n".join(sorted(_ls_names(shown, False))))
-            replacement = fixed if "\n" in shown.strip() else "  ".join(fixed.split("\n"))
+            columns = any("  " in line.strip() for line in shown.splitlines()) or "\n" not in shown.strip()
+            replacement = "  ".join(fixed.split("\n")) if columns else fixed
         else:
             replacement = self._shadow_output(facts, lines[0]).rstrip("\n")
         span = output_span(text, lines[0], self.domain)
         assert span is not None
         start, end = span
-        if self.domain == "terminal" and start == end and replacement:
+        if self.domain == "terminal" and start == end and replacement and text[start : start + 1] != "\n":
             replacement += "\n"
         elif self.domain == "terminal" and start < end and not replacement:
             end += 1

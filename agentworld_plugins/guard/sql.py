@@ -140,6 +140,7 @@ def parse_rows(text: str) -> tuple[list[tuple[str, ...]], str] | None:
             return None
     if isinstance(data, dict):
         data = data.get("rows", data.get("results", data.get("data")))
+        style = "object"
         if isinstance(data, list) and data and isinstance(data[0], list):
             return [tuple(_canon(v) for v in row) for row in data], style
     if not isinstance(data, list) or not all(isinstance(row, (dict, list)) for row in data):
@@ -164,6 +165,14 @@ def render(columns: list[str], rows: list[tuple[Any, ...]], style: str, like: st
     if style == "python":
         return repr(records)
     indent = 2 if "\n" in like.strip() else None
+    if style == "object":  # {"columns": [...], "rows": [[...]], "row_count": N, ...}: keep its keys
+        data = json.loads(like)
+        key = next(k for k in ("rows", "results", "data") if k in data)
+        as_lists = bool(data[key]) and isinstance(data[key][0], list)
+        data[key] = [list(row) for row in rows] if as_lists else records
+        if "row_count" in data:
+            data["row_count"] = len(rows)
+        return json.dumps(data, indent=indent, ensure_ascii=False, default=str)
     return json.dumps(records, indent=indent, ensure_ascii=False, default=str)
 
 
@@ -212,7 +221,7 @@ def select_answer(facts: dict[str, Any], sql: str, like: str | None = None) -> s
             return None
         columns, rows, _ = result
         style = (parse_rows(like) or ([], "json"))[1] if like else "json"
-        return render(columns, rows, style, like or "\n")
+        return render(columns, rows, style, like or "[\n]")
     finally:
         shadow.close()
 
