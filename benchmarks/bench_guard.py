@@ -69,7 +69,11 @@ def main() -> None:
     steps = 0
     for _ in range(3):
         for guard in ("off", "repair"):
-            total = _sum(measure.run(rate=0.0, guard=None if guard == "off" else guard, episodes=episodes, latency=args.latency))
+            total = _sum(
+                measure.run(
+                    rate=0.0, guard=None if guard == "off" else guard, episodes=episodes, latency=args.latency
+                )
+            )
             times[guard] += total.seconds
             steps = total.steps
     per_step = {k: v / (3 * steps) for k, v in times.items()}

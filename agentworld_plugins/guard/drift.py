@@ -123,13 +123,14 @@ def corrupt(text: str, kind: str, history: list[str]) -> str | None:
         data = None
     indent = 2 if "\n" in text.strip() else None
     if isinstance(data, dict):  # a structured answer: its first non-empty list ("rows", "items")
-        lists = [(k, v) for k, v in data.items() if isinstance(v, list) and v]
+        wrappers = ("rows", "items", "results", "data", "records", "entries", "issues")
+        lists = [(k, v) for k, v in data.items() if isinstance(v, list) and v and k in wrappers]
         lists.sort(key=lambda kv: not isinstance(kv[1][0], (list, dict)))  # rows before column names
         for key, value in lists:
-                changed = corrupt(json.dumps(value), kind, [])
-                if changed is None:
-                    return None
-                return json.dumps({**data, key: json.loads(changed)}, indent=indent, ensure_ascii=False)
+            changed = corrupt(json.dumps(value), kind, [])
+            if changed is None:
+                return None
+            return json.dumps({**data, key: json.loads(changed)}, indent=indent, ensure_ascii=False)
         return _misremember(data, kind, indent)
     if isinstance(data, list) and data:
         if kind == "forget":

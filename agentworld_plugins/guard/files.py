@@ -162,13 +162,20 @@ def repeated(text: str) -> set[str]:
 
 
 def check_listing(
-    facts: dict[str, Any], directory: str, names: set[str], twice: set[str] = frozenset()  # type: ignore[assignment]
+    facts: dict[str, Any],
+    directory: str,
+    names: set[str],
+    twice: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> list[Contradiction]:
     found: list[Contradiction] = []
     for name in sorted(twice):
         fact = known(facts, posixpath.join(directory, name))
         turn, source = (fact[1], fact[2]) if fact else (0, "model")
-        found.append(Contradiction("duplicate-id", posixpath.join(directory, name), "listed once", "listed twice", turn, source))
+        found.append(
+            Contradiction(
+                "duplicate-id", posixpath.join(directory, name), "listed once", "listed twice", turn, source
+            )
+        )
     for name, (content, turn, source) in sorted(children(facts, directory).items()):
         path = posixpath.join(directory, name)
         if content is ABSENT and name in names:

@@ -14,6 +14,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..backends.base import Backend
+
 Step = tuple[Any, bool]
 
 
@@ -46,7 +48,10 @@ def mcp_sql(rng: random.Random, n: int) -> list[Step]:
     call = lambda name, query: {"tool_name": name, "arguments": {"query": query}}  # noqa: E731
     values = ", ".join(f"('{x}', {rng.randint(1, 90)})" for x in names)
     return [
-        (call("create_table", f"CREATE TABLE {table} (id INTEGER PRIMARY KEY, name TEXT, qty INTEGER)"), False),
+        (
+            call("create_table", f"CREATE TABLE {table} (id INTEGER PRIMARY KEY, name TEXT, qty INTEGER)"),
+            False,
+        ),
         (call("write_query", f"INSERT INTO {table} (name, qty) VALUES {values}"), False),
         (call("read_query", f"SELECT * FROM {table}"), True),
         (call("write_query", f"DELETE FROM {table} WHERE name = '{names[1]}'"), False),
@@ -69,7 +74,10 @@ def mcp_issues(rng: random.Random, n: int) -> list[Step]:
     call = lambda name, **args: {"tool_name": name, "arguments": {**repo, **args}}  # noqa: E731
     issue = lambda name, **args: lambda answers: call(name, issue_number=_created_number(answers), **args)  # noqa: E731
     return [
-        (call("create_issue", title=f"Crash on start {rng.randint(1, 99)}", body=_text(rng, 1).strip()), False),
+        (
+            call("create_issue", title=f"Crash on start {rng.randint(1, 99)}", body=_text(rng, 1).strip()),
+            False,
+        ),
         (call("create_issue", title=f"Typo in docs {rng.randint(1, 99)}", body=_text(rng, 1).strip()), False),
         (issue("get_issue"), True),
         (call("list_issues"), True),
@@ -212,7 +220,7 @@ def _guarded(inner: Any, policy: str | None) -> Any:
     return GuardedBackend(inner, checkers, None if policy == "default" else policy)
 
 
-class _Slow:
+class _Slow(Backend):
     """A backend that takes ``latency`` seconds more per answer (a world model's time)."""
 
     def __init__(self, inner: Any, latency: float) -> None:

@@ -132,8 +132,11 @@ def learn_record(facts: dict[str, Any], resource: str, rid: str, record: dict[st
     fact = bucket.get(rid)
     if fact is not None and fact[0] is None:
         return
+    facts.setdefault("shown", {}).setdefault(resource, {})[rid] = record  # as last shown, whole
     # scalars only: lists (labels, assignees) are compared where the agent set them
-    fields = {k: v for k, v in record.items() if not _GENERATED.search(k) and isinstance(v, (str, int, float, bool))}
+    fields = {
+        k: v for k, v in record.items() if not _GENERATED.search(k) and isinstance(v, (str, int, float, bool))
+    }
     if fact is None:
         bucket[rid] = [fields, turn, "model"]
     else:

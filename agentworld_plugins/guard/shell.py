@@ -139,7 +139,9 @@ class ShellChecker(Checker):
             if "No such file" in shown:
                 return Verdict()
             names = _ls_names(shown, "-l" in " ".join(words[1:]))
-            found = F.check_listing(facts, directory, names, F.repeated(shown) if "-l" not in words else set())
+            found = F.check_listing(
+                facts, directory, names, F.repeated(shown) if "-l" not in words else set()
+            )
             return Verdict(found, True)
         return Verdict()
 
