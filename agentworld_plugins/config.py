@@ -31,7 +31,7 @@ class Settings(BaseSettings):
     )
     guard: str | None = Field(
         None,
-        pattern="^(flag|repair|engine|default)$",
+        pattern="^(|flag|repair|engine|default)$",
         description="Check every observation against the facts earlier turns established: "
         "'flag', 'repair', 'engine' or 'default' (each domain's own policy); see docs/guard.md.",
     )

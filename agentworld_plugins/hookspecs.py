@@ -110,7 +110,6 @@ def register_rewards(register: Callable[..., None]) -> None:
     """
 
 
-
 @hookspec
 def register_guards(register: Callable[..., None]) -> None:
     """Register consistency guards for the ``guarded`` backend (docs/guard.md).
@@ -120,6 +119,7 @@ def register_guards(register: Callable[..., None]) -> None:
         registration for the same domain replaces an earlier one (a plugin's guard replaces the
         built-in one).
     """
+
 
 # --- Session phase: called when a World or Session is created ---------------------------------
 

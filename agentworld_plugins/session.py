@@ -62,6 +62,12 @@ class Trajectory:
                 "action": turn.action,
                 "is_error": turn.observation.is_error,
                 "perturbations": turn.observation.metadata.get("perturbations", []),
+                # what the consistency guard found (a guarded backend), where it ran
+                **(
+                    {"guard": turn.observation.metadata["guard"]}
+                    if "guard" in turn.observation.metadata
+                    else {}
+                ),
                 # an MCP result's structuredContent, where the turn has one (``mcp serve --replay``)
                 **(
                     {"structured_content": turn.observation.metadata["structured_content"]}

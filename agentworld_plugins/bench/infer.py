@@ -76,6 +76,8 @@ def prediction_line(record: dict[str, Any], completion: Completion) -> dict[str,
     }
     if "perturbations" in completion.metadata:  # bench infer --perturb: what was injected
         infer["perturbations"] = completion.metadata["perturbations"]
+    if "guard" in completion.metadata:  # a guarded backend: what it checked and found
+        infer["guard"] = completion.metadata["guard"]
     return {**record, "gen": completion.text or "", "prediction": parsed.text, "infer": infer}
 
 

@@ -71,13 +71,36 @@ WORLD_HELP = (
 )
 
 
+def _set_guard(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    # the setting every World of this command (and every process it starts: shims, servers) reads
+    if value:
+        import os
+
+        os.environ["AGENTWORLD_GUARD"] = value
+
+
+def guard_option(fn: F) -> F:
+    """``--guard POLICY``: check every observation against the facts earlier turns established
+    (sets ``AGENTWORLD_GUARD`` for the command and the processes it starts)."""
+    return click.option(
+        "--guard",
+        type=click.Choice(["flag", "repair", "engine", "default"]),
+        default=None,
+        expose_value=False,
+        callback=_set_guard,
+        help="Check every observation against the facts earlier turns fixed: flag, repair, engine, "
+        "or default (each domain's own policy). See docs/guard.md.",
+    )(fn)
+
+
 def world_options(fn: F) -> F:
     """``--world``, ``--perturb``, ``--perturb-file``, ``--base-url``, ``--model``, ``--api-key``,
-    ``--backend``, ``--prompts-dir`` and ``--timeout``."""
+    ``--backend``, ``--guard``, ``--prompts-dir`` and ``--timeout``."""
     return stack(
         click.option("--world", "world_name", envvar="AGENTWORLD_WORLD", metavar="NAME", help=WORLD_HELP),
         perturb_options("every session"),
         endpoint_options("the world model"),
+        guard_option,
         click.option(
             "--prompts-dir",
             envvar="AGENTWORLD_PROMPTS_DIR",

@@ -210,6 +210,51 @@ def run(
     report_summary(summary, "episode")
 
 
+@rollout.command("filter")
+@click.argument("episodes", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--output",
+    "-o",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Kept episodes JSONL.",
+)
+@click.option(
+    "--max-contradicted",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Most steps on which the world contradicted itself (the consistency guard's count) an episode may have.",
+)
+def filter_episodes(episodes: Path, output: Path, max_contradicted: int) -> None:
+    """Copy the episodes of EPISODES whose world stayed consistent (a guarded world's `guard`
+    counts, docs/guard.md) to OUTPUT; failed episodes and those past --max-contradicted are left
+    out.
+
+    \b
+    agentworld rollout run --tasks t.jsonl -o all.jsonl --guard flag ...
+    agentworld rollout filter all.jsonl -o consistent.jsonl
+    """
+    from ..files import iter_jsonl, open_private
+
+    kept = dropped = unguarded = 0
+    with open_private(output, "w") as out:
+        for _, line in iter_jsonl(episodes, hint="give an episodes file written by rollout run"):
+            if not isinstance(line, dict) or (line.get("rollout") or {}).get("status") not in (None, "ok"):
+                dropped += 1
+                continue
+            guard = line.get("guard")
+            if not isinstance(guard, dict):
+                unguarded += 1
+            elif int(guard.get("contradicted", 0)) > max_contradicted:
+                dropped += 1
+                continue
+            out.write(json.dumps(line, ensure_ascii=False) + "\n")
+            kept += 1
+    note = f" ({unguarded} without guard counts, kept)" if unguarded else ""
+    click.echo(f"{output}: kept {kept}, left out {dropped}{note}", err=True)
+
+
 @rollout.command("stats")
 @click.argument("episodes", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(

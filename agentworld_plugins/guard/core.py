@@ -24,18 +24,21 @@ checked: only content, presence, counts, ids and values that an earlier turn fix
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..backends.base import Backend, Completion, Sampling
 from ..current import current_session
-from ..errors import ConfigError
-from ..turns import extract_action
+from ..errors import AgentWorldError, ConfigError
+from ..turns import context_from_system, extract_action, system_of
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from ..session import Session
+    from ..domains.base import Domain
 
 POLICIES = ("flag", "repair", "engine")
 
@@ -146,20 +149,40 @@ def _wrap(text: str) -> str:
     return f"<predicted_observation>\n{text}\n</predicted_observation>"
 
 
+@dataclass
+class _Step:
+    """What one guarded request is about: the domain, its checker, the action, the facts."""
+
+    domain: Domain
+    checker: Checker
+    action: BaseModel
+    facts: dict[str, Any]
+    context: dict[str, Any]
+    turn: int
+    #: where events are kept (a session's state), or None (a conversation without a session)
+    state: dict[str, Any] | None
+
+
 class GuardedBackend(Backend):
-    """Answers with ``inner`` and checks every answer of a session's step with the domain's
-    checker (see the module docstring). Requests outside a session (a conversation served
-    without one) pass through unchecked, and say so in the metadata."""
+    """Answers with ``inner`` and checks every answer with the domain's checker (see the module
+    docstring). Inside a session the facts live in its state; a conversation that arrives
+    without one (``agentworld serve``, ``bench infer``) has its facts rebuilt from its earlier
+    turns (cached by conversation, so a growing conversation costs one turn per request)."""
 
     name = "guarded"
 
-    def __init__(self, inner: Backend, checkers: dict[str, Checker], policy: str | None = None) -> None:
+    def __init__(
+        self, inner: Backend, checkers: dict[str, Checker], policy: str | None = None, cache_size: int = 256
+    ) -> None:
         self.inner = inner
         self.checkers = checkers
         if policy is not None:
             parse_policy(policy, "")
         self.policy = policy
         self.context_budget = inner.context_budget
+        self._cache: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
 
     def describe(self) -> str:
         return f"guarded({self.policy or 'default'}: {self.inner.describe()})"
@@ -169,91 +192,130 @@ class GuardedBackend(Backend):
 
     # -- the step ----------------------------------------------------------------------------------
 
-    def _prepare(self, messages: list[dict[str, Any]]) -> tuple[Session, Checker, BaseModel] | None:
-        session = current_session.get()
-        if session is None or not messages:
+    def _prepare(self, messages: list[dict[str, Any]]) -> _Step | None:
+        if not messages:
             return None
-        checker = self.checkers.get(session.domain.name)
+        session = current_session.get()
+        if session is not None:
+            domain = session.domain
+        else:
+            try:
+                domain = _detector().detect(messages)
+            except AgentWorldError:
+                return None
+        checker = self.checkers.get(domain.name)
         if checker is None:
             return None
-        found = extract_action(str(messages[-1].get("content") or ""))
-        if found is None:
+        action = _action(domain, str(messages[-1].get("content") or ""))
+        if action is None:
             return None
-        try:
-            action = session.domain.validate_action(found[1])
-        except Exception:
-            return None
-        return session, checker, action
+        if session is not None:
+            return _Step(
+                domain,
+                checker,
+                action,
+                _facts(session.state),
+                session.context,
+                session.turn_number,
+                session.state,
+            )
+        context = context_from_system(system_of(messages))
+        facts = self._conversation_facts(domain, checker, messages, context)
+        turn = sum(1 for m in messages if m.get("role") == "user")
+        return _Step(domain, checker, action, facts, context, turn, None)
+
+    def _conversation_facts(
+        self, domain: Domain, checker: Checker, messages: list[dict[str, Any]], context: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The facts the earlier turns of a conversation established (each turn committed as if
+        the guard had answered it)."""
+        import copy
+
+        pairs = [
+            (str(messages[i].get("content") or ""), str(messages[i + 1].get("content") or ""))
+            for i in range(len(messages) - 1)
+            if messages[i].get("role") == "user" and messages[i + 1].get("role") == "assistant"
+        ]
+        key = _conversation_key(domain.name, system_of(messages), pairs)
+        with self._lock:
+            found = self._cache.get(key)
+            if found is not None:
+                self._cache.move_to_end(key)
+                return copy.deepcopy(found)
+            shorter = self._cache.get(_conversation_key(domain.name, system_of(messages), pairs[:-1]))
+        facts: dict[str, Any] = copy.deepcopy(shorter) if shorter is not None else {}
+        for number, (prompt, answer) in enumerate(pairs, 1):
+            if shorter is not None and number < len(pairs):
+                continue
+            action = _action(domain, prompt)
+            if action is None:
+                continue
+            text = domain.parse_output(answer, None).text
+            checker.commit(facts, action, text, domain.is_error(text, action), number, context)
+        with self._lock:
+            self._cache[key] = copy.deepcopy(facts)
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        return facts
 
     def complete(self, messages: list[dict[str, Any]], sampling: Sampling) -> Completion:
-        prepared = self._prepare(messages)
-        if prepared is None:
+        step = self._prepare(messages)
+        if step is None:
             return self._unchecked(self.inner.complete(messages, sampling))
-        session, checker, action = prepared
-        facts = _facts(session)
-        policy = parse_policy(self.policy, session.domain.name)
-        exact = checker.exact(facts, action, session.context) if policy == "engine" else None
+        policy = parse_policy(self.policy, step.domain.name)
+        exact = step.checker.exact(step.facts, step.action, step.context) if policy == "engine" else None
         if exact is not None:
             completion = Completion(text=_wrap(exact), model="guard", finish_reason="stop")
-            return self._finish(
-                session, checker, action, facts, completion, exact, Verdict(checked=True), "engine"
-            )
+            return self._finish(step, completion, exact, Verdict(checked=True), "engine")
         completion = self.inner.complete(messages, sampling)
-        text, verdict = self._judge(session, checker, action, facts, completion)
+        text, verdict = self._judge(step, completion)
         if not verdict.contradictions:
-            return self._finish(session, checker, action, facts, completion, text, verdict, "none")
+            return self._finish(step, completion, text, verdict, "none")
         if policy == "repair":
             second = self.inner.complete(self._repair_request(messages, verdict), sampling)
-            text2, verdict2 = self._judge(session, checker, action, facts, second)
-            if not verdict2.contradictions:
-                return self._finish(session, checker, action, facts, second, text2, verdict, "repaired")
-            return self._substituted(session, checker, action, facts, second, text2, verdict2, verdict)
+            return self._after_repair(step, second, verdict)
         if policy == "engine":
-            return self._substituted(session, checker, action, facts, completion, text, verdict, verdict)
-        return self._finish(session, checker, action, facts, completion, text, verdict, "flagged")
+            return self._substituted(step, completion, text, verdict, verdict)
+        return self._finish(step, completion, text, verdict, "flagged")
 
     async def acomplete(self, messages: list[dict[str, Any]], sampling: Sampling) -> Completion:
-        prepared = self._prepare(messages)
-        if prepared is None:
+        step = self._prepare(messages)
+        if step is None:
             return self._unchecked(await self.inner.acomplete(messages, sampling))
-        session, checker, action = prepared
-        facts = _facts(session)
-        policy = parse_policy(self.policy, session.domain.name)
-        exact = checker.exact(facts, action, session.context) if policy == "engine" else None
+        policy = parse_policy(self.policy, step.domain.name)
+        exact = step.checker.exact(step.facts, step.action, step.context) if policy == "engine" else None
         if exact is not None:
             completion = Completion(text=_wrap(exact), model="guard", finish_reason="stop")
-            return self._finish(
-                session, checker, action, facts, completion, exact, Verdict(checked=True), "engine"
-            )
+            return self._finish(step, completion, exact, Verdict(checked=True), "engine")
         completion = await self.inner.acomplete(messages, sampling)
-        text, verdict = self._judge(session, checker, action, facts, completion)
+        text, verdict = self._judge(step, completion)
         if not verdict.contradictions:
-            return self._finish(session, checker, action, facts, completion, text, verdict, "none")
+            return self._finish(step, completion, text, verdict, "none")
         if policy == "repair":
             second = await self.inner.acomplete(self._repair_request(messages, verdict), sampling)
-            text2, verdict2 = self._judge(session, checker, action, facts, second)
-            if not verdict2.contradictions:
-                return self._finish(session, checker, action, facts, second, text2, verdict, "repaired")
-            return self._substituted(session, checker, action, facts, second, text2, verdict2, verdict)
+            return self._after_repair(step, second, verdict)
         if policy == "engine":
-            return self._substituted(session, checker, action, facts, completion, text, verdict, verdict)
-        return self._finish(session, checker, action, facts, completion, text, verdict, "flagged")
+            return self._substituted(step, completion, text, verdict, verdict)
+        return self._finish(step, completion, text, verdict, "flagged")
 
     # -- pieces --------------------------------------------------------------------------------------
 
     @staticmethod
     def _unchecked(completion: Completion) -> Completion:
-        completion.metadata.setdefault("guard", {"checked": False, "reason": "no session or checker"})
+        completion.metadata.setdefault("guard", {"checked": False, "reason": "no checker for this request"})
         return completion
 
     @staticmethod
-    def _judge(
-        session: Session, checker: Checker, action: BaseModel, facts: dict[str, Any], completion: Completion
-    ) -> tuple[str, Verdict]:
-        text = session.domain.parse_output(completion.text, completion.reasoning).text
-        return text, checker.check(facts, action, text, session.context)
+    def _judge(step: _Step, completion: Completion) -> tuple[str, Verdict]:
+        text = step.domain.parse_output(completion.text, completion.reasoning).text
+        return text, step.checker.check(step.facts, step.action, text, step.context)
 
-    @staticmethod
+    def _after_repair(self, step: _Step, second: Completion, first: Verdict) -> Completion:
+        text, verdict = self._judge(step, second)
+        if not verdict.contradictions:
+            return self._finish(step, second, text, first, "repaired")
+        return self._substituted(step, second, text, verdict, first)
+
     @staticmethod
     def _repair_request(messages: list[dict[str, Any]], verdict: Verdict) -> list[dict[str, Any]]:
         """The same request with the contradictions stated before the turn prompt (the action
@@ -264,17 +326,9 @@ class GuardedBackend(Backend):
         return [*messages[:-1], last]
 
     def _substituted(
-        self,
-        session: Session,
-        checker: Checker,
-        action: BaseModel,
-        facts: dict[str, Any],
-        completion: Completion,
-        text: str,
-        verdict: Verdict,
-        first: Verdict,
+        self, step: _Step, completion: Completion, text: str, verdict: Verdict, first: Verdict
     ) -> Completion:
-        fixed = checker.substitute(facts, action, text, verdict, session.context)
+        fixed = step.checker.substitute(step.facts, step.action, text, verdict, step.context)
         replaced = Completion(
             text=_wrap(fixed),
             reasoning=completion.reasoning,
@@ -283,41 +337,62 @@ class GuardedBackend(Backend):
             finish_reason=completion.finish_reason,
             metadata=dict(completion.metadata),
         )
-        return self._finish(session, checker, action, facts, replaced, fixed, first, "substituted")
+        return self._finish(step, replaced, fixed, first, "substituted")
 
     def _finish(
-        self,
-        session: Session,
-        checker: Checker,
-        action: BaseModel,
-        facts: dict[str, Any],
-        completion: Completion,
-        text: str,
-        verdict: Verdict,
-        outcome: str,
+        self, step: _Step, completion: Completion, text: str, verdict: Verdict, outcome: str
     ) -> Completion:
         is_error = completion.metadata.get("is_error")
         if not isinstance(is_error, bool):
-            is_error = session.domain.is_error(text, action)
-        turn = session.turn_number
-        checker.commit(facts, action, text, is_error, turn, session.context)
+            is_error = step.domain.is_error(text, step.action)
+        step.checker.commit(step.facts, step.action, text, is_error, step.turn, step.context)
         event = {
             "checked": verdict.checked,
-            "policy": parse_policy(self.policy, session.domain.name),
+            "policy": parse_policy(self.policy, step.domain.name),
             "outcome": outcome,
             "contradictions": [c.to_json() for c in verdict.contradictions],
         }
-        if verdict.contradictions:
-            guard = session.state.setdefault("guard", {})
+        if verdict.contradictions and step.state is not None:
+            guard = step.state.setdefault("guard", {})
             guard.setdefault("events", []).append(
-                {"turn": turn, "outcome": outcome, "count": len(verdict.contradictions)}
+                {"turn": step.turn, "outcome": outcome, "count": len(verdict.contradictions)}
             )
         completion.metadata["guard"] = event
         return completion
 
 
-def _facts(session: Session) -> dict[str, Any]:
-    guard = session.state.setdefault("guard", {})
+def _action(domain: Domain, prompt: str) -> BaseModel | None:
+    found = extract_action(prompt)
+    if found is None:
+        return None
+    try:
+        return domain.validate_action(found[1])
+    except AgentWorldError:
+        return None
+
+
+def _conversation_key(domain: str, system: str, pairs: list[tuple[str, str]]) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    for part in (domain, system, *(x for pair in pairs for x in pair)):
+        digest.update(part.encode())
+        digest.update(b"\x00")
+    return digest.hexdigest()
+
+
+_DETECTOR: list[Any] = []
+
+
+def _detector() -> Any:
+    if not _DETECTOR:
+        from ..backends.offline import DomainDetector
+        from ..plugins import get_plugin_manager
+
+        _DETECTOR.append(DomainDetector(get_plugin_manager().registry))
+    return _DETECTOR[0]
+
+
+def _facts(state: dict[str, Any]) -> dict[str, Any]:
+    guard = state.setdefault("guard", {})
     facts: dict[str, Any] = guard.setdefault("facts", {})
     return facts
 

@@ -51,6 +51,8 @@ class TurnInfo:
     perturbations: list[dict[str, Any]] = field(default_factory=list)
     #: False for a turn no agent acted on afterwards (a ``bench infer`` prediction)
     observed: bool = True
+    #: what a guarded backend's consistency guard found on the turn (docs/guard.md), if it ran
+    guard: dict[str, Any] | None = None
 
     @property
     def key(self) -> str:
@@ -102,6 +104,8 @@ class Scorecard:
     faults: list[FaultOutcome] = field(default_factory=list)
     loops: list[Loop] = field(default_factory=list)
     other: Counter[str] = field(default_factory=Counter)
+    #: the consistency guard's counts: steps checked, contradicted, by outcome and by kind
+    guard: Counter[str] = field(default_factory=Counter)
 
     def to_dict(self) -> dict[str, Any]:
         recovered = [f.steps_to_recovery for f in self.faults if f.steps_to_recovery is not None]
@@ -123,6 +127,7 @@ class Scorecard:
             "loops": [asdict(loop) for loop in self.loops],
             "other_perturbations": dict(self.other.most_common()),
             "faults": [asdict(f) for f in self.faults],
+            "guard": dict(sorted(self.guard.items())),
         }
 
     def render(self) -> str:
@@ -157,7 +162,27 @@ class Scorecard:
             )
         if self.other:
             lines.append(f"Other perturbations: {listing(dict(self.other.most_common()))}")
+        if self.guard:
+            outcomes = {k: v for k, v in self.guard.items() if k.startswith("outcome:")}
+            kinds = {k[5:]: v for k, v in self.guard.items() if k.startswith("kind:")}
+            lines.append(
+                f"Consistency guard: {self.guard['checked']} step(s) checked, {self.guard['contradicted']} "
+                f"contradicted ({listing({k[8:]: v for k, v in outcomes.items()})}); by kind: {listing(kinds)}"
+            )
         return "\n".join(lines)
+
+
+def _count_guard(card: Scorecard, event: dict[str, Any] | None) -> None:
+    if not isinstance(event, dict):
+        return
+    card.guard["guarded"] += 1
+    card.guard["checked"] += bool(event.get("checked"))
+    found = event.get("contradictions") or []
+    if found:
+        card.guard["contradicted"] += 1
+        card.guard[f"outcome:{event.get('outcome')}"] += 1
+        for item in found:
+            card.guard[f"kind:{item.get('kind') if isinstance(item, dict) else '?'}"] += 1
 
 
 def _reaction(fault: TurnInfo, following: TurnInfo | None) -> str:
@@ -195,6 +220,8 @@ def scorecard(sessions: Iterable[list[TurnInfo]], *, loop_threshold: int = 3) ->
             continue
         observed = [t for t in turns if t.observed]
         card.predictions += len(turns) - len(observed)
+        for turn in turns:
+            _count_guard(card, turn.guard)
         if observed:
             card.sessions += 1
             card.turns += len(observed)
@@ -234,6 +261,7 @@ def turns_of(trajectory: Any) -> list[TurnInfo]:
             turn.action,
             turn.observation.is_error,
             list(turn.observation.metadata.get(METADATA_KEY, [])),
+            guard=turn.observation.metadata.get("guard"),
         )
         for turn in trajectory.turns
     ]
@@ -277,7 +305,8 @@ def _bench_turn(row: dict[str, Any], domain: str) -> TurnInfo:
             action = found[1]
     replaced = any(e.get("name") == "faults" and e.get("replaced") for e in listed)
     name = f"{row.get('id')}#{row.get('turn_idx')}"
-    return TurnInfo(name, domain, int(row["turn_idx"]), action, replaced, listed, observed=False)
+    guard = infer.get("guard")
+    return TurnInfo(name, domain, int(row["turn_idx"]), action, replaced, listed, observed=False, guard=guard)
 
 
 def read_jsonl(path: str | Path) -> list[list[TurnInfo]]:
@@ -306,6 +335,7 @@ def read_jsonl(path: str | Path) -> list[list[TurnInfo]]:
                 row.get("action"),
                 bool(row.get("is_error")),
                 list(listed or []),
+                guard=row.get("guard") if isinstance(row.get("guard"), dict) else None,
             )
         else:
             raise AgentWorldError(_refusal(path, lineno, row))

@@ -90,6 +90,15 @@ def _items(tasks: Sequence[Task], group_size: int) -> list[dict[str, Any]]:
     return [{"task": t.domain, "id": episode_id(t, k)} for t in tasks for k in range(group_size)]
 
 
+def guard_counts(episode: Episode) -> dict[str, int] | None:
+    """What a guarded world's consistency guard found over the episode's steps (checked,
+    contradicted, contradictions, and each outcome), or None when no step was guarded."""
+    from ..guard import guard_summary
+
+    metadata = [obs.metadata for _, _, obs in episode.steps if obs is not None and "guard" in obs.metadata]
+    return guard_summary(metadata) if metadata else None
+
+
 def episode_line(
     episode: Episode, reward: float, breakdown: list[dict[str, Any]], *, agent: str, timings: bool
 ) -> dict[str, Any]:
@@ -116,6 +125,7 @@ def episode_line(
         "seeds": episode.seeds,
         "agent": agent,
         "world": episode.session.backend.describe(),
+        "guard": guard_counts(episode),
     }
     line["timings"] = {k: round(v, 6) for k, v in episode.timings.items()} if timings else None
     line[LABEL] = {"status": "ok", "error": ""}
@@ -126,7 +136,7 @@ def episode_line(
 # so every line of every file has one schema (a columnar reader such as datasets needs that)
 _EPISODE_COLUMNS = (
     "messages", "loss_mask", "tools", "reward", "reward_breakdown", "final_answer", "finish",
-    "num_turns", "world_steps", "world_errors", "seeds", "agent", "world", "timings",
+    "num_turns", "world_steps", "world_errors", "seeds", "agent", "world", "guard", "timings",
 )  # fmt: skip
 
 

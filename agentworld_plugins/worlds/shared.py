@@ -62,8 +62,10 @@ NAME_PATTERN = WORLD_NAME_PATTERN
 MACHINE_KEY = "__machine__"
 #: who holds a world taken by :meth:`SharedWorld.aoperate` (no thread's ident is negative)
 _ASYNC_OWNER = -1
+#: the key of the fronts' consistency-guard facts (``session.state["guard"]``) in the pickled state
+GUARD_KEY = "__guard__"
 #: the pickled state's layout; bump when it changes incompatibly
-STATE_FORMAT = 2
+STATE_FORMAT = 3
 
 
 def check_world_name(name: str) -> str:
@@ -166,6 +168,7 @@ class SharedWorld:
         self._fronts: dict[str, str] = {}  # front -> domain, of every front the world has had
         self._prompts: dict[str, str] = {}
         self._dormant: dict[str, Any] = {}  # offline states of fronts not opened here
+        self._guards: dict[str, Any] = {}  # consistency-guard facts of fronts not opened here
         self._machine_state: dict[str, Any] = {}  # the shared machine (its filesystem)
         self._seq = 0
         self._version = -1
@@ -227,6 +230,8 @@ class SharedWorld:
         else:  # the world was reloaded: the same session, on the stored state
             session.state.clear()
         session.state.update(json.loads(json.dumps(self._extra.get(front) or {})))
+        if front in self._guards:
+            session.state["guard"] = self._guards.pop(front)
         turns: list[Turn] = self._turns.setdefault(front, [])
         if self.store is not None and front not in self._loaded and self._version >= 0:
             self._rows[front] = self.store.turns(self.name, fronts=[front], upto=self._seq)
@@ -297,7 +302,9 @@ class SharedWorld:
 
     def _record_meta(self) -> dict[str, Any]:
         for front, session in self._sessions.items():
-            self._extra[front] = {k: v for k, v in session.state.items() if k != "offline" and _json_safe(v)}
+            self._extra[front] = {
+                k: v for k, v in session.state.items() if k not in ("offline", "guard") and _json_safe(v)
+            }
             self._prompts[front] = session.system_prompt
         return {
             "fronts": {
@@ -350,12 +357,15 @@ class SharedWorld:
         states = self._unpickle(record.snapshot, record.snapshot_tag)
         if states is not None:
             self._machine_state = states.pop(MACHINE_KEY, None) or {}
+            self._guards = states.pop(GUARD_KEY, None) or {}
         else:  # written by another version: the machine as it started, the turns replayed into it
-            states, self._machine_state = {}, {}
+            states, self._machine_state, self._guards = {}, {}, {}
         self._version = record.version
         for front, session in self._sessions.items():  # the fronts opened here, on the new state
             session.state.clear()
             session.state.update(json.loads(json.dumps(self._extra.get(front) or {})))
+            if front in self._guards:
+                session.state["guard"] = self._guards.pop(front)
             if front in states:
                 session.state["offline"] = states.pop(front)
             elif self._offline() is not None:
@@ -366,9 +376,10 @@ class SharedWorld:
                 self._open_front(front)
         self._dirty = False
 
-    def _tag(self) -> str | None:
-        offline = self._offline()
-        return f"{offline.snapshot_version()}|w{STATE_FORMAT}" if offline is not None else None
+    def _tag(self) -> str:
+        from ..backends.offline import snapshot_tag
+
+        return f"{snapshot_tag()}|w{STATE_FORMAT}"
 
     def _unpickle(self, blob: bytes | None, tag: str | None) -> dict[str, Any] | None:
         if blob is None or tag is None or tag != self._tag():
@@ -380,15 +391,19 @@ class SharedWorld:
         return states if isinstance(states, dict) else None
 
     def state_blob(self) -> bytes | None:
-        """Every front's offline state and the shared machine, pickled together (None without an
-        offline world)."""
-        if self._offline() is None:
-            return None
+        """Every front's offline state, the shared machine and the fronts' consistency-guard
+        facts, pickled together (None when there is none of them)."""
         states: dict[str, Any] = dict(self._dormant)
+        guards: dict[str, Any] = dict(self._guards)
         for front, session in self._sessions.items():
             if "offline" in session.state:
                 states[front] = session.state["offline"]
+            if "guard" in session.state:
+                guards[front] = session.state["guard"]
+        if self._offline() is None and not guards:
+            return None
         states[MACHINE_KEY] = self._machine_state
+        states[GUARD_KEY] = guards
         return pickle.dumps(states, protocol=pickle.HIGHEST_PROTOCOL)
 
     def _persist(self) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..store import SessionStore
-from .shared import MACHINE_KEY, STATE_FORMAT, check_world_name
+from .shared import GUARD_KEY, MACHINE_KEY, STATE_FORMAT, check_world_name
 
 __all__ = [
     "WorldCall",
@@ -251,6 +251,7 @@ def _states(blob: bytes | None, tag: str | None) -> dict[str, Any] | None:
         return None
     if not isinstance(states, dict):
         return None
+    states.pop(GUARD_KEY, None)  # the consistency guard's facts: not the world's own state
     machine = states.pop(MACHINE_KEY, None)
     if machine:
         states = {MACHINE_KEY: machine, **states}

@@ -233,3 +233,25 @@ def test_through_a_real_mcp_client_over_stdio(tmp_path: Path) -> None:
     assert read == "step one\nstep two\n"
     assert again == "step one\nstep two\n"
     assert "done.txt" in listing and "plan.txt" not in listing
+
+
+def test_a_conversation_without_a_session_is_checked_from_its_earlier_turns() -> None:
+    """``serve`` and ``bench infer`` send whole conversations: the facts come from their turns."""
+    from agentworld_plugins.backends.base import Sampling
+    from agentworld_plugins.turns import build_messages
+
+    played = World(backend="offline").make_session("mcp", tools=World().pm.registry.tool_pack("filesystem"))
+    played.step({"tool_name": "write_file", "arguments": {"path": "/app/n.txt", "content": "kept\nlines\n"}})
+    played.step({"tool_name": "read_text_file", "arguments": {"path": "/app/n.txt"}})
+    turns = played.trajectory.turns
+    messages = build_messages(
+        played.system_prompt, [(turns[0].prompt, turns[0].observation.text)], turns[1].prompt
+    )
+    for policy, outcome in (("flag", "flagged"), ("repair", "substituted")):
+        drift = DriftBackend(World(backend="offline").backend, 1.0, "stateless")
+        guarded = measure._guarded(drift, policy)
+        answer = guarded.complete(messages, Sampling())
+        assert answer.metadata["guard"]["outcome"] == outcome
+        assert answer.metadata["guard"]["contradictions"][0]["subject"] == "/app/n.txt"
+        if policy == "repair":
+            assert "kept\nlines\n" in answer.text

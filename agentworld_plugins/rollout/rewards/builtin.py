@@ -138,6 +138,20 @@ def no_errors(episode: Episode) -> RewardResult:
     return RewardResult(float(episode.world_errors == 0), f"{episode.world_errors} failed step(s)")
 
 
+def consistent(episode: Episode, max_contradicted: int = 0) -> RewardResult:
+    """1 when the world contradicted itself on at most ``max_contradicted`` steps (what a
+    guarded backend's consistency guard found, docs/guard.md), else 0; 1 when no step was
+    guarded (nothing to go by)."""
+    found = [obs.metadata.get("guard") for _, _, obs in episode.steps if obs is not None]
+    events = [e for e in found if isinstance(e, dict)]
+    if not events:
+        return RewardResult(1.0, "no step was guarded (use a guarded backend: --guard)")
+    contradicted = sum(1 for e in events if e.get("contradictions"))
+    return RewardResult(
+        float(contradicted <= max_contradicted), f"{contradicted} of {len(events)} step(s) contradicted"
+    )
+
+
 BUILTIN: dict[str, Callable[..., Any]] = {
     "file_exists": file_exists,
     "file_contains": file_contains,
@@ -148,6 +162,7 @@ BUILTIN: dict[str, Callable[..., Any]] = {
     "answer_equals": answer_equals,
     "tool_called": tool_called,
     "no_errors": no_errors,
+    "consistent": consistent,
     "judge": judge,
 }
 

@@ -1,0 +1,103 @@
+"""The guard in the fronts that keep records: rollouts (a ``guard`` column, the ``consistent``
+reward, ``rollout filter``), trajectory records and ``agentworld report``, the shell CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from agentworld_plugins import World
+from agentworld_plugins.cli import cli
+from agentworld_plugins.perturbations.report import read_jsonl, scorecard
+
+TASK = {
+    "id": "greeting-file",
+    "domain": "terminal",
+    "instruction": "Create /app/hello.txt containing the line 'hello world'.",
+    "initial_state": "root@box:/app# ",
+    "max_turns": 3,
+    "seed": 2,
+    "reward": [
+        {"type": "file_contains", "path": "/app/hello.txt", "text": "hello world"},
+        {"type": "consistent"},
+    ],
+}
+
+
+@pytest.fixture(autouse=True)
+def _no_guard_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENTWORLD_GUARD", "")  # --guard sets it for the command: restored after
+
+
+def _run(tmp_path: Path, out: Path, *extra: str) -> None:
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(json.dumps(TASK) + "\n")
+    args = [
+        "rollout",
+        "run",
+        "--tasks",
+        str(tasks),
+        "--agent",
+        "scripted:bundled",
+        "-o",
+        str(out),
+        "--no-progress",
+    ]
+    result = CliRunner().invoke(cli, [*args, *extra])
+    assert result.exit_code == 0, result.output
+
+
+def test_a_rollout_records_guard_counts_rewards_and_filters_by_them(tmp_path: Path) -> None:
+    drifting, steady = tmp_path / "drift.jsonl", tmp_path / "steady.jsonl"
+    _run(tmp_path, drifting, "--backend", "drift:1.0", "--guard", "flag")
+    _run(tmp_path, steady, "--backend", "offline", "--guard", "flag")
+    bad, good = (json.loads(p.read_text().splitlines()[0]) for p in (drifting, steady))
+    assert bad["guard"]["contradicted"] >= 1 and bad["guard"]["flagged"] >= 1
+    assert good["guard"]["contradicted"] == 0 and good["guard"]["checked"] >= 1
+    rewards = {line["reward_breakdown"][1]["type"]: line["reward_breakdown"][1]["score"] for line in (bad,)}
+    assert rewards == {"consistent": 0.0}
+    assert good["reward_breakdown"][1]["score"] == 1.0
+    both = tmp_path / "both.jsonl"
+    both.write_text(drifting.read_text() + steady.read_text())
+    kept = tmp_path / "kept.jsonl"
+    result = CliRunner().invoke(cli, ["rollout", "filter", str(both), "-o", str(kept)])
+    assert result.exit_code == 0, result.output
+    assert "kept 1, left out 1" in result.output
+    assert json.loads(kept.read_text())["guard"]["contradicted"] == 0
+
+
+def test_trajectory_records_carry_guard_events_and_report_counts_them(tmp_path: Path) -> None:
+    world = World(backend="guarded:flag:drift:1.0")
+    session = world.session("mcp", tools=world.pm.registry.tool_pack("filesystem"))
+    session.step({"tool_name": "write_file", "arguments": {"path": "/app/r.txt", "content": "a\nb\n"}})
+    session.step({"tool_name": "read_text_file", "arguments": {"path": "/app/r.txt"}})
+    path = session.trajectory.to_jsonl(tmp_path / "run.jsonl")
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    assert records[1]["guard"]["contradictions"][0]["subject"] == "/app/r.txt"
+    card = scorecard(read_jsonl(path))
+    assert card.guard["contradicted"] == 1 and card.guard["kind:content"] == 1
+    shown = subprocess.run(
+        [sys.executable, "-m", "agentworld_plugins", "report", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert (
+        "Consistency guard: 1 step(s) checked, 1 contradicted (flagged 1); by kind: content 1" in shown.stdout
+    )
+
+
+def test_the_shell_cli_takes_guard(tmp_path: Path) -> None:
+    env = {"AGENTWORLD_HOME": str(tmp_path)}
+    args = ["shell", "--world", "g", "--backend", "drift:1.0", "--guard", "repair", "-c"]
+    wrote = CliRunner().invoke(cli, [*args, "printf 'one\\ntwo\\n' > /app/g.txt"], env=env)
+    assert wrote.exit_code == 0, wrote.output
+    read = CliRunner().invoke(cli, [*args, "cat /app/g.txt"], env=env)
+    assert read.exit_code == 0, read.output
+    assert read.output == "one\ntwo\n"
