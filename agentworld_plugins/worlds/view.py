@@ -58,6 +58,8 @@ class WorldCall:
     action: Any
     text: str
     is_error: bool
+    #: the observation's metadata (backend, perturbations, what a consistency guard found, ...)
+    metadata: dict[str, Any] = field(default_factory=dict)
 
     @property
     def tool(self) -> str | None:
@@ -287,6 +289,7 @@ def load_world(name: str, home: str | os.PathLike[str] | None = None) -> WorldVi
             row.action,
             str(row.observation.get("text", "")),
             bool(row.observation.get("is_error")),
+            dict(row.observation.get("metadata") or {}),
         )
         for row in record.turns
     ]

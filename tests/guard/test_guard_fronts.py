@@ -101,3 +101,83 @@ def test_the_shell_cli_takes_guard(tmp_path: Path) -> None:
     read = CliRunner().invoke(cli, [*args, "cat /app/g.txt"], env=env)
     assert read.exit_code == 0, read.output
     assert read.output == "one\ntwo\n"
+
+
+def _bash(env: dict[str, str], command: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", "-c", command],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_through_the_bash_shim_a_model_that_forgets_is_repaired(tmp_path: Path) -> None:
+    """The PATH shim on a model that contradicts every read: what the agent wrote reads back, a
+    removed file stays removed in ``ls``."""
+    from agentworld_plugins.harness import WorldHarness
+
+    with WorldHarness(tmp_path, name="shim", backend="guarded:repair:drift:1.0") as harness:
+        env = harness.shell_env()
+        assert _bash(env, "printf 'alpha\\nbeta\\ngamma\\n' > /app/list.txt").returncode == 0
+        assert _bash(env, "echo gone > /app/old.txt").returncode == 0
+        assert _bash(env, "cat /app/list.txt").stdout == "alpha\nbeta\ngamma\n"
+        assert _bash(env, "rm /app/old.txt").returncode == 0
+        listing = _bash(env, "ls /app").stdout.split()
+        assert "list.txt" in listing and "old.txt" not in listing
+        assert _bash(env, "wc -l /app/list.txt").stdout == "3 /app/list.txt\n"
+        events = [c.metadata.get("guard") for c in harness.view().calls]
+    outcomes = [e["outcome"] for e in events if isinstance(e, dict) and e.get("contradictions")]
+    assert outcomes and set(outcomes) <= {"repaired", "substituted"}
+
+
+def test_sql_and_issues_through_a_real_mcp_client(tmp_path: Path) -> None:
+    import asyncio
+
+    from mcp import Client, types
+
+    from agentworld_plugins.harness import WorldHarness
+
+    def text(result: types.CallToolResult) -> str:
+        block = result.content[0]
+        assert isinstance(block, types.TextContent)
+        return block.text
+
+    with WorldHarness(tmp_path, name="mcp", backend="guarded:repair:drift:1.0") as harness:
+        sql = harness.mcp_stdio(pack="sql-database", name="db")
+        issues = harness.mcp_stdio(pack="github-issues", name="gh")
+
+        async def run() -> tuple[str, str, str]:
+            async with Client(sql.sdk()) as client:
+                await client.call_tool(
+                    "create_table", {"query": "CREATE TABLE pets (id INTEGER PRIMARY KEY, name TEXT)"}
+                )
+                await client.call_tool(
+                    "write_query", {"query": "INSERT INTO pets (name) VALUES ('rex'), ('tom'), ('kit')"}
+                )
+                await client.call_tool("write_query", {"query": "DELETE FROM pets WHERE name = 'tom'"})
+                rows = text(
+                    await client.call_tool("read_query", {"query": "SELECT name FROM pets ORDER BY id"})
+                )
+            async with Client(issues.sdk()) as client:
+                repo = {"owner": "acme", "repo": "web"}
+                made = json.loads(
+                    text(await client.call_tool("create_issue", {**repo, "title": "Login fails"}))
+                )
+                number = made.get("number", made.get("id"))
+                await client.call_tool("update_issue", {**repo, "issue_number": number, "state": "closed"})
+                got = text(await client.call_tool("get_issue", {**repo, "issue_number": number}))
+                listed = text(await client.call_tool("list_issues", {**repo, "state": "all"}))
+            return rows, got, listed
+
+        rows, got, listed = asyncio.run(run())
+    names = [r[0] if isinstance(r, list) else r["name"] for r in json.loads(rows)["rows"]]
+    assert names == ["rex", "kit"]
+    issue = json.loads(got)
+    assert issue["title"] == "Login fails" and issue["state"] == "closed"
+    shown = json.loads(listed)
+    items = shown if isinstance(shown, list) else next(v for v in shown.values() if isinstance(v, list))
+    ids = [i.get("number", i.get("id")) for i in items]
+    assert len(ids) == len(set(ids)) and issue.get("number", issue.get("id")) in ids
