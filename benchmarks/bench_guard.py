@@ -55,6 +55,8 @@ def main() -> None:
             "corrupted": total.corrupted,
             "visible": total.visible,
             "visible_rate": round(total.visible / max(total.checkable, 1), 4),
+            "flagged": total.flagged,
+            "false_alarms": total.false_alarms,
             "per_kind_visible": {k: f"{t.visible}/{t.checkable}" for k, t in results.items()},
         }
     consistent = _sum(measure.run(rate=0.0, guard="repair", episodes=args.episodes))
