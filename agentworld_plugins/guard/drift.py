@@ -145,6 +145,8 @@ def corrupt(text: str, kind: str, history: list[str]) -> str | None:
         return None
     if isinstance(data, (dict, list)) or not text.strip():
         return None
+    if kind == "forget" and '"is_checked": true' in text and "UI element" in text:  # a toggle switched back
+        return text.replace('"is_checked": true', '"is_checked": false', 1)
     lines = text.rstrip("\n").split("\n")
     if kind == "forget":
         return "\n".join(lines[:-1]) if len(lines) > 1 else ""

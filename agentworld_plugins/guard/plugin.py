@@ -1,4 +1,5 @@
-"""Built-in plugin: the ``guarded`` backend and the guards of the mcp, terminal and swe domains."""
+"""Built-in plugin: the ``guarded`` and ``drift`` backends and the guards of the mcp, terminal, swe and
+android domains."""
 
 from __future__ import annotations
 
@@ -62,6 +63,12 @@ def _swe() -> object:
     return ShellChecker("swe")
 
 
+def _android() -> object:
+    from .android import AndroidChecker
+
+    return AndroidChecker()
+
+
 @hookimpl
 def register_backends(register: Callable[..., None]) -> None:
     from .drift import drift_backend
@@ -75,3 +82,4 @@ def register_guards(register: Callable[..., None]) -> None:
     register("mcp", _mcp)
     register("terminal", _terminal)
     register("swe", _swe)
+    register("android", _android)

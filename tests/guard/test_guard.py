@@ -255,3 +255,52 @@ def test_a_conversation_without_a_session_is_checked_from_its_earlier_turns() ->
         assert answer.metadata["guard"]["contradictions"][0]["subject"] == "/app/n.txt"
         if policy == "repair":
             assert "kept\nlines\n" in answer.text
+
+
+def _clock(policy: str) -> tuple[Any, DriftBackend]:
+    import yaml
+
+    task = yaml.safe_load(
+        (Path(__file__).parents[2] / "adapters/gui/tasks/android/clock-set-alarm.yaml").read_text()
+    )
+    world, drift = _world(policy)
+    session = world.make_session("android")
+    session.context["screens"] = task["screens"]
+    return session, drift
+
+
+ALARM_ON = '"content_description": "7:00 AM alarm", "class_name": "android.widget.Switch"'
+
+
+@pytest.mark.parametrize("policy", ["flag", "repair"])
+def test_an_android_toggle_the_agent_switched_stays_switched(policy: str) -> None:
+    import json
+
+    session, drift = _clock(policy)
+    drift.armed = False
+    opened = session.step({"action_type": "open_app", "app_name": "Clock"})
+    elements = [json.loads(line.split(": ", 1)[1]) for line in opened.text.splitlines()]
+    switch = next(i for i, e in enumerate(elements) if e.get("content_description") == "7:00 AM alarm")
+    assert elements[switch]["is_checked"] is False
+    session.step({"action_type": "click", "index": switch})
+    session.step({"action_type": "navigate_back"})
+    drift.armed = True  # the model forgets the switch when the app is opened again
+    again = session.step({"action_type": "open_app", "app_name": "Clock"})
+    event = again.metadata["guard"]
+    assert event["contradictions"][0]["subject"] == "7:00 AM alarm"
+    assert event["contradictions"][0]["expected"] == "on" and event["contradictions"][0]["turn"] == 2
+    shown = next(
+        json.loads(line.split(": ", 1)[1]) for line in again.text.splitlines() if "7:00 AM alarm" in line
+    )
+    assert shown["is_checked"] is (policy == "repair")
+
+
+def test_a_consistent_phone_gets_no_toggle_alarm() -> None:
+    session, drift = _clock("flag")
+    drift.rate = 0.0
+    for action in (
+        {"action_type": "open_app", "app_name": "Clock"},
+        {"action_type": "navigate_home"},
+        {"action_type": "open_app", "app_name": "Clock"},
+    ):
+        assert session.step(action).metadata["guard"]["contradictions"] == []
