@@ -88,6 +88,8 @@ def _completion_body(completion: Completion, model: str) -> dict[str, Any]:
     }
     if "perturbations" in completion.metadata:  # a PerturbingBackend's provenance (--perturb)
         body["perturbations"] = completion.metadata["perturbations"]
+    if "guard" in completion.metadata:  # a guarded backend (--guard): what it checked and found
+        body["guard"] = completion.metadata["guard"]
     warnings = completion.metadata.get("warnings")
     if isinstance(warnings, list) and warnings:  # what the answer could not honour, said to the client
         body["warnings"] = [str(w) for w in warnings]

@@ -21,7 +21,7 @@ from typing import Any
 import click
 
 from ..bench.defaults import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
-from .options import BACKEND_HELP, endpoint_options, perturb_options, ray_option, stack
+from .options import BACKEND_HELP, endpoint_options, guard_option, perturb_options, ray_option, stack
 
 F = Callable[..., Any]
 
@@ -118,7 +118,9 @@ _data_options = stack(
 
 
 _world_options = stack(
-    endpoint_options("the world model"), perturb_options("the world model's answers (predictions)")
+    endpoint_options("the world model"),
+    guard_option,
+    perturb_options("the world model's answers (predictions)"),
 )
 
 

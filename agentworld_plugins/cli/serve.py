@@ -9,7 +9,7 @@ import click
 
 from ..backends.base import Backend, Completion, Sampling
 from ..domain_detect import forced_domain
-from .options import BACKEND_HELP, ensure_port_free, perturb_options, server_options
+from .options import BACKEND_HELP, ensure_port_free, guard_option, perturb_options, server_options
 
 
 class ForcedDomainBackend(Backend):
@@ -46,6 +46,7 @@ class ForcedDomainBackend(Backend):
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
 @click.option("--backend", envvar="AGENTWORLD_BACKEND", help=f"{BACKEND_HELP} Default: the offline world.")
+@guard_option
 @click.option(
     "--upstream", envvar="AGENTWORLD_BASE_URL", help="Base URL(s) of a real world model for 'openai'."
 )

@@ -181,3 +181,29 @@ def test_sql_and_issues_through_a_real_mcp_client(tmp_path: Path) -> None:
     items = shown if isinstance(shown, list) else next(v for v in shown.values() if isinstance(v, list))
     ids = [i.get("number", i.get("id")) for i in items]
     assert len(ids) == len(set(ids)) and issue.get("number", issue.get("id")) in ids
+
+
+def test_serve_answers_a_conversation_with_what_the_guard_found(tmp_path: Path) -> None:
+    """``agentworld serve --guard repair`` in front of a model that forgets: the OpenAI client
+    gets the file as written, and the response says what the guard did."""
+    import os
+
+    import httpx
+
+    from agentworld_plugins.testing import serve_process
+    from agentworld_plugins.turns import build_messages
+
+    played = World(backend="offline").make_session("mcp", tools=World().pm.registry.tool_pack("filesystem"))
+    played.step({"tool_name": "write_file", "arguments": {"path": "/app/s.txt", "content": "x\ny\nz\n"}})
+    played.step({"tool_name": "read_text_file", "arguments": {"path": "/app/s.txt"}})
+    first, second = played.trajectory.turns
+    messages = build_messages(played.system_prompt, [(first.prompt, first.observation.text)], second.prompt)
+    env = {**os.environ, "AGENTWORLD_HOME": str(tmp_path)}
+    env.pop("AGENTWORLD_GUARD", None)
+    with serve_process("--backend", "drift:1.0", "--guard", "repair", env=env) as url:
+        body = {"model": "agentworld", "messages": messages}
+        answer = httpx.post(f"{url}/v1/chat/completions", json=body, timeout=60).json()
+    assert "guard" in answer, answer
+    assert answer["guard"]["outcome"] == "substituted"
+    assert answer["guard"]["contradictions"][0]["subject"] == "/app/s.txt"
+    assert "x\ny\nz\n" in answer["choices"][0]["message"]["content"]
