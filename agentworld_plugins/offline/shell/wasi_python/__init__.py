@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .pip import run_pip
 from .runtime import INSTALL_HINT, PYTHON_VERSION, RuntimeUnavailable, missing
 
 if TYPE_CHECKING:
@@ -35,6 +36,8 @@ def available() -> bool:
 def run_python(p: _Proc) -> int | None:
     """Run ``p`` (python3 and its arguments) in the WASI CPython; None where it is not installed
     (the caller answers as before, see :func:`hint`)."""
+    if p.args[:2] == ["-m", "pip"]:
+        return run_pip(p, p.args[2:])
     if missing() is not None:
         return None
     from .guest import run

@@ -7,6 +7,7 @@ file or directory`` into the ``[Errno 2] ...`` a Linux CPython prints (:func:`li
 
 from __future__ import annotations
 
+import itertools
 import re
 import struct
 from typing import Any
@@ -180,7 +181,6 @@ class Memory:
 
     def strings(self, values: list[bytes], ptrs: int, buf: int) -> None:
         """``args_get`` / ``environ_get``: NUL-terminated strings at ``buf``, pointers at ``ptrs``."""
-        for i, value in enumerate(values):
-            self.u32(ptrs + 4 * i, buf)
-            self.write(buf, value + b"\x00")
-            buf += len(value) + 1
+        at = itertools.accumulate((len(v) + 1 for v in values[:-1]), initial=buf)
+        self.write(ptrs, struct.pack(f"<{len(values)}I", *at))
+        self.write(buf, b"".join(v + b"\x00" for v in values))

@@ -5,7 +5,8 @@ in a private preopened tree, found through ``PYTHONPATH``, moves it to the shell
 takes itself and its variables out of ``sys.path`` / ``os.environ``, names the interpreter
 ``/usr/bin/python3`` and adds the Debian ``dist-packages`` folders found in the virtual
 filesystem, as Ubuntu's python3 has them. ``PYTHONHASHSEED`` is fixed (0) unless the shell sets
-it, and randomness comes from the machine's seeded generator: the same input prints the same.
+it, ``PYTEST_ADDOPTS`` gets ``--capture=sys -p no:faulthandler`` (both need ``os.dup``,
+which WASI lacks), and randomness comes from the machine's seeded generator: the same input prints the same.
 """
 
 from __future__ import annotations
@@ -109,6 +110,8 @@ def guest_env(p: _Proc) -> tuple[list[tuple[str, str]], dict[str, str]]:
     guest = dict(env)
     guest["PYTHONPATH"] = BOOT_DIR + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     guest.setdefault("PYTHONHASHSEED", "0")
+    # WASI cannot duplicate a descriptor (os.dup fails), which pytest's default capture needs
+    guest["PYTEST_ADDOPTS"] = (env.get("PYTEST_ADDOPTS", "") + " --capture=sys -p no:faulthandler").strip()
     return list(guest.items()), env
 
 

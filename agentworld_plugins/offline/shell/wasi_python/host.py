@@ -31,6 +31,25 @@ _STDIO = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2, "/proc/self/fd/0"
           "/proc/self/fd/1": 1, "/proc/self/fd/2": 2}  # fmt: skip
 
 
+#: the folders the binary's own packed tree covers (mounted at /usr inside the module, by wasi-vfs),
+#: with the names in it; the virtual filesystem's other entries there are preopened one by one
+_PACKED = {"/usr": {"local"}, "/usr/local": {"lib"}, "/usr/local/lib": {"python3.12", "python312.zip"},
+           "/usr/local/lib/python3.12": {"lib-dynload", "site-packages"}}  # fmt: skip
+
+
+def shadowed(fs: VirtualFS) -> list[str]:
+    """The virtual folders under /usr the packed standard library would hide, to preopen (the
+    guest's libc picks the longest preopened prefix, so these win over the packed /usr)."""
+    out = []
+    for parent, packed in _PACKED.items():
+        try:
+            names = fs.listdir(parent)
+        except FsError:
+            continue
+        out += [f"{parent}/{n}" for n in names if n not in packed and fs.is_dir(f"{parent}/{n}")]
+    return out
+
+
 class ProcExit(BaseException):
     """The guest called ``proc_exit``: its run ends with ``code``."""
 
@@ -55,6 +74,9 @@ class WasiHost:
             3: DirFd(fs, "/", 1, "/"),
             4: DirFd(boot, "/", 2, BOOT_DIR),
         }
+        for path in shadowed(fs):
+            self.fds[len(self.fds)] = DirFd(fs, path, 1, path)
+        self.boot = boot
         self.mem: abi.Memory | None = None
         self.budget: Budget = current()
         self.given = 0  # fuel handed to the store at the last settling
@@ -254,8 +276,9 @@ class WasiHost:
         found = self._fd(fd)
         if isinstance(found, DirFd) and found.preopen is not None:
             return abi.ENOTSUP
-        found.close()
         del self.fds[fd]
+        if all(other is not found for other in self.fds.values()):  # its last descriptor
+            found.close()
         return 0
 
     def fd_read(self, fd: int, iovs: int, count: int, nread: int) -> int:

