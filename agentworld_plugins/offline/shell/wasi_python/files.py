@@ -125,7 +125,7 @@ class StreamFd(Fd):
     def close(self) -> None:
         rest = self.decoder.decode(b"", final=True)
         if rest:
-            self.sink.write(rest)
+            self.sink.write(self.transform(rest))
 
 
 class DeviceFd(Fd):
