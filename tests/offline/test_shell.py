@@ -232,7 +232,7 @@ def test_utilities_match_gnu_output(vm: VirtualMachine) -> None:
     assert run(vm, "find . -name '*.py'; find . -type d") == ("./main.py\n.\n", "", 0)
     assert run(vm, "which ls nope; echo $?") == ("/usr/bin/ls\n1\n", "", 0)
     assert run(vm, "whoami; hostname; uname -s -m") == ("root\nagentworld\nLinux x86_64\n", "", 0)
-    assert run(vm, "python3 --version; python --version") == ("Python 3.12.0\nPython 3.12.0\n", "", 0)  # the WASI build
+    assert run(vm, "python3 --version; python --version") == ("Python 3.12.0\nPython 3.12.0\n", "", 0)
     assert run(vm, "printf '%5s|%-4s|%03d|%.2f\\n' ab cd 7 3.14159") == ("   ab|cd  |007|3.14\n", "", 0)
 
 
