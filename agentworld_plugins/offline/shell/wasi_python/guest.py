@@ -3,10 +3,11 @@
 The guest starts in ``/`` (WASI has no working directory of its own); a ``sitecustomize`` module
 in a private preopened tree, found through ``PYTHONPATH``, moves it to the shell's directory,
 takes itself and its variables out of ``sys.path`` / ``os.environ``, names the interpreter
-``/usr/bin/python3`` and adds the Debian ``dist-packages`` folders found in the virtual
+``/usr/bin/python3``, gives ``os`` the ``dup`` and ``dup2`` WASI lacks (pytest's output capture
+needs them; they ask the host through ``posix_fadvise`` with a marker offset, which passes
+wasi-vfs with the host's descriptor numbers) and adds the Debian ``dist-packages`` folders found in the virtual
 filesystem, as Ubuntu's python3 has them. ``PYTHONHASHSEED`` is fixed (0) unless the shell sets
-it, ``PYTEST_ADDOPTS`` gets ``--capture=sys -p no:faulthandler`` (both need ``os.dup``,
-which WASI lacks), and randomness comes from the machine's seeded generator: the same input prints the same.
+it, and randomness comes from the machine's seeded generator: the same input prints the same.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ...vfs import VirtualFS
 from ..limits import BYTES_PER_UNIT, current
 from . import abi, runtime
-from .host import BOOT_DIR, FUEL_PER_UNIT, ProcExit, WasiHost
+from .host import BOOT_DIR, DUP_MARKER, FUEL_PER_UNIT, ProcExit, WasiHost
 
 if TYPE_CHECKING:
     from ..proc import _Proc
@@ -46,6 +47,17 @@ def _agentworld_boot(cwd, pythonpath, hashseed, dist, script):
         else:
             _os.environ[name] = value
     _sys.executable = _sys._base_executable = "/usr/bin/python3"
+    def dup(fd):
+        _os.posix_fadvise(fd, {marker}, 1, 0)  # the host holds this descriptor's file
+        return _os.open({boot!r} + "/dup", _os.O_RDONLY)  # and opens it again: a new descriptor
+
+    def dup2(fd, fd2, inheritable=True):
+        if fd != fd2:
+            _os.posix_fadvise(fd, {marker}, 1, 0)
+            _os.posix_fadvise(fd2, {marker}, 2, 0)  # fd2 now refers to what fd refers to
+        return fd2
+
+    _os.dup, _os.dup2 = dup, dup2
     import site
     for folder in dist:
         if _os.path.isdir(folder) and folder not in _sys.path:
@@ -68,7 +80,7 @@ def _transform(text: str) -> str:
 
 def _boot_fs(cwd: str, env: dict[str, str], script: str | None) -> VirtualFS:
     boot = VirtualFS()
-    source = _BOOT.format(boot=BOOT_DIR, cwd=cwd, pythonpath=env.get("PYTHONPATH"),
+    source = _BOOT.format(boot=BOOT_DIR, marker=DUP_MARKER, cwd=cwd, pythonpath=env.get("PYTHONPATH"),
                           hashseed=env.get("PYTHONHASHSEED"), dist=DIST_PACKAGES, script=script)  # fmt: skip
     boot.write("/sitecustomize.py", source)
     return boot
@@ -110,8 +122,6 @@ def guest_env(p: _Proc) -> tuple[list[tuple[str, str]], dict[str, str]]:
     guest = dict(env)
     guest["PYTHONPATH"] = BOOT_DIR + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     guest.setdefault("PYTHONHASHSEED", "0")
-    # WASI cannot duplicate a descriptor (os.dup fails), which pytest's default capture needs
-    guest["PYTEST_ADDOPTS"] = (env.get("PYTEST_ADDOPTS", "") + " --capture=sys -p no:faulthandler").strip()
     return list(guest.items()), env
 
 

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 FUEL_PER_UNIT = 2000
 #: where the private start-up tree is preopened (not under / : ``os.listdir('/')`` does not show it)
 BOOT_DIR = "/.agentworld-python"
+#: the ``fd_advise`` offset that marks a ``dup`` / ``dup2`` request of the start-up hook
+DUP_MARKER = 0x5A17D0F0
 #: the uptime the monotonic clock starts from (seconds)
 UPTIME = 86_400
 _DEVICES = {"null", "zero", "full", "urandom", "random", "tty"}
@@ -84,6 +86,7 @@ class WasiHost:
         for path in shadowed(fs):
             self.fds[len(self.fds)] = DirFd(fs, path, 1, path)
         self.boot = boot
+        self.dup_source: Fd | None = None
         self.mem: abi.Memory | None = None
         self.budget: Budget = current()
         self.given = 0  # fuel handed to the store at the last settling
@@ -360,7 +363,16 @@ class WasiHost:
     fd_datasync = fd_sync
 
     def fd_advise(self, fd: int, offset: int, size: int, advice: int) -> int:
-        self._fd(fd)
+        found = self._fd(fd)
+        if offset == DUP_MARKER and size == 1:  # dup / dup2: the source
+            self.dup_source = found
+        elif offset == DUP_MARKER and size == 2 and self.dup_source is not None:  # dup2: the target
+            old, self.fds[fd] = found, self.dup_source
+            if isinstance(old, DirFd) and old.preopen is not None:
+                self.fds[fd] = old
+                return abi.EBADF
+            if all(other is not old for other in self.fds.values()):
+                old.close()
         return 0
 
     def fd_readdir(self, fd: int, buf: int, size: int, cookie: int, used: int) -> int:
@@ -395,6 +407,9 @@ class WasiHost:
                   _inheriting: int, fdflags: int, opened: int) -> int:  # fmt: skip
         base, path = self._at(fd, at, size)
         fs = base.fs
+        if fs is self.boot and path == "/dup" and self.dup_source is not None:
+            self.m.u32(opened, self._new_fd(self.dup_source))
+            return 0
         if fs is self.fs and path in _STDIO:
             self.m.u32(opened, self._new_fd(self.fds[_STDIO[path]]))
             return 0
