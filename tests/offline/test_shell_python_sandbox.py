@@ -184,3 +184,17 @@ def test_without_the_extra_python3_exits_126_with_the_install_hint() -> None:
         lines[2]
         == "python3: a sandboxed CPython runs here once installed: pip install 'agentworld-plugins[python]'"
     )
+
+
+def test_the_guest_sees_the_boxs_kernel_host_name_and_working_directory() -> None:
+    vm = machine()
+    vm.run("mkdir -p /srv/work && cd /srv/work")
+    r = vm.run(
+        'python3 -c "import os, platform; print(platform.system(), platform.node(), os.getcwd())"; uname -s -n'
+    )
+    assert r.stdout == "Linux agentworld /srv/work\nLinux agentworld\n"
+    dup = vm.run(
+        "python3 -c \"import os, sys; f = open('cap.txt', 'w+'); keep = os.dup(1); os.dup2(f.fileno(), 1); "
+        "print('caught'); sys.stdout.flush(); os.dup2(keep, 1); f.seek(0); print('file has', f.read().strip())\""
+    )
+    assert dup.stdout == "file has caught\n", dup.stderr

@@ -16,6 +16,7 @@ import posixpath
 from typing import TYPE_CHECKING, Any
 
 from ...vfs import VirtualFS
+from ..constants import KERNEL, KERNEL_VERSION
 from ..limits import BYTES_PER_UNIT, current
 from . import abi, runtime
 from .host import BOOT_DIR, DUP_MARKER, FUEL_PER_UNIT, ProcExit, WasiHost
@@ -36,7 +37,7 @@ ABORT = (134, "Aborted (core dumped)\n")
 
 _BOOT = """\
 import os as _os, sys as _sys
-def _agentworld_boot(cwd, pythonpath, hashseed, dist, script):
+def _agentworld_boot(cwd, pythonpath, hashseed, dist, script, uname):
     try:
         _sys.path.remove({boot!r})
     except ValueError:
@@ -58,6 +59,7 @@ def _agentworld_boot(cwd, pythonpath, hashseed, dist, script):
         return fd2
 
     _os.dup, _os.dup2 = dup, dup2
+    _os.uname = lambda: _os.uname_result(uname)  # the box's kernel, not the WASI placeholder
     import site
     for folder in dist:
         if _os.path.isdir(folder) and folder not in _sys.path:
@@ -68,7 +70,7 @@ def _agentworld_boot(cwd, pythonpath, hashseed, dist, script):
         _os.chdir(cwd)
     except OSError:
         pass
-_agentworld_boot({cwd!r}, {pythonpath!r}, {hashseed!r}, {dist!r}, {script!r})
+_agentworld_boot({cwd!r}, {pythonpath!r}, {hashseed!r}, {dist!r}, {script!r}, {uname!r})
 """
 
 
@@ -78,10 +80,11 @@ def _transform(text: str) -> str:
     return text.replace(BUILD_LIB, SYSTEM_LIB) if BUILD_LIB in text else text
 
 
-def _boot_fs(cwd: str, env: dict[str, str], script: str | None) -> VirtualFS:
+def _boot_fs(cwd: str, env: dict[str, str], script: str | None, hostname: str) -> VirtualFS:
     boot = VirtualFS()
     source = _BOOT.format(boot=BOOT_DIR, marker=DUP_MARKER, cwd=cwd, pythonpath=env.get("PYTHONPATH"),
-                          hashseed=env.get("PYTHONHASHSEED"), dist=DIST_PACKAGES, script=script)  # fmt: skip
+                          hashseed=env.get("PYTHONHASHSEED"), dist=DIST_PACKAGES, script=script,
+                          uname=("Linux", hostname, KERNEL, KERNEL_VERSION, "x86_64"))  # fmt: skip
     boot.write("/sitecustomize.py", source)
     return boot
 
@@ -139,7 +142,7 @@ def run(p: _Proc, argv: list[str]) -> int:
     if at is not None:  # CPython makes the script's path absolute against its cwd, before site
         script = argv[at + 1]
         argv[at + 1] = posixpath.join(vm.cwd, script)
-    boot = _boot_fs(vm.cwd, env, script)
+    boot = _boot_fs(vm.cwd, env, script, vm.hostname)
     host = WasiHost(vm.fs, p.ctx, argv, env_pairs, boot, vm.device_random(), _transform)
     store = wasmtime.Store(engine)
     store.set_limits(memory_size=budget.limits.memory_bytes)
