@@ -1,12 +1,12 @@
 """One run of the WASI CPython: argv and environment from the shell, the virtual files, the budget.
 
 The guest starts in ``/`` (WASI has no working directory of its own); a ``sitecustomize`` module
-in a private preopened tree, found through ``PYTHONPATH``, moves it to the shell's directory,
-takes itself and its variables out of ``sys.path`` / ``os.environ``, names the interpreter
+in a private tree preopened as the packed library's ``site-packages`` (``host.BOOT_DIR``) moves it
+to the shell's directory, takes that folder out of ``sys.path``, names the interpreter
 ``/usr/bin/python3``, gives ``os`` the ``dup`` and ``dup2`` WASI lacks (pytest's output capture
 needs them; they ask the host through ``posix_fadvise`` with a marker offset, which passes
-wasi-vfs with the host's descriptor numbers) and adds the Debian ``dist-packages`` folders found in the virtual
-filesystem, as Ubuntu's python3 has them. ``PYTHONHASHSEED`` is fixed (0) unless the shell sets
+wasi-vfs with the host's descriptor numbers), makes ``os.uname`` the box's and adds the Debian
+``dist-packages`` folders found in the virtual filesystem, as Ubuntu's python3 has them. ``PYTHONHASHSEED`` is fixed (0) unless the shell sets
 it, and randomness comes from the machine's seeded generator: the same input prints the same.
 """
 
@@ -37,16 +37,13 @@ ABORT = (134, "Aborted (core dumped)\n")
 
 _BOOT = """\
 import os as _os, sys as _sys
-def _agentworld_boot(cwd, pythonpath, hashseed, dist, script, uname):
+def _agentworld_boot(cwd, hashseed, dist, script, uname):
     try:
         _sys.path.remove({boot!r})
     except ValueError:
         pass
-    for name, value in (("PYTHONPATH", pythonpath), ("PYTHONHASHSEED", hashseed)):
-        if value is None:
-            _os.environ.pop(name, None)
-        else:
-            _os.environ[name] = value
+    if hashseed is None:
+        _os.environ.pop("PYTHONHASHSEED", None)
     _sys.executable = _sys._base_executable = "/usr/bin/python3"
     def dup(fd):
         _os.posix_fadvise(fd, {marker}, 1, 0)  # the host holds this descriptor's file
@@ -70,7 +67,7 @@ def _agentworld_boot(cwd, pythonpath, hashseed, dist, script, uname):
         _os.chdir(cwd)
     except OSError:
         pass
-_agentworld_boot({cwd!r}, {pythonpath!r}, {hashseed!r}, {dist!r}, {script!r}, {uname!r})
+_agentworld_boot({cwd!r}, {hashseed!r}, {dist!r}, {script!r}, {uname!r})
 """
 
 
@@ -82,7 +79,7 @@ def _transform(text: str) -> str:
 
 def _boot_fs(cwd: str, env: dict[str, str], script: str | None, hostname: str) -> VirtualFS:
     boot = VirtualFS()
-    source = _BOOT.format(boot=BOOT_DIR, marker=DUP_MARKER, cwd=cwd, pythonpath=env.get("PYTHONPATH"),
+    source = _BOOT.format(boot=BOOT_DIR, marker=DUP_MARKER, cwd=cwd,
                           hashseed=env.get("PYTHONHASHSEED"), dist=DIST_PACKAGES, script=script,
                           uname=("Linux", hostname, KERNEL, KERNEL_VERSION, "x86_64"))  # fmt: skip
     boot.write("/sitecustomize.py", source)
@@ -119,11 +116,10 @@ def script_operand(args: list[str]) -> int | None:
 
 
 def guest_env(p: _Proc) -> tuple[list[tuple[str, str]], dict[str, str]]:
-    """The guest's environment (the shell's exported variables, plus the start-up hook's two)."""
+    """The guest's environment: the shell's exported variables (and PYTHONHASHSEED, fixed)."""
     vm = p.vm
     env = {k: vm.vars[k] for k in vm.exported if k in vm.vars}
     guest = dict(env)
-    guest["PYTHONPATH"] = BOOT_DIR + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     guest.setdefault("PYTHONHASHSEED", "0")
     return list(guest.items()), env
 

@@ -22,8 +22,10 @@ if TYPE_CHECKING:
 
 #: fuel (about one WebAssembly instruction) per unit of the step's work (a nominal microsecond)
 FUEL_PER_UNIT = 2000
-#: where the private start-up tree is preopened (not under / : ``os.listdir('/')`` does not show it)
-BOOT_DIR = "/.agentworld-python"
+#: where the private start-up tree is preopened: the site-packages folder of the packed standard
+#: library, which ``site`` puts on ``sys.path`` and imports ``sitecustomize`` from even under
+#: ``-I`` / ``-E`` (the hook takes the folder off ``sys.path`` again)
+BOOT_DIR = "/usr/local/lib/python3.12/site-packages"
 #: the ``fd_advise`` offset that marks a ``dup`` / ``dup2`` request of the start-up hook
 DUP_MARKER = 0x5A17D0F0
 #: the uptime the monotonic clock starts from (seconds)
