@@ -198,3 +198,15 @@ def test_the_guest_sees_the_boxs_kernel_host_name_and_working_directory() -> Non
         "print('caught'); sys.stdout.flush(); os.dup2(keep, 1); f.seek(0); print('file has', f.read().strip())\""
     )
     assert dup.stdout == "file has caught\n", dup.stderr
+
+
+def test_the_wall_clock_safety_limit_stops_a_guest_and_says_it_is_not_deterministic(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agentworld_plugins.offline.shell import limits
+
+    vm = machine(seconds=60)  # fuel for 60 virtual s: the epoch tick (1 s of wall time) comes first
+    monkeypatch.setattr(limits, "wall_seconds", lambda _limits: -1.0)  # a safety limit already passed
+    r = vm.run("python3 -c 'while True: pass'")
+    assert r.exit_code == 152 and "wall-clock safety limit" in r.stderr and "not deterministic" in r.stderr
+    assert r.unknown_effect

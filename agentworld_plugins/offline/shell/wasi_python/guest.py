@@ -12,7 +12,9 @@ it, and randomness comes from the machine's seeded generator: the same input pri
 
 from __future__ import annotations
 
+import math
 import posixpath
+import time
 from typing import TYPE_CHECKING, Any
 
 from ...vfs import VirtualFS
@@ -153,6 +155,8 @@ def run(p: _Proc, argv: list[str]) -> int:
         return 1
     host.mem = abi.Memory(instance.exports(store)["memory"])
     host.start(store)
+    left = budget.wall_deadline - time.monotonic()
+    store.set_epoch_deadline(max(1, math.ceil(min(left, 1e6) / runtime.EPOCH_SECONDS)))
     status, message = 0, ""
     try:
         start = instance.exports(store)["_start"]
@@ -180,6 +184,11 @@ def _outcome(exc: BaseException, store: Any) -> tuple[int, str]:
         raise exc
     if store.get_fuel() < FUEL_PER_UNIT:
         return -1, ""
+    if isinstance(exc, wasmtime.Trap) and exc.trap_code == wasmtime.TrapCode.INTERRUPT:
+        budget = current()  # past the wall-clock safety limit: the budget says so in its words
+        budget.wall_deadline = float("-inf")
+        budget.wall_next = budget.stop_at = budget.work
+        budget.spend(1)
     text = str(exc)
     if "call stack exhausted" in text or "stack overflow" in text:
         return SEGV

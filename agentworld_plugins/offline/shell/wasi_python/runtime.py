@@ -112,7 +112,18 @@ def make_config() -> Any:
 
     config = wasmtime.Config()
     config.consume_fuel = True  # deterministic instruction counting: the step's work budget
+    config.epoch_interruption = True  # the far-off wall-clock safety limit (EPOCH_SECONDS a tick)
     return config
+
+
+#: seconds between two ticks of the engine's epoch (a guest's wall-clock limit is counted in them)
+EPOCH_SECONDS = 1.0
+_stop_ticking = threading.Event()
+
+
+def _tick(engine: Any) -> None:
+    while not _stop_ticking.wait(EPOCH_SECONDS):
+        engine.increment_epoch()
 
 
 def load() -> tuple[Any, Any]:
@@ -124,6 +135,7 @@ def load() -> tuple[Any, Any]:
         if _loaded is None:
             _loaded = _load()
             atexit.register(_unload)
+            threading.Thread(target=_tick, args=(_loaded[0],), name="wasi-python-epoch", daemon=True).start()
     return _loaded
 
 
@@ -131,6 +143,7 @@ def _unload() -> None:
     """Free the module and engine while wasmtime's library is still there (at interpreter exit
     its bindings go first, and their finalizers would fail noisily)."""
     global _loaded
+    _stop_ticking.set()
     if _loaded is not None:
         engine, module = _loaded
         _loaded = None
@@ -147,7 +160,7 @@ def _load() -> tuple[Any, Any]:
     path = wasm_path()
     _verified(path)
     engine = wasmtime.Engine(make_config())
-    cached = cache_dir() / f"python-{WASM_SHA256[:16]}-wasmtime-{_wasmtime_version()}.cwasm"
+    cached = cache_dir() / f"python-{WASM_SHA256[:16]}-wasmtime-{_wasmtime_version()}-fuel-epoch.cwasm"
     if cached.exists():
         try:
             return engine, wasmtime.Module.deserialize_file(engine, str(cached))
