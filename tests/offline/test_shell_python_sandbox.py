@@ -210,3 +210,19 @@ def test_the_wall_clock_safety_limit_stops_a_guest_and_says_it_is_not_determinis
     r = vm.run("python3 -c 'while True: pass'")
     assert r.exit_code == 152 and "wall-clock safety limit" in r.stderr and "not deterministic" in r.stderr
     assert r.unknown_effect
+
+
+def test_venv_layout_activation_and_its_site_packages() -> None:
+    vm = machine()
+    made = vm.run("python3 -m venv .venv && ls .venv/bin && cat .venv/pyvenv.cfg")
+    assert made.stdout.startswith(
+        "activate\npip\npip3\npip3.12\npython\npython3\npython3.12\nhome = /usr/bin\n"
+    )
+    vm.fs.mkdir("/app/.venv/lib/python3.12/site-packages/vpkg", parents=True)
+    vm.fs.write("/app/.venv/lib/python3.12/site-packages/vpkg/__init__.py", "V = 'from the venv'\n")
+    inside = vm.run(
+        ". .venv/bin/activate && which python && python -c 'import vpkg, sys; print(vpkg.V, sys.prefix)'"
+    )
+    assert inside.stdout == "/app/.venv/bin/python\nfrom the venv /app/.venv\n", inside.stderr
+    outside = vm.run("deactivate; python3 -c 'import vpkg'")
+    assert outside.exit_code == 1 and "No module named 'vpkg'" in outside.stderr

@@ -6,7 +6,8 @@ filesystem (``host``: the WASI calls served from :class:`~agentworld_plugins.off
 never a host file), with the shell's exported variables and streams, no network and no
 processes. Its instructions burn wasmtime fuel, counted as the step's work; its memory is capped
 by the step's memory budget; what it writes is counted like any command's output (``guest``).
-``pip`` answers as pip does on a machine without network access (``pip``).
+``pip`` answers as pip does on a machine without network access (``pip``); ``python3 -m venv``
+makes venv's layout (``venv``), whose ``site-packages`` the guest uses while it is activated.
 
 Without the optional extra (``pip install 'agentworld-plugins[python]'``) python3 keeps its old
 answer: exit 126 with a notice, plus a line naming the extra.
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from .pip import run_pip
 from .runtime import INSTALL_HINT, PYTHON_VERSION, RuntimeUnavailable, missing
+from .venv import make_venv
 
 if TYPE_CHECKING:
     from ..proc import _Proc
@@ -38,6 +40,8 @@ def run_python(p: _Proc) -> int | None:
     (the caller answers as before, see :func:`hint`)."""
     if p.args[:2] == ["-m", "pip"]:
         return run_pip(p, p.args[2:])
+    if p.args[:2] == ["-m", "venv"]:
+        return make_venv(p, p.args[2:])
     if missing() is not None:
         return None
     from .guest import run

@@ -60,6 +60,10 @@ def _agentworld_boot(cwd, hashseed, dist, script, uname):
     _os.dup, _os.dup2 = dup, dup2
     _os.uname = lambda: _os.uname_result(uname)  # the box's kernel, not the WASI placeholder
     import site
+    venv = _os.environ.get("VIRTUAL_ENV")
+    if venv and _os.path.isdir(venv + "/lib/python3.12/site-packages"):  # activated: its packages
+        _sys.prefix = _sys.exec_prefix = venv
+        dist = [venv + "/lib/python3.12/site-packages"]
     for folder in dist:
         if _os.path.isdir(folder) and folder not in _sys.path:
             site.addsitedir(folder)
