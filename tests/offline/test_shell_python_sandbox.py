@@ -83,8 +83,10 @@ def test_no_host_side_effects() -> None:
     assert vm.fs.read_text(name) == "virtual"
     net = vm.run("python3 -c \"import socket; socket.create_connection(('example.com', 80))\"")
     assert net.exit_code == 1 and "Traceback" in net.stderr
-    proc = vm.run("python3 -c \"import subprocess; subprocess.run(['ls'])\"")
-    assert proc.exit_code == 1 and "does not support processes" in proc.stderr
+    proc = vm.run(
+        "python3 -c \"import subprocess; print(subprocess.run(['cat', '/etc/hostname'], capture_output=True).stdout)\""
+    )
+    assert proc.stdout == "b'agentworld\\n'\n", proc.stderr  # a command of the virtual shell, not the host
 
 
 def test_pure_python_packages_in_the_virtual_fs_import_and_run_with_dash_m() -> None:
@@ -226,3 +228,20 @@ def test_venv_layout_activation_and_its_site_packages() -> None:
     assert inside.stdout == "/app/.venv/bin/python\nfrom the venv /app/.venv\n", inside.stderr
     outside = vm.run("deactivate; python3 -c 'import vpkg'")
     assert outside.exit_code == 1 and "No module named 'vpkg'" in outside.stderr
+
+
+def test_subprocess_and_os_system_run_in_the_virtual_shell() -> None:
+    vm = machine()
+    script = (
+        "import os, subprocess\n"
+        "r = subprocess.run(['python3', '-c', 'print(6 * 7)'], capture_output=True, text=True)\n"
+        "print(repr(r.stdout), r.returncode)\n"
+        "print(subprocess.check_output('echo made > made.txt; cat made.txt | tr a-z A-Z', shell=True))\n"
+        "print(subprocess.run(['cat'], input=b'fed', stdout=subprocess.PIPE).stdout)\n"
+        "print(os.system('exit 3') >> 8)\n"
+        "try:\n    subprocess.run(['false'], check=True)\nexcept subprocess.CalledProcessError as e:\n"
+        "    print('failed', e.returncode)\n"
+    )
+    vm.fs.write("/app/calls.py", script)
+    r = vm.run("python3 calls.py && cat made.txt")
+    assert r.stdout == "'42\\n' 0\nb'MADE\\n'\nb'fed'\n3\nfailed 1\nmade\n", r.stderr

@@ -22,6 +22,7 @@ from ..constants import KERNEL, KERNEL_VERSION
 from ..limits import BYTES_PER_UNIT, current
 from . import abi, runtime
 from .host import BOOT_DIR, DUP_MARKER, FUEL_PER_UNIT, ProcExit, WasiHost
+from .spawn import GUEST_MODULE, run_request
 
 if TYPE_CHECKING:
     from ..proc import _Proc
@@ -39,7 +40,39 @@ ABORT = (134, "Aborted (core dumped)\n")
 
 _BOOT = """\
 import os as _os, sys as _sys
+
+
+class _SubprocessHook:  # imports subprocess, then makes Popen run in the virtual shell (spawn.py)
+    def __init__(self, source):
+        self.source = source
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "subprocess":
+            return None
+        _sys.meta_path.remove(self)
+        from importlib.util import find_spec
+        spec = find_spec(name)
+        real, patch = spec.loader, self.source
+
+        class Loader:
+            def create_module(self, spec):
+                return real.create_module(spec)
+
+            def exec_module(self, module):
+                real.exec_module(module)
+                with open(patch) as f:
+                    exec(compile(f.read(), patch, "exec"), {{"subprocess": module, "__file__": patch}})
+
+        spec.loader = Loader()
+        return spec
 def _agentworld_boot(cwd, hashseed, dist, script, uname):
+    _sys.meta_path.insert(0, _SubprocessHook({boot!r} + "/_agentworld_subprocess.py"))
+
+    def system(command):
+        import subprocess  # the hook replaces os.system with one that runs in the virtual shell
+        return _os.system(command) if _os.system is not system else 127 << 8
+
+    _os.system = system
     try:
         _sys.path.remove({boot!r})
     except ValueError:
@@ -89,6 +122,7 @@ def _boot_fs(cwd: str, env: dict[str, str], script: str | None, hostname: str) -
                           hashseed=env.get("PYTHONHASHSEED"), dist=DIST_PACKAGES, script=script,
                           uname=("Linux", hostname, KERNEL, KERNEL_VERSION, "x86_64"))  # fmt: skip
     boot.write("/sitecustomize.py", source)
+    boot.write("/_agentworld_subprocess.py", GUEST_MODULE)
     return boot
 
 
@@ -146,6 +180,7 @@ def run(p: _Proc, argv: list[str]) -> int:
         argv[at + 1] = posixpath.join(vm.cwd, script)
     boot = _boot_fs(vm.cwd, env, script, vm.hostname)
     host = WasiHost(vm.fs, p.ctx, argv, env_pairs, boot, vm.device_random(), _transform)
+    host.spawn = lambda request: run_request(p, request)
     store = wasmtime.Store(engine)
     store.set_limits(memory_size=budget.limits.memory_bytes)
     linker = wasmtime.Linker(engine)

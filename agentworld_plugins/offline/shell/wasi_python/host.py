@@ -16,6 +16,7 @@ from ...vfs import DirNode, FileNode, FsError, LinkNode, VirtualFS
 from ..limits import WORK_PER_SECOND, Budget, current
 from . import abi
 from .files import NS, DeviceFd, DirFd, Fd, FileFd, StdinFd, StreamFd, WasiError, filestat
+from .spawn import SPAWN
 
 if TYPE_CHECKING:
     from ..proc import _Ctx
@@ -89,6 +90,9 @@ class WasiHost:
             self.fds[len(self.fds)] = DirFd(fs, path, 1, path)
         self.boot = boot
         self.dup_source: Fd | None = None
+        #: runs a request of the guest's subprocess in the machine's shell (``spawn``)
+        self.spawn: Callable[[bytes], bytes] | None = None
+        self.spawn_answer = b""
         self.mem: abi.Memory | None = None
         self.budget: Budget = current()
         self.given = 0  # fuel handed to the store at the last settling
@@ -412,6 +416,9 @@ class WasiHost:
         if fs is self.boot and path == "/dup" and self.dup_source is not None:
             self.m.u32(opened, self._new_fd(self.dup_source))
             return 0
+        if fs is self.boot and path == SPAWN and self.spawn is not None:
+            self.m.u32(opened, self._new_fd(self._spawn_fd(bool(rights & abi.RIGHT_FD_WRITE))))
+            return 0
         if fs is self.fs and path in _STDIO:
             self.m.u32(opened, self._new_fd(self.fds[_STDIO[path]]))
             return 0
@@ -445,6 +452,24 @@ class WasiHost:
                         truncate=bool(oflags & abi.O_TRUNC) and writable)  # fmt: skip
         self.m.u32(opened, self._new_fd(handle))
         return 0
+
+    def _spawn_fd(self, writable: bool) -> FileFd:
+        """The request file of the guest's ``Popen`` (run when closed), or the answer to read."""
+        assert self.spawn is not None
+        spawn: Callable[[bytes], bytes] = self.spawn
+        if not writable:
+            answer = FileNode(mode=0o600, mtime=0, content=self.spawn_answer)
+            return FileFd(self.boot, SPAWN, answer, 2, writable=False, append=False, truncate=False)
+
+        class Request(FileFd):
+            def close(inner) -> None:
+                data = bytes(inner.data)
+                if data:
+                    inner.data = b""
+                    self.spawn_answer = spawn(data)
+
+        return Request(self.boot, SPAWN, FileNode(mode=0o600, mtime=0), 2, writable=True, append=False,
+                       truncate=True)  # fmt: skip
 
     def path_filestat_get(self, fd: int, lookup: int, at: int, size: int, buf: int) -> int:
         base, path = self._at(fd, at, size)
