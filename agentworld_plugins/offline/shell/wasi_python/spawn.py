@@ -107,29 +107,16 @@ class Popen:
     def __exit__(self, *exc):
         self._run()
 
-    @property
-    def stdout(self):
+    def _reader(self, which):
         import io
         self._run()
-        if self._out is None:
+        data = self._out if which == 1 else self._err
+        if data is None:
             return None
-        return io.StringIO(self._out) if self.text_mode else io.BytesIO(self._out)
+        return io.StringIO(data) if self.text_mode else io.BytesIO(data)
 
-    @stdout.setter
-    def stdout(self, value):
-        pass
-
-    @property
-    def stderr(self):
-        import io
-        self._run()
-        if self._err is None:
-            return None
-        return io.StringIO(self._err) if self.text_mode else io.BytesIO(self._err)
-
-    @stderr.setter
-    def stderr(self, value):
-        pass
+    stdout = property(lambda self: self._reader(1), lambda self, value: None)
+    stderr = property(lambda self: self._reader(2), lambda self, value: None)
 
 
 def system(command):
