@@ -235,6 +235,7 @@ def _outcome(exc: BaseException, store: Any) -> tuple[int, str]:
 
 
 def _finish(host: WasiHost, store: Any, out_of_fuel: bool) -> None:
+    host.spawn = None
     try:
         host.finish(store, out_of_fuel)
     finally:

@@ -455,18 +455,16 @@ class WasiHost:
 
     def _spawn_fd(self, writable: bool) -> FileFd:
         """The request file of the guest's ``Popen`` (run when closed), or the answer to read."""
-        assert self.spawn is not None
-        spawn: Callable[[bytes], bytes] = self.spawn
         if not writable:
             answer = FileNode(mode=0o600, mtime=0, content=self.spawn_answer)
             return FileFd(self.boot, SPAWN, answer, 2, writable=False, append=False, truncate=False)
 
         class Request(FileFd):
             def close(inner) -> None:
-                data = bytes(inner.data)
-                if data:
-                    inner.data = b""
-                    self.spawn_answer = spawn(data)
+                data, run = bytes(inner.data), self.spawn
+                inner.data = b""
+                if data and run is not None:  # None once the guest has ended: nothing more runs
+                    self.spawn_answer = run(data)
 
         return Request(self.boot, SPAWN, FileNode(mode=0o600, mtime=0), 2, writable=True, append=False,
                        truncate=True)  # fmt: skip

@@ -133,8 +133,11 @@ _os.system = system
 
 def run_request(p: _Proc, data: bytes) -> bytes:
     """Run one request of the guest's ``Popen`` in ``p``'s machine; its answer as JSON bytes."""
-    request: dict[str, Any] = json.loads(data)
-    argv = [str(a) for a in request["argv"]]
+    try:
+        request: dict[str, Any] = json.loads(data)
+        argv = [str(a) for a in request["argv"]]
+    except (ValueError, KeyError, TypeError):  # not what the guest's Popen writes
+        return json.dumps({"status": 126, "stdout": "", "stderr": ""}).encode()
     command = argv[0] if request["shell"] else shlex.join(argv)
     vm = p.vm
     out, err = _Capture(), _Capture()
