@@ -132,7 +132,7 @@ def tavily_search_flow(params: dict[str, Any]) -> Flow:
             "url": hit.url,
             "title": hit.title,
             "content": hit.snippet,
-            "score": score_of(index),
+            "score": score_of(index, observation, hit.url),
             "raw_content": None,
         }
         if params["include_raw_content"]:
