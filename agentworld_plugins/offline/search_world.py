@@ -212,6 +212,13 @@ class Corpus:
     def page(self, url: str) -> Page | None:
         return self._by_url.get(_url_key(url))
 
+    def under(self, url: str) -> list[Page]:
+        """The pages whose URL lies under ``url`` (a site root or a folder of it), in corpus order."""
+        prefix = _url_key(url)
+        if "://" not in prefix:
+            return []
+        return [p for p in self.pages if _url_key(p.url) == prefix or _url_key(p.url).startswith(prefix + "/")]
+
 
 def _url_key(url: str) -> str:
     url = url.strip().split("#", 1)[0]
@@ -505,13 +512,29 @@ def _web_extractor(args: dict[str, Any], context: dict[str, Any]) -> OfflineResu
         return OfflineResult("Error: web_extractor requires 'url'.", is_error=True)
     corpus, _ = load_corpus(context)
     page = corpus.page(url)
+    metadata: dict[str, Any] = {"offline_corpus": corpus.source}
     if page is None:
-        return OfflineResult(
-            f"Error: Failed to fetch {url.strip()} (HTTP 404 Not Found)",
-            is_error=True,
-            metadata={"offline_unknown_effect": True},
-        )
-    return OfflineResult(extract(page), is_error=False, metadata={"offline_corpus": corpus.source})
+        inside = corpus.under(url)
+        if not inside:
+            return OfflineResult(
+                f"Error: Failed to fetch {url.strip()} (HTTP 404 Not Found)",
+                is_error=True,
+                metadata={"offline_unknown_effect": True},
+            )
+        # a site root or folder the corpus has pages under: its index, linking to them
+        metadata["offline_links"] = [p.url for p in inside]
+        return OfflineResult(_index_page(url.strip(), inside), is_error=False, metadata=metadata)
+    # the page links to the other pages of its site, which is what a crawl follows
+    site = re.match(r"^[a-z]+://[^/?#]+", page.url, flags=re.IGNORECASE)
+    metadata["offline_links"] = [p.url for p in corpus.under(site.group(0)) if p is not page] if site else []
+    return OfflineResult(extract(page), is_error=False, metadata=metadata)
+
+
+def _index_page(url: str, pages: list[Page]) -> str:
+    host = re.sub(r"^[a-z]+://(www\.)?", "", url, flags=re.IGNORECASE).rstrip("/")
+    lines = [host, "", f"{len(pages)} page{'s' if len(pages) != 1 else ''} on this site:", ""]
+    lines += [f"- {p.title}: {p.url}" for p in pages]
+    return "\n".join(lines)
 
 
 def _show(value: Any) -> str:
