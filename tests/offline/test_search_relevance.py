@@ -70,3 +70,33 @@ def test_nothing_unrelated_above_the_threshold() -> None:
     corpus, _ = load_corpus({})
     for query in NOT_HELD:
         assert corpus.search(query) == [], (query, [(p.url, s) for p, s in corpus.search(query)])
+
+
+BIBLE = """# Estria
+Vornholm is the capital of Estria, a kingdom on the Amber Coast.
+
+# France in this world
+In this world the capital of France is Lyon; Paris was abandoned after the flood of 1910.
+"""
+
+
+def test_answers_agree_with_the_world_bible() -> None:
+    corpus, _ = load_corpus({"world_bible": BIBLE})
+    top = corpus.search("what is the capital of France")
+    assert top and "Lyon" in top[0][0].body  # the bible's fact, not the bundled France page
+    assert all("openencyclopedia.org" not in page.url for page, _ in top)
+    assert corpus.search("capital of Estria")[0][0].title == "Estria"
+    # what the bible does not cover is not answered from pages that could contradict it
+    assert corpus.search("who discovered penicillin") == []
+
+
+def test_tavily_answer_comes_from_the_bible() -> None:
+    from agentworld_plugins.adapters.search import search_tools
+
+    from agentworld_plugins import World
+
+    (tool,) = search_tools(
+        ["tavily_search"], world=World(backend="offline"), world_bible=BIBLE, include_answer=True
+    )
+    found = tool.invoke({"query": "capital of France"})
+    assert "Lyon" in found["answer"] and found["results"][0]["score"] > 0.5
