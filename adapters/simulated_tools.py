@@ -132,6 +132,11 @@ class SimulatedTool(BaseTool):
             dumped = model.model_validate(data).model_dump(mode="json", by_alias=True)
         except Exception:  # pydantic v1, or a type that cannot round-trip: send what was given
             dumped = to_jsonable_python(data, fallback=str)
+        config = getattr(self.args_schema, "model_config", None)  # the call schema drops it
+        if isinstance(config, dict) and config.get("extra") == "allow":
+            # arguments beyond the fields reach the real tool's **kwargs (langchain-tavily reads them)
+            extra = {k: v for k, v in kwargs.items() if k not in fields and k not in dumped}
+            dumped.update(to_jsonable_python(extra, fallback=str))
         return {k: v for k, v in dumped.items() if v is not None}
 
     def _check(self, arguments: dict[str, Any]) -> None:

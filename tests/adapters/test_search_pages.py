@@ -57,6 +57,9 @@ def test_substituted_extract_reads_every_url_the_search_returned(offline: World)
     # nothing readable: langchain-tavily's own message (returned, handle_tool_error=True)
     missing = extract.invoke({"urls": ["https://nowhere.example/x"]})
     assert isinstance(missing, str) and missing.startswith("No extracted results found for")
+    # a parameter only the constructor may set is refused as langchain-tavily refuses it
+    refused = extract.invoke({"urls": [hits[0]["url"]], "format": "text"})
+    assert isinstance(refused["error"], ValueError) and "instantiation" in str(refused["error"])
 
 
 def test_substituted_crawl_and_map_walk_the_site(offline: World) -> None:
