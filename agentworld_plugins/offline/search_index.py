@@ -63,6 +63,14 @@ QUERY_FILLER = frozenset(
         "information",
         "info",
         "about",
+        "many",
+        "much",
+        "have",
+        "has",
+        "had",
+        "use",
+        "using",
+        "used",
     }
 )
 
