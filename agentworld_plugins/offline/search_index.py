@@ -16,6 +16,7 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 __all__ = ["MIN_COVERAGE", "MIN_SCORE", "Index", "Scored", "terms"]
@@ -167,6 +168,7 @@ _IRREGULAR = {
 }
 
 
+@lru_cache(maxsize=65536)  # pure, and called for every word of every page
 def _stem(word: str) -> str:
     """A light suffix stripper, so that "packages", "packaging" and "package" meet."""
     word = _IRREGULAR.get(word, word)
