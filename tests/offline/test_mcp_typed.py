@@ -142,3 +142,11 @@ async def test_through_a_real_mcp_client(tmp_path: Path) -> None:
     assert texts[0]["status"] == "written" and len(texts[1]) == 1
     assert texts[1][0]["id"] == texts[0]["id"] and texts[1][0]["body"] == "ship it"
     assert all(len(c["sha"]) == 40 for c in texts[2])
+
+
+def test_only_plain_clock_names_tell_the_time() -> None:
+    tools = [_tool("convert_time", "Convert a time between zones", time=S, target_timezone=S)]
+    state: dict[str, Any] = {}
+    answer = mcp_step(state, "convert_time", {"time": "10:00", "target_timezone": "UTC"}, {"tools": tools})
+    assert answer.metadata.get("offline_family") != "typed"
+    assert "day_of_week" not in answer.text

@@ -63,8 +63,6 @@ ACTION_VERBS = {
     "send": "sent",
     "post": "posted",
     "file": "filed",
-    "open": "opened",
-    "start": "started",
     "report": "reported",
     "order": "ordered",
     "buy": "ordered",
@@ -73,7 +71,9 @@ ACTION_VERBS = {
     "request": "requested",
 }
 _CLOCK_WORDS = {"time", "date", "datetime", "now", "clock", "timestamp", "today"}
-_WEATHER_WORDS = {"weather", "forecast", "temperature"}
+#: the other words a clock tool's name may hold (``get_current_time``, ``what_time_is_it``)
+_CLOCK_NAME = _CLOCK_WORDS | {"get", "current", "local", "utc", "system", "server", "what", "is", "it", "the"}
+_WEATHER_WORDS = {"weather", "forecast"}
 _KV_LIST_NOUNS = {"key", "value", "entry", "item", "memory", "setting", "variable", "var", "secret", "config"}
 _ZONE_ARGS = ("timezone", "time_zone", "tz", "zone", "timezone_name")
 _PLACE_ARGS = ("city", "location", "place", "q", "query", "address", "region", "country")
@@ -409,7 +409,7 @@ def typed_answer(
         return None
     words = set(_tokens(name))
     kind, resource, _ = classify_tool(name)
-    if words & _CLOCK_WORDS and kind in (None, "get") and not words & {"event", "meeting", "slot", "set"}:
+    if words & _CLOCK_WORDS and words <= _CLOCK_NAME:
         return _clock(world, args, name)
     if words & _WEATHER_WORDS and kind in (None, "get"):
         return _result(_weather(args), {"offline_family": "typed", "offline_operation": "weather"})
