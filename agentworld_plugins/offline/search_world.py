@@ -217,7 +217,9 @@ class Corpus:
         prefix = _url_key(url)
         if "://" not in prefix:
             return []
-        return [p for p in self.pages if _url_key(p.url) == prefix or _url_key(p.url).startswith(prefix + "/")]
+        return [
+            p for p in self.pages if _url_key(p.url) == prefix or _url_key(p.url).startswith(prefix + "/")
+        ]
 
 
 def _url_key(url: str) -> str:
