@@ -20,6 +20,7 @@ from pydantic_core import to_jsonable_python
 from agentworld_plugins.errors import ActionValidationError, ConfigError
 
 from ._world import SessionGroup
+from .search.extract_tools import FETCH_TOOL_NAMES, FetchPage, is_fetch_like
 from .search.flows import arun_flow, run_flow
 from .search.tools import SEARCH_TOOL_NAMES, search_tool_class
 
@@ -131,6 +132,11 @@ class SimulatedTool(BaseTool):
             dumped = model.model_validate(data).model_dump(mode="json", by_alias=True)
         except Exception:  # pydantic v1, or a type that cannot round-trip: send what was given
             dumped = to_jsonable_python(data, fallback=str)
+        config = getattr(self.args_schema, "model_config", None)  # the call schema drops it
+        if isinstance(config, dict) and config.get("extra") == "allow":
+            # arguments beyond the fields reach the real tool's **kwargs (langchain-tavily reads them)
+            extra = {k: v for k, v in kwargs.items() if k not in fields and k not in dumped}
+            dumped.update(to_jsonable_python(extra, fallback=str))
         return {k: v for k, v in dumped.items() if v is not None}
 
     def _check(self, arguments: dict[str, Any]) -> None:
@@ -206,8 +212,16 @@ def _copied(tool: BaseTool) -> dict[str, Any]:
     return fields
 
 
+def _fetch_like(tool: BaseTool) -> bool:
+    if tool.name not in FETCH_TOOL_NAMES:
+        return False
+    return is_fetch_like(tool.name, tool_definition(tool)["inputSchema"].get("properties"))
+
+
 def is_search_tool(tool: BaseTool, search: bool) -> bool:
-    return search and tool.name in SEARCH_TOOL_NAMES
+    """Whether ``tool`` goes to the search world: a search tool's name (``tavily_search``,
+    ``tavily_extract``, ...) or a ``fetch``-like tool taking a URL."""
+    return search and (tool.name in SEARCH_TOOL_NAMES or _fetch_like(tool))
 
 
 def simulate_tool(
@@ -220,12 +234,14 @@ def simulate_tool(
             f"simulate_tools needs LangChain BaseTool objects, got {type(tool).__name__}",
             hint="wrap plain functions with langchain_core.tools.tool or StructuredTool.from_function",
         )
-    twin = None
+    twin: Any = None
     key = "tool_name"
     if is_search_tool(tool, search):
         cls = search_tool_class(tool.name)
-        assert cls is not None
-        twin = cls(group=group, **cls.options_from(tool))
+        if cls is None:  # a fetch-like tool: reads pages of the search world by URL
+            twin = FetchPage(group=group, name=tool.name)
+        else:
+            twin = cls(group=group, **cls.options_from(tool))
     else:
         key = _action_key(group, domain)
     return SimulatedTool(

@@ -76,15 +76,19 @@ def _strict_integers(cls: type) -> type:
     return _STRICT[cls]
 
 
-def _compile(schema: dict[str, Any]) -> Validator | None:
-    """A validator for the arguments; None for a schema that is not valid JSON Schema."""
+def _compile(schema: dict[str, Any], *, int_only: bool = True) -> Validator | None:
+    """A validator for the arguments; None for a schema that is not valid JSON Schema.
+
+    ``int_only`` makes 2.0 fail ``integer`` (so that the lax step turns it into 2); without it
+    the integer check is jsonschema's own, where 2.0 is an integer.
+    """
     cls = validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
         cls.check_schema(schema)
     except Exception:
         return None
     # an empty registry: $refs resolve inside the schema only, and nothing is fetched
-    validator: Validator = _strict_integers(cls)(
+    validator: Validator = (_strict_integers(cls) if int_only else cls)(
         schema, registry=Registry(), format_checker=cls.FORMAT_CHECKER
     )
     return validator
@@ -336,11 +340,12 @@ class ArgumentChecker:
     A schema that is empty or not valid JSON Schema accepts any arguments.
     """
 
-    __slots__ = ("_validator", "schema")
+    __slots__ = ("_plain", "_validator", "schema")
 
     def __init__(self, input_schema: Any) -> None:
         self.schema: dict[str, Any] = copy.deepcopy(input_schema) if isinstance(input_schema, dict) else {}
         self._validator = _compile(self.schema) if self.schema else None
+        self._plain: Validator | None = None  # jsonschema's own integer rule, compiled on first use
 
     def _lax(self, arguments: Any) -> tuple[Any, list[jsonschema.ValidationError]]:
         """``arguments`` after lax mode's conversions, and the errors left in them."""
@@ -378,8 +383,10 @@ class ArgumentChecker:
         errors: list[dict[str, Any]] = []
         seen: set[tuple[str, tuple[Any, ...]]] = set()
         try:
-            if strict:
-                validator = self._validator
+            if strict:  # jsonschema's own rules, where 1.0 is an integer
+                if self._plain is None and self._validator is not None:
+                    self._plain = _compile(self.schema, int_only=False)
+                validator = self._plain
                 found = [] if validator is None else list(validator.iter_errors(arguments))
             else:
                 found = self._lax(arguments)[1]

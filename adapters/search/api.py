@@ -9,8 +9,9 @@ web), then point the client at it::
     export SERPER_URL=http://127.0.0.1:8765/search          # Qwen-Agent's web_search
     curl -s -X POST $SERPER_URL -H 'X-API-KEY: any' -H 'Content-Type: application/json' -d '{"q": "chmod"}'
 
-Routes: ``POST /search`` (Tavily or Serper, see below), ``POST /extract`` (Tavily),
-``POST /tavily/search``, ``POST /tavily/extract``, ``POST /serper/search``, ``POST /news`` and
+Routes: ``POST /search`` (Tavily or Serper, see below), ``POST /extract``, ``POST /crawl`` and
+``POST /map`` (Tavily; crawl and map walk the simulated site from its root, following the links
+of each page), ``POST /tavily/search``, ``/tavily/extract``, ``/tavily/crawl``, ``/tavily/map``, ``POST /serper/search``, ``POST /news`` and
 ``POST /serper/news`` (Serper news), ``GET /res/v1/web/search`` (Brave, ``X-Subscription-Token``)
 and ``GET /health``.
 
@@ -45,11 +46,14 @@ from agentworld_plugins.redaction import redact_text
 from .._world import SessionGroup
 from .flows import SearchAPIError, arun_flow
 from .providers import (
+    brave_query_problem,
     brave_search_flow,
     serper_search_flow,
+    tavily_crawl_flow,
     tavily_extract_flow,
     tavily_search_flow,
     validate_serper,
+    validate_tavily_crawl,
     validate_tavily_extract,
     validate_tavily_search,
 )
@@ -107,12 +111,19 @@ def _failure(exc: SearchAPIError | AgentWorldError) -> tuple[int, str]:
     return 500, f"Internal error: {exc.message}"
 
 
-def _brave_body(status: int, message: str, code: str = "VALIDATION") -> dict[str, Any]:
-    return {"type": "ErrorResponse", "error": {"status": status, "code": code, "detail": message}}
+def _brave_body(
+    status: int, message: str, code: str = "VALIDATION", errors: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    error: dict[str, Any] = {"status": status, "code": code, "detail": message}
+    if errors:
+        error["meta"] = {"errors": errors}
+    return {"type": "ErrorResponse", "error": error}
 
 
-def _brave_error(status: int, message: str, code: str = "VALIDATION") -> JSONResponse:
-    return JSONResponse(_brave_body(status, message, code), status)
+def _brave_error(
+    status: int, message: str, code: str = "VALIDATION", errors: list[dict[str, Any]] | None = None
+) -> JSONResponse:
+    return JSONResponse(_brave_body(status, message, code, errors), status)
 
 
 def _bearer(request: Request) -> str | None:
@@ -200,8 +211,10 @@ def create_search_app(
         try:
             if kind == "search":
                 flow = tavily_search_flow(validate_tavily_search(body))
-            else:
+            elif kind == "extract":
                 flow = tavily_extract_flow(validate_tavily_extract(body))
+            else:  # crawl and map walk the simulated site from its root
+                flow = tavily_crawl_flow(validate_tavily_crawl(body, kind))
             result = await run(flow, sessions.get(session_key(request, key)))
         except (SearchAPIError, AgentWorldError) as exc:
             return _tavily_error(*_failure(exc))
@@ -273,6 +286,9 @@ def create_search_app(
         q = params.get("q", "")
         if not q.strip():
             return _brave_error(422, "Unable to validate request parameter(s): q is required.")
+        problem = brave_query_problem(q)
+        if problem is not None:
+            return _brave_error(422, "Unable to validate request parameter(s)", errors=[problem])
         count = params.get("count", "20")
         if not (count.isascii() and count.isdigit() and len(count) < 4) or not 1 <= int(count) <= 20:
             return _brave_error(
@@ -296,14 +312,11 @@ def create_search_app(
             }
         )
 
-    async def tavily_unsupported(request: Request) -> Response:
-        # Tavily's crawl and map walk a real site; the simulated web has none to walk
-        endpoint = request.url.path.rstrip("/").rsplit("/", 1)[-1]
-        return _tavily_error(
-            400,
-            f"Tavily's {endpoint} is not simulated by agentworld search serve; "
-            "use search and extract (POST /search, /extract)",
-        )
+    async def tavily_crawl(request: Request) -> Response:
+        return await tavily(request, "crawl")
+
+    async def tavily_map(request: Request) -> Response:
+        return await tavily(request, "map")
 
     async def health(request: Request) -> Response:
         described = redact_text(chosen.backend.describe())
@@ -315,10 +328,10 @@ def create_search_app(
             Route("/extract", tavily_extract, methods=["POST"]),
             Route("/tavily/search", tavily_search, methods=["POST"]),
             Route("/tavily/extract", tavily_extract, methods=["POST"]),
-            *(
-                Route(path, tavily_unsupported, methods=["POST"])
-                for path in ("/crawl", "/map", "/tavily/crawl", "/tavily/map")
-            ),
+            Route("/crawl", tavily_crawl, methods=["POST"]),
+            Route("/map", tavily_map, methods=["POST"]),
+            Route("/tavily/crawl", tavily_crawl, methods=["POST"]),
+            Route("/tavily/map", tavily_map, methods=["POST"]),
             Route("/serper/search", serper_search, methods=["POST"]),
             Route("/serper/news", serper_news, methods=["POST"]),
             Route("/news", serper_news, methods=["POST"]),

@@ -91,7 +91,14 @@ def simulated_response_time(query: str) -> float:
     return round(0.4 + 1.2 * _stable_fraction("response_time", query), 2)
 
 
-def score_of(index: int) -> float:
+def score_of(index: int, observation: Observation | None = None, url: str | None = None) -> float:
+    """A hit's relevance: the offline world's own score when it gave one (``offline_scores``),
+    else a believable one falling with the rank (a world model prints no scores)."""
+    if observation is not None and url is not None:
+        for group in observation.metadata.get("offline_scores") or ():
+            for hit_url, score in group:
+                if hit_url == url and isinstance(score, (int, float)):
+                    return round(float(score), 7)
     return round(max(0.01, 0.93 - 0.085 * index), 7)
 
 

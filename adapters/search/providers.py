@@ -132,7 +132,7 @@ def tavily_search_flow(params: dict[str, Any]) -> Flow:
             "url": hit.url,
             "title": hit.title,
             "content": hit.snippet,
-            "score": score_of(index),
+            "score": score_of(index, observation, hit.url),
             "raw_content": None,
         }
         if params["include_raw_content"]:
@@ -354,8 +354,37 @@ def serper_answer(results: dict[str, Any], k: int = 10, result_key: str = "organ
     return " ".join(parts) if parts else "No good Google Search Result was found"
 
 
+#: Brave's documented limits on ``q``
+BRAVE_MAX_CHARS = 400
+BRAVE_MAX_WORDS = 50
+
+
+def brave_query_problem(query: str) -> dict[str, Any] | None:
+    """The validation error Brave answers (422) for a ``q`` past its limits, else None."""
+    if len(query) > BRAVE_MAX_CHARS:
+        return {
+            "type": "string_too_long",
+            "loc": ["query", "q"],
+            "msg": f"String should have at most {BRAVE_MAX_CHARS} characters",
+            "input": query[:200],
+            "ctx": {"max_length": BRAVE_MAX_CHARS},
+        }
+    words = len(query.split())
+    if words > BRAVE_MAX_WORDS:
+        return {
+            "type": "too_many_words",
+            "loc": ["query", "q"],
+            "msg": f"Query should have at most {BRAVE_MAX_WORDS} words, got {words}",
+            "input": query[:200],
+            "ctx": {"max_words": BRAVE_MAX_WORDS},
+        }
+    return None
+
+
 def brave_search_flow(query: str, count: int = 10) -> Flow:
     """Brave's ``web.results`` (``title``, ``url``, ``description``) for one query."""
+    if brave_query_problem(query) is not None:
+        raise SearchAPIError("Unable to validate request parameter(s)", status=422)
     observation = yield search_action(query, count)
     if observation.is_error:
         raise SearchAPIError(observation.text, status=error_status(observation.text))
@@ -370,3 +399,124 @@ def brave_search_flow(query: str, count: int = 10) -> Flow:
         }
         for h in hits
     ]
+
+
+# -- Tavily crawl and map ----------------------------------------------------------------------
+
+_LINK = re.compile(r"https?://[^\s)\]>\"'`,]+")
+
+
+def _patterns(body: dict[str, Any], key: str) -> list[re.Pattern[str]]:
+    value = body.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
+        raise SearchAPIError(f"Invalid {key}: must be a list of regex strings.")
+    try:
+        return [re.compile(p) for p in value]
+    except re.error as exc:
+        raise SearchAPIError(f"Invalid {key}: {exc}.") from None
+
+
+def validate_tavily_crawl(body: Any, kind: str = "crawl") -> dict[str, Any]:
+    """The parameters of a Tavily ``POST /crawl`` (or ``/map``) body."""
+    if not isinstance(body, dict):
+        raise SearchAPIError("Invalid request body: expected a JSON object.")
+    url = body.get("url")
+    if not isinstance(url, str) or not url.strip():
+        raise SearchAPIError("No URL provided. Please provide a URL to start from.")
+    url = url.strip()
+    if not re.match(r"^https?://", url, flags=re.IGNORECASE):
+        url = "https://" + url
+    params: dict[str, Any] = {
+        "kind": kind,
+        "url": url,
+        "max_depth": _bounded_int(body, "max_depth", 1, 1, 5),
+        "max_breadth": _bounded_int(body, "max_breadth", 20, 1, 500),
+        "limit": _bounded_int(body, "limit", 50, 1, 1000),
+        "instructions": body.get("instructions"),
+        "select_paths": _patterns(body, "select_paths"),
+        "select_domains": _patterns(body, "select_domains"),
+        "exclude_paths": _patterns(body, "exclude_paths"),
+        "exclude_domains": _patterns(body, "exclude_domains"),
+        "allow_external": _flag(body, "allow_external") if body.get("allow_external") is not None else True,
+        "include_images": _flag(body, "include_images"),
+        "include_favicon": _flag(body, "include_favicon"),
+        "include_usage": _flag(body, "include_usage"),
+        "extract_depth": _choice(body, "extract_depth", ("basic", "advanced"), "basic"),
+        "format": _choice(body, "format", ("markdown", "text"), "markdown"),
+    }
+    return params
+
+
+def _path_and_host(url: str) -> tuple[str, str]:
+    m = re.match(r"^[a-z]+://([^/?#]+)([^?#]*)", url, flags=re.IGNORECASE)
+    return (m.group(2) or "/", m.group(1).lower()) if m else ("/", "")
+
+
+def _kept(url: str, params: dict[str, Any]) -> bool:
+    path, host = _path_and_host(url)
+    if params["select_paths"] and not any(p.search(path) for p in params["select_paths"]):
+        return False
+    if params["select_domains"] and not any(p.search(host) for p in params["select_domains"]):
+        return False
+    if any(p.search(path) for p in params["exclude_paths"]):
+        return False
+    return not any(p.search(host) for p in params["exclude_domains"])
+
+
+def _walk(params: dict[str, Any]) -> Flow:
+    """Breadth-first from ``url``: each page through ``web_extractor`` in the session, following
+    its links (the offline world names them; a model's page text is scanned for URLs) to
+    ``max_depth`` hops, ``max_breadth`` links a page, ``limit`` pages in all. Returns the
+    ``(url, page text)`` of each page reached that the select/exclude rules keep."""
+    root = params["url"]
+    root_host = _path_and_host(root)[1]
+    queue, seen = [(root, 0)], {root.rstrip("/")}
+    reached: list[tuple[str, str]] = []
+    visits = 0
+    while queue and len(reached) < params["limit"] and visits < params["limit"] * 4:
+        url, depth = queue.pop(0)
+        visits += 1
+        page = yield extract_action(url)
+        if page.is_error:
+            continue
+        if _kept(url, params):
+            reached.append((url, page.text))
+        if depth >= params["max_depth"]:
+            continue
+        links = page.metadata.get("offline_links")
+        if not isinstance(links, list):
+            links = _LINK.findall(page.text)
+        for link in [str(x) for x in links][: params["max_breadth"]]:
+            key = link.rstrip("/")
+            if key in seen or (not params["allow_external"] and _path_and_host(link)[1] != root_host):
+                continue
+            seen.add(key)
+            queue.append((link, depth + 1))
+    return reached
+
+
+def tavily_crawl_flow(params: dict[str, Any]) -> Flow:
+    """Tavily's crawl response (``base_url``, ``results[{url, raw_content, images}]``) or, for
+    ``kind="map"``, its map response (``base_url``, ``results`` as URLs)."""
+    reached = yield from _walk(params)
+    response: dict[str, Any] = {"base_url": params["url"]}
+    if params["kind"] == "map":
+        response["results"] = [url for url, _ in reached]
+    else:
+        results = []
+        for url, text in reached:
+            result: dict[str, Any] = {"url": url, "raw_content": text}
+            if params["include_images"]:
+                result["images"] = []
+            if params["include_favicon"]:
+                result["favicon"] = f"https://{Hit(url).host}/favicon.ico"
+            results.append(result)
+        response["results"] = results
+    response["response_time"] = simulated_response_time(f"{params['kind']} {params['url']}")
+    if params["include_usage"]:
+        per = 2 if params["extract_depth"] == "advanced" else 1
+        pages = len(reached)
+        response["usage"] = {"credits": max(1, (pages + 9) // 10) * (1 if params["kind"] == "map" else per)}
+    return response

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from langchain_core.callbacks import AsyncCallbackManagerForToolRun, CallbackManagerForToolRun
 from langchain_core.tools import BaseTool, ToolException
@@ -14,7 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from agentworld_plugins.domains.search import SEARCH_TOOLS
 
 from .._world import SessionGroup
-from .flows import Flow, SearchAPIError, arun_flow, run_flow, search_action
+from .base import _SearchTool
+from .extract_tools import EXTRACT_TOOL_CLASSES
+from .flows import Flow, SearchAPIError, search_action
 from .hits import parse_hits
 from .providers import (
     SERPER_TYPES,
@@ -32,44 +34,6 @@ def _hits_flow(query: str, k: int) -> Flow:
     if observation.is_error:
         raise ToolException(observation.text)
     return parse_hits(observation.text)[:k]
-
-
-class _SearchTool(BaseTool):
-    """A search tool bound to a :class:`SessionGroup` (built from ``world``/``session`` when absent)."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True, populate_by_name=True)
-
-    handle_tool_error: bool | str | Callable[[ToolException], str] | None = True
-    group: Any = Field(default=None, exclude=True, description="The shared SessionGroup.")
-    world: Any = Field(default=None, exclude=True, description="The World (default: World()).")
-    session: Any = Field(default=None, exclude=True, description="A search Session to use.")
-    world_bible: Any = Field(default=None, exclude=True, description="Facts results must agree with.")
-    corpus: Any = Field(default=None, exclude=True, description="Offline corpus folder or pages.")
-
-    def model_post_init(self, context: Any) -> None:
-        super().model_post_init(context)
-        if self.group is None:
-            self.group = SessionGroup(
-                self.world, session=self.session, world_bible=self.world_bible, corpus=self.corpus
-            )
-
-    #: fields of the real tool that configure it, copied by :meth:`options_from`
-    option_fields: ClassVar[tuple[str, ...]] = ()
-
-    @classmethod
-    def options_from(cls, tool: Any) -> dict[str, Any]:
-        """The configuration of a real tool of this kind, as keyword arguments for ``cls``."""
-        return {f: getattr(tool, f) for f in cls.option_fields if getattr(tool, f, None) is not None}
-
-    def flow(self, arguments: dict[str, Any]) -> Flow:
-        """The tool's work for one call as a flow of search actions."""
-        raise NotImplementedError
-
-    def call(self, arguments: dict[str, Any]) -> Any:
-        return run_flow(self.flow(arguments), self.group)
-
-    async def acall(self, arguments: dict[str, Any]) -> Any:
-        return await arun_flow(self.flow(arguments), self.group)
 
 
 class _QueryTool(_SearchTool):
@@ -497,20 +461,19 @@ class DictMemory(_NativeTool):
     args_schema: dict[str, Any] = Field(default_factory=lambda: dict(_native("dict_memory")["inputSchema"]))
 
 
-_CLASSES: dict[str, type[_SearchTool]] = {
-    cls.model_fields["name"].default: cls
-    for cls in (
-        TavilySearch,
-        DuckDuckGoSearchRun,
-        DuckDuckGoSearchResults,
-        BraveSearch,
-        GoogleSerperRun,
-        GoogleSerperResults,
-        WebSearch,
-        WebExtractor,
-        DictMemory,
-    )
-}
+_ALL: tuple[type[_SearchTool], ...] = (
+    TavilySearch,
+    DuckDuckGoSearchRun,
+    DuckDuckGoSearchResults,
+    BraveSearch,
+    GoogleSerperRun,
+    GoogleSerperResults,
+    WebSearch,
+    WebExtractor,
+    DictMemory,
+    *EXTRACT_TOOL_CLASSES,
+)
+_CLASSES: dict[str, type[_SearchTool]] = {cls.model_fields["name"].default: cls for cls in _ALL}
 #: the tool names this module simulates, in the order :func:`search_tools` returns them
 SEARCH_TOOL_NAMES: tuple[str, ...] = tuple(_CLASSES)
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 import threading
 from collections import Counter
@@ -28,8 +27,9 @@ from typing import Any
 
 from ..domains.base import OfflineResult
 from ..files import text_or_file
+from .search_index import Index, _PurePythonBm25, terms
 
-__all__ = ["STATE_KEY", "Corpus", "Page", "load_corpus", "search_step"]
+__all__ = ["STATE_KEY", "Corpus", "Page", "_PurePythonBm25", "load_corpus", "search_step"]
 
 #: the key of this world's notebook inside a session's ``state``
 STATE_KEY = "search_world"
@@ -38,7 +38,7 @@ DEFAULT_TOP_K = 5
 SNIPPET_WORDS = 40
 EXTRACT_LIMIT = 6000
 #: hits scoring under this share of the best hit's score are left out
-RELATIVE_FLOOR = 0.2
+RELATIVE_FLOOR = 0.75
 _MEMORY_OPS = ("add", "update", "retrieve", "retrieve_all", "remove", "remove_all")
 
 # -- pages ----------------------------------------------------------------------------------------
@@ -176,151 +176,6 @@ def _flat_words(page: Page) -> list[str]:
     return words
 
 
-# -- text analysis --------------------------------------------------------------------------------
-
-_TOKEN = re.compile(r"(?u)\b\w\w+\b")
-_FALLBACK_STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "but",
-        "by",
-        "for",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "such",
-        "that",
-        "the",
-        "their",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "was",
-        "will",
-        "with",
-        "what",
-        "which",
-        "who",
-        "how",
-        "when",
-        "where",
-        "why",
-        "do",
-        "does",
-        "did",
-        "can",
-        "from",
-        "your",
-        "you",
-    ]
-)
-
-
-def _stem(word: str) -> str:
-    """A light suffix stripper, so that "packages", "packaging" and "package" meet."""
-    if len(word) <= 3 or word.isdigit():
-        return word
-    for suffix, repl in (("ational", "ate"), ("ization", "ize"), ("fulness", "ful"), ("iveness", "ive")):
-        if word.endswith(suffix):
-            return word[: -len(suffix)] + repl
-    if word.endswith("ies") and len(word) > 4:
-        word = word[:-3] + "y"
-    elif word.endswith("sses"):
-        word = word[:-2]
-    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    for suffix in ("ing", "ed", "ly"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
-                word = word[:-1]
-            break
-    if word.endswith("e") and len(word) > 3:
-        word = word[:-1]
-    return word
-
-
-def _stopwords() -> frozenset[str]:
-    try:
-        from bm25s.stopwords import STOPWORDS_EN
-
-        return frozenset(STOPWORDS_EN) | _FALLBACK_STOPWORDS
-    except Exception:
-        return _FALLBACK_STOPWORDS
-
-
-_STOPWORDS = _stopwords()
-
-
-def _terms(text: str) -> list[str]:
-    """Our own analysis: lower-case words of two or more characters, stopwords out, stemmed."""
-    return [_stem(w) for w in _TOKEN.findall(text.lower()) if w not in _STOPWORDS]
-
-
-class _PurePythonBm25:
-    """Okapi BM25 (Lucene's idf), for when bm25s is not installed or fails."""
-
-    def __init__(self, texts: list[str], k1: float = 1.5, b: float = 0.75) -> None:
-        self.k1, self.b = k1, b
-        self.docs = [Counter(_terms(t)) for t in texts]
-        self.lengths = [sum(d.values()) for d in self.docs]
-        self.avg = (sum(self.lengths) / len(self.docs)) if self.docs else 0.0
-        df: Counter[str] = Counter()
-        for doc in self.docs:
-            df.update(doc.keys())
-        n = len(self.docs)
-        self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
-
-    def scores(self, query: str) -> list[float]:
-        terms = [t for t in _terms(query) if t in self.idf]
-        out = []
-        for doc, length in zip(self.docs, self.lengths):
-            score = 0.0
-            norm = self.k1 * (1 - self.b + self.b * length / self.avg) if self.avg else self.k1
-            for term in terms:
-                tf = doc.get(term, 0)
-                if tf:
-                    score += self.idf[term] * tf * (self.k1 + 1) / (tf + norm)
-            out.append(score)
-        return out
-
-
-class _Bm25sIndex:
-    """bm25s with its tokenizer (English stopwords) and our stemmer."""
-
-    def __init__(self, texts: list[str]) -> None:
-        import bm25s
-        from bm25s.tokenization import Tokenizer
-
-        self.tokenizer = Tokenizer(lower=True, stopwords="en", stemmer=_stem)
-        ids = self.tokenizer.tokenize(texts, return_as="ids", show_progress=False)
-        self.retriever = bm25s.BM25()
-        self.retriever.index(ids, show_progress=False)
-        self.size = len(texts)
-
-    def scores(self, query: str) -> list[float]:
-        ids = self.tokenizer.tokenize([query], update_vocab=False, return_as="ids", show_progress=False)
-        if not ids or not ids[0]:
-            return [0.0] * self.size
-        return [float(s) for s in self.retriever.get_scores(ids[0])]
-
-
 @dataclass
 class Corpus:
     """Pages and their BM25 index."""
@@ -333,33 +188,38 @@ class Corpus:
 
     def __post_init__(self) -> None:
         texts = [f"{p.title}\n{p.title}\n{p.plain_text()}" for p in self.pages]
-        self._index: Any = None
-        if texts:
-            try:
-                self._index = _Bm25sIndex(texts)
-                self.engine = "bm25s"
-            except Exception:
-                self._index = _PurePythonBm25(texts)
-                self.engine = "bm25"
+        self._index = Index(texts, [p.title for p in self.pages]) if texts else None
+        self.engine = self._index.engine if self._index else ""
         self._by_url: dict[str, Page] = {}
         for page in self.pages:
             for url in (page.url, *page.aliases):
                 self._by_url.setdefault(_url_key(url), page)
 
     def search(self, query: str, top_k: int = DEFAULT_TOP_K) -> list[tuple[Page, float]]:
-        """The best ``top_k`` pages for ``query`` with a positive score, best first."""
+        """The best ``top_k`` pages for ``query`` with their relevance in ``(0, 1]``, best first.
+
+        Only pages that cover most of the query count (see :mod:`.search_index`): a corpus that
+        holds nothing on the subject answers with no pages rather than its nearest one.
+        """
         if self._index is None or top_k <= 0:
             return []
-        scores = self._index.scores(query)
-        ranked = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
-        if not ranked or scores[ranked[0]] <= 0:
+        scored = self._index.score(query)
+        if not scored:
             return []
-        # a page that shares only a stray common word with the query is not a hit
-        floor = scores[ranked[0]] * RELATIVE_FLOOR
-        return [(self.pages[i], scores[i]) for i in ranked[:top_k] if scores[i] > 0 and scores[i] >= floor]
+        floor = scored[0].score * RELATIVE_FLOOR
+        return [(self.pages[s.doc], s.score) for s in scored[:top_k] if s.score >= floor]
 
     def page(self, url: str) -> Page | None:
         return self._by_url.get(_url_key(url))
+
+    def under(self, url: str) -> list[Page]:
+        """The pages whose URL lies under ``url`` (a site root or a folder of it), in corpus order."""
+        prefix = _url_key(url)
+        if "://" not in prefix:
+            return []
+        return [
+            p for p in self.pages if _url_key(p.url) == prefix or _url_key(p.url).startswith(prefix + "/")
+        ]
 
 
 def _url_key(url: str) -> str:
@@ -393,12 +253,32 @@ def _cached(key: Any, build: Any) -> Corpus:
     return corpus
 
 
+#: a bundled file holding many pages, each with its own header, separated by ``+++`` lines
+PAGES_SUFFIX = ".pages.md"
+_PAGE_BREAK = re.compile(r"^\+\+\+\s*$", flags=re.MULTILINE)
+
+
+def _pages_file(text: str, name: str) -> list[Page]:
+    """The pages of a ``.pages.md`` file; each must name its own URL."""
+    pages = []
+    for n, block in enumerate(_PAGE_BREAK.split(text), start=1):
+        if not block.strip():
+            continue
+        page = _page(block.strip("\n"), f"{name} page {n}", "")
+        if not page.url:
+            raise ValueError(f"{name}: page {n} has no 'url:' line")
+        pages.append(page)
+    return pages
+
+
 def _bundled() -> Corpus:
     def build() -> Corpus:
         folder = files("agentworld_plugins.data").joinpath("corpus")
         pages = []
         for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-            if entry.name.endswith((".md", ".txt")) and entry.is_file():
+            if entry.name.endswith(PAGES_SUFFIX) and entry.is_file():
+                pages += _pages_file(entry.read_text(encoding="utf-8"), entry.name)
+            elif entry.name.endswith((".md", ".txt")) and entry.is_file():
                 stem = entry.name.rsplit(".", 1)[0]
                 text = entry.read_text(encoding="utf-8")
                 pages.append(_page(text, stem.replace("-", " "), f"https://offline.local/{_slug(stem)}"))
@@ -531,7 +411,7 @@ def load_corpus(context: dict[str, Any]) -> tuple[Corpus, list[str]]:
 @lru_cache(maxsize=4096)
 def _analysed(page: Page) -> tuple[list[str], list[frozenset[str]]]:
     stream = _flat_words(page)
-    return stream, [frozenset(_terms(w)) for w in stream]
+    return stream, [frozenset(terms(w)) for w in stream]
 
 
 def snippet(page: Page, query: str, words: int = SNIPPET_WORDS) -> str:
@@ -539,7 +419,7 @@ def snippet(page: Page, query: str, words: int = SNIPPET_WORDS) -> str:
     stream, stems = _analysed(page)
     if not stream:
         return page.title
-    wanted = set(_terms(query))
+    wanted = set(terms(query))
     hits = [s & wanted for s in stems]
     best, best_score = 0, -1.0
     for start in range(max(1, len(stream) - words + 1)):
@@ -615,8 +495,14 @@ def _web_search(args: dict[str, Any], context: dict[str, Any]) -> OfflineResult:
         return OfflineResult("Error: web_search requires 'query' or 'queries'.", is_error=True)
     corpus, warnings = load_corpus(context)
     k = _top_k(args)
-    groups = [render_hits(q.strip(), corpus.search(q.strip(), k)) for q in queries]
-    metadata: dict[str, Any] = {"offline_corpus": corpus.source, "offline_engine": corpus.engine}
+    found = [(q.strip(), corpus.search(q.strip(), k)) for q in queries]
+    groups = [render_hits(q, hits) for q, hits in found]
+    metadata: dict[str, Any] = {
+        "offline_corpus": corpus.source,
+        "offline_engine": corpus.engine,
+        # each hit's relevance in (0, 1], per query, for the APIs that report scores (Tavily)
+        "offline_scores": [[[page.url, score] for page, score in hits] for _, hits in found],
+    }
     if warnings:
         metadata["offline_warnings"] = warnings
     return OfflineResult("\n\n".join(groups), is_error=False, metadata=metadata)
@@ -628,13 +514,29 @@ def _web_extractor(args: dict[str, Any], context: dict[str, Any]) -> OfflineResu
         return OfflineResult("Error: web_extractor requires 'url'.", is_error=True)
     corpus, _ = load_corpus(context)
     page = corpus.page(url)
+    metadata: dict[str, Any] = {"offline_corpus": corpus.source}
     if page is None:
-        return OfflineResult(
-            f"Error: Failed to fetch {url.strip()} (HTTP 404 Not Found)",
-            is_error=True,
-            metadata={"offline_unknown_effect": True},
-        )
-    return OfflineResult(extract(page), is_error=False, metadata={"offline_corpus": corpus.source})
+        inside = corpus.under(url)
+        if not inside:
+            return OfflineResult(
+                f"Error: Failed to fetch {url.strip()} (HTTP 404 Not Found)",
+                is_error=True,
+                metadata={"offline_unknown_effect": True},
+            )
+        # a site root or folder the corpus has pages under: its index, linking to them
+        metadata["offline_links"] = [p.url for p in inside]
+        return OfflineResult(_index_page(url.strip(), inside), is_error=False, metadata=metadata)
+    # the page links to the other pages of its site, which is what a crawl follows
+    site = re.match(r"^[a-z]+://[^/?#]+", page.url, flags=re.IGNORECASE)
+    metadata["offline_links"] = [p.url for p in corpus.under(site.group(0)) if p is not page] if site else []
+    return OfflineResult(extract(page), is_error=False, metadata=metadata)
+
+
+def _index_page(url: str, pages: list[Page]) -> str:
+    host = re.sub(r"^[a-z]+://(www\.)?", "", url, flags=re.IGNORECASE).rstrip("/")
+    lines = [host, "", f"{len(pages)} page{'s' if len(pages) != 1 else ''} on this site:", ""]
+    lines += [f"- {p.title}: {p.url}" for p in pages]
+    return "\n".join(lines)
 
 
 def _show(value: Any) -> str:

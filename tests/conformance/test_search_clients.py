@@ -6,6 +6,7 @@ carry the same name and argument schema)."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -36,9 +37,25 @@ def test_tavily_python(base: str) -> None:
     url = found["results"][0]["url"]
     extracted = client.extract([url])
     assert extracted["results"][0]["url"] == url and extracted["results"][0]["raw_content"]
-    # crawl and map cannot be simulated, and the client's own error says so
-    with pytest.raises(tavily.BadRequestError, match="not simulated"):
-        client.crawl("https://kitchenledger.com")
+    # every URL the search returned reads back, consistent with its hit; an unknown one fails
+    hits = client.search("python error", max_results=5)["results"]
+    read = client.extract([h["url"] for h in hits] + ["https://nowhere.example/page"])
+    assert [r["url"] for r in read["results"]] == [h["url"] for h in hits]
+    assert [f["url"] for f in read["failed_results"]] == ["https://nowhere.example/page"]
+    for hit, page in zip(hits, read["results"]):  # the snippet is a passage of the page
+        words = " ".join(re.findall(r"\w+", hit["content"])[:8])
+        assert words in " ".join(re.findall(r"\w+", page["raw_content"])), (hit, page)
+    # crawl and map walk the site from its root, following each page's links
+    crawled = client.crawl("https://kitchenledger.com", max_depth=1)
+    assert crawled["base_url"] == "https://kitchenledger.com"
+    urls = [r["url"] for r in crawled["results"]]
+    assert "https://kitchenledger.com/recipes/country-sourdough-loaf" in urls
+    assert all(r["raw_content"] for r in crawled["results"])
+    mapped = client.map("https://pyref.dev", select_paths=["/errors/.*"])
+    assert mapped["results"] and all("/errors/" in u for u in mapped["results"])
+    assert "https://pyref.dev/errors/keyerror" in mapped["results"]
+    with pytest.raises(tavily.BadRequestError, match="max_depth"):
+        client.crawl("https://pyref.dev", max_depth=9)
 
 
 def test_langchain_tavily(base: str) -> None:
@@ -50,6 +67,24 @@ def test_langchain_tavily(base: str) -> None:
     extract = TavilyExtract(tavily_api_key="tvly-any", api_base_url=base)
     page = extract.invoke({"urls": [found["results"][0]["url"]]})
     assert page["results"][0]["raw_content"]
+    from langchain_tavily import TavilyCrawl, TavilyMap
+
+    crawl = TavilyCrawl(tavily_api_key="tvly-any", api_base_url=base)
+    assert crawl.invoke({"url": "https://gitfield.dev", "limit": 3})["results"]
+    mapped = TavilyMap(tavily_api_key="tvly-any", api_base_url=base).invoke({"url": "https://gitfield.dev"})
+    assert "https://gitfield.dev/guides/stash" in mapped["results"]
+
+
+def test_brave_refuses_long_queries_as_brave_does(base: str) -> None:
+    url = f"{base}/res/v1/web/search"
+    for q in ("x" * 401, " ".join(["word"] * 51)):
+        response = requests.get(url, params={"q": q}, headers={"X-Subscription-Token": "any"}, timeout=60)
+        assert response.status_code == 422
+        body = response.json()
+        assert body["type"] == "ErrorResponse" and body["error"]["code"] == "VALIDATION"
+        assert body["error"]["meta"]["errors"][0]["loc"] == ["query", "q"]
+    ok = requests.get(url, params={"q": "x" * 400}, headers={"X-Subscription-Token": "any"}, timeout=60)
+    assert ok.status_code == 200
 
 
 def test_langchain_community_brave(base: str) -> None:

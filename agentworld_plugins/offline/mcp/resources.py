@@ -23,6 +23,7 @@ from .families.records import FREE_TIME, create_defaults, record_kind
 from .ledger import Classifier, find_id_field, name_kind, object_props, tool_index
 from .naming import classify_tool, is_id_name, norm
 from .shaping import item_slot, list_slot, sub_schema
+from .typed import action_kind, filed_action, typed_fields
 from .world import ENGINES
 
 
@@ -45,7 +46,10 @@ def _filed_under(tool: dict[str, Any]) -> tuple[str, str, str, Classifier] | Non
             kind, resource, _ = classify_tool(name)
             kind_of = name_kind
     if kind is None or resource is None:
-        return None
+        acted = filed_action(tool)  # an ad-hoc action verb (write_note): see .typed
+        if acted is None:
+            return None
+        return family, "create", acted, action_kind
     return family, kind, resource, kind_of
 
 
@@ -95,6 +99,7 @@ def known_resources(tools: Any) -> dict[str, list[str]]:
             props = object_props(Schema(schema, 0), schema)
             mine.update(p for p in props if kind == "create" or not is_id_name(p, resource))
         mine.update(_item_fields(tool, kind, resource, mine))
+        mine.update(typed_fields(tool, kind, resource))
         if family != "ledger" and kind == "create":
             stub = {"calls": 0, "resources": {}}
             mine.update(create_defaults(stub, family, resource, {id_field: 1}, index, {}))

@@ -18,6 +18,7 @@ from .schema import seed_of
 from .servers import answer as answer_as_server
 from .servers import known_server
 from .shaping import remember, shape_result, value_at
+from .typed import typed_answer
 
 STATE_KEY = "mcp_world"
 
@@ -69,6 +70,10 @@ def _step(
     server = known_server(tools)
     if server is not None and name in server.tools:  # a reference server's tool: its own answers
         return answer_as_server(world, server, name, args, context)
+
+    typed = typed_answer(world, name, args, tool, tools, context)  # ad-hoc tools: see .typed
+    if typed is not None:
+        return typed
 
     family, op = family_of(tool or {"name": name})
     metadata: dict[str, Any] = {"offline_family": family, "offline_operation": op}
