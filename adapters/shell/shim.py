@@ -732,6 +732,8 @@ def main(argv: list[str] | None = None) -> None:
     if "error" in answer:
         _fail(str(answer["error"]))
     _write(1, str(answer.get("stdout") or ""))
+    for warning in answer.get("warnings") or ():  # what the world could not honour, once a session
+        _write(2, f"agentworld: warning: {warning}\n")
     _write(2, str(answer.get("stderr") or ""))
     sys.exit(int(answer.get("exit_code") or 0) & 0xFF)  # type: ignore[call-overload]
 

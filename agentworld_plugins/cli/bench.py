@@ -20,6 +20,7 @@ from typing import Any
 
 import click
 
+from ..notices import collecting
 from ..bench.defaults import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
 from .options import BACKEND_HELP, endpoint_options, perturb_options, ray_option, stack
 
@@ -326,9 +327,10 @@ def _infer(
             tally[warning] = tally.get(warning, 0) + 1
 
     try:
-        summary = run_sync(
-            infer_records(records, backend, output, sampling=sampling, options=options, on_result=note)
-        )
+        with collecting(lambda warning: None):  # said below, once each, with the count of records
+            summary = run_sync(
+                infer_records(records, backend, output, sampling=sampling, options=options, on_result=note)
+            )
     finally:
         backend.close()
     for warning, count in sorted(tally.items(), key=lambda kv: (-kv[1], kv[0]))[:5]:

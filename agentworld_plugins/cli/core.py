@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from ..errors import AgentWorldError
+from ..notices import say
 from .options import make_world, world_options
 
 
@@ -196,7 +197,7 @@ def step(
     if notes:  # said on stderr below, and kept with the observation (--json shows them)
         observation.metadata["warnings"] = [*notes, *observation.metadata.get("warnings", [])]
     for warning in observation.metadata.get("warnings", []):
-        click.echo(f"agentworld: warning: {warning}", err=True)
+        say(warning)
     if as_json:
         click.echo(observation.model_dump_json())
     else:
