@@ -20,8 +20,8 @@ from typing import Any
 
 import click
 
-from ..notices import collecting
 from ..bench.defaults import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
+from ..notices import collecting
 from .options import BACKEND_HELP, endpoint_options, perturb_options, ray_option, stack
 
 F = Callable[..., Any]
