@@ -283,7 +283,7 @@ def _bench_turn(row: dict[str, Any], domain: str) -> TurnInfo:
 
 def _rollout_turns(row: dict[str, Any], domain: str) -> list[TurnInfo]:
     """The world steps of a ``rollout run`` episode line (its ``world_turns``)."""
-    turns = []
+    turns: list[TurnInfo] = []
     for step in row["world_turns"]:
         if not isinstance(step, dict):
             continue
