@@ -19,7 +19,7 @@ from agentworld_plugins.perturbations.proxy import PerturbingBackend
 from agentworld_plugins.plugins import get_plugin_manager
 from agentworld_plugins.server import create_app
 
-SPEC = "faults:kinds=rate_limit,at=1"
+SPEC = "faults:kinds=timeout,at=1"
 
 
 def _report(path: Path) -> dict:
@@ -38,7 +38,7 @@ def test_rollout_episodes_keep_their_faults_and_report_reads_them(tmp_path: Path
     assert ran.exit_code == 0, ran.output
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     first_steps = [line["world_turns"][0] for line in lines]
-    assert all(json.loads(step["perturbations"])[0]["kind"] == "rate_limit" for step in first_steps)
+    assert all(json.loads(step["perturbations"])[0]["kind"] == "timeout" for step in first_steps)
     assert all(step["is_error"] and step["turn"] == 1 for step in first_steps)
     card = _report(out)
     assert card["sessions"] == len(lines) and len(card["faults"]) == len(lines)
@@ -53,9 +53,9 @@ def test_a_remote_session_keeps_the_faults_serve_injected(transport: str, tmp_pa
     with serving(create_app(PerturbingBackend(world.backend, world, world.perturbations))) as base:
         remote = OpenAIBackend([base + "/v1"], model="agentworld", max_retries=0, transport=transport)
         session = World(backend=remote).session("terminal")
-        faulted = session.step([{"keystrokes": "curl http://api.test/x\n"}])
+        faulted = session.step([{"keystrokes": "curl -f http://api.test/x\n"}])
         fine = session.step([{"keystrokes": "pwd\n"}])
-    assert faulted.is_error and faulted.metadata["perturbations"][0]["kind"] == "rate_limit"
+    assert "curl: (28)" in faulted.text and faulted.metadata["perturbations"][0]["kind"] == "timeout"
     assert not fine.metadata.get("perturbations")
     path = session.trajectory.to_jsonl(tmp_path / "remote.jsonl")
-    assert [f["kind"] for f in _report(path)["faults"]] == ["rate_limit"]
+    assert [f["kind"] for f in _report(path)["faults"]] == ["timeout"]
