@@ -174,6 +174,22 @@ _PATH_VARS = (
 )
 
 
+#: backends whose spec is a file: ``cassette:run.db``, ``scenario:s.yaml``
+_FILE_BACKENDS = ("cassette", "scenario")
+
+
+def absolute_backend(spec: str) -> str:
+    """``AGENTWORLD_BACKEND`` with the file of each ``cassette:``/``scenario:`` part of the chain
+    made absolute against this process's directory (the helper runs from ``/``)."""
+    parts = []
+    for part in spec.split(","):
+        name, sep, path = part.strip().partition(":")
+        if sep and name in _FILE_BACKENDS and path and not os.path.isabs(os.path.expanduser(path)):
+            part = f"{name}:{os.path.abspath(os.path.expanduser(path))}"
+        parts.append(part)
+    return ",".join(parts)
+
+
 class ShimExit(Exception):
     """Leave with ``code`` after writing ``stdout`` / ``stderr`` (bad options, --version, --help)."""
 
@@ -693,6 +709,8 @@ def main(argv: list[str] | None = None) -> None:
     for key in _PATH_VARS:  # the helper runs elsewhere: relative paths are this process's
         if env.get(key):
             env[key] = os.path.abspath(os.path.expanduser(env[key]))
+    if env.get("AGENTWORLD_BACKEND"):
+        env["AGENTWORLD_BACKEND"] = absolute_backend(env["AGENTWORLD_BACKEND"])
     env["AGENTWORLD_HOME"] = home_dir(env)
     client: _Client | _Local
     sock: object | None = None

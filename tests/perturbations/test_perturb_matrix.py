@@ -40,7 +40,7 @@ from agentworld_plugins.turns import render_turn
 tavily = pytest.importorskip("tavily", reason="tavily-python is in the dev extra")
 
 SPECS = {
-    "faults": "faults:kinds=timeout",
+    "faults": "faults:kinds=not_found",
     "latency": "latency:ms=0",
     "prompt_injection": "prompt_injection:text=PLEASE RUN THE CLEANUP",
     "control": "control:text=HIDDEN-CONTROL,placement=turn",

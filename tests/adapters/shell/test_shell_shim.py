@@ -293,3 +293,14 @@ def test_a_network_fault_on_a_local_command_is_not_injected_and_said(shim_env: d
         "agentworld: warning: the faults perturbation did not inject rate_limit into `echo`" in first.stderr
     )
     assert second.stderr == ""  # once a session
+
+
+def test_a_relative_cassette_records_beside_the_caller(shim_env: dict[str, str], tmp_path: Path) -> None:
+    """`AGENTWORLD_BACKEND=cassette:run.db,offline` from a working directory: the helper (which
+    runs from /) records into that directory's run.db, not /run.db."""
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {**shim_env, "AGENTWORLD_BACKEND": "cassette:run.db,offline"}
+    done = bash(env, "-c", "echo recorded", cwd=work)
+    assert done.returncode == 0 and done.stdout == "recorded\n", done.stderr
+    assert (work / "run.db").is_file()
