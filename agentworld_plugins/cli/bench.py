@@ -22,7 +22,7 @@ import click
 
 from ..bench.defaults import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
 from ..notices import collecting
-from .options import BACKEND_HELP, endpoint_options, perturb_options, ray_option, stack
+from .options import BACKEND_HELP, endpoint_options, perturb_options, ray_option, say_ignored_options, stack
 
 F = Callable[..., Any]
 
@@ -519,6 +519,7 @@ def infer(
       agentworld bench infer --data-dir AgentWorldBench/ --output predictions.jsonl --base-url http://localhost:8000/v1
       agentworld bench infer --data-dir AgentWorldBench/ --output p.jsonl --backend offline --limit 5
     """
+    say_ignored_options(backend)
     perturbations = _perturbations(perturb, perturb_file)
     records = _load(data_dir, domains, limit)
     world = {"base_url": base_url, "model": model, "api_key": api_key, "backend": backend}
@@ -691,6 +692,7 @@ def run(
     """
     from ..bench.data import load_results, record_key
 
+    say_ignored_options(backend)
     perturbations = _perturbations(perturb, perturb_file)
     options = _options(**run)
     judge_args = _judge_args(judge_base_url, judge_model, judge_api_key, judge_backend)
