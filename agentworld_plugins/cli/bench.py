@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -422,7 +421,7 @@ def _show(
 
     from ..bench.plot import write_plot
     from ..bench.report import markdown_report, print_comparison, print_scoreboard
-    from ..bench.score import NoFiguresWarning, score_file
+    from ..bench.score import score_file
     from ..errors import ConfigError
 
     if labels and len(labels) != len(paths):
@@ -430,19 +429,7 @@ def _show(
             f"{len(labels)} --label for {len(paths)} files", hint="give one --label per file, in order"
         )
     names = list(labels) or _labels(paths)
-    with warnings.catch_warnings():  # an empty file is the error below, said once
-        warnings.simplefilter("ignore", NoFiguresWarning)
-        boards = [score_file(p, name) for p, name in zip(paths, names)]
-    for path, board in zip(paths, boards):
-        if board.overall.valid == 0:
-            raise ConfigError(
-                f"{path}: no usable judgement in {board.overall.count} line(s)"
-                + (
-                    f" ({', '.join(f'{n} {r}' for r, n in board.failures.items())})" if board.failures else ""
-                ),
-                hint='a judged line needs judge.status "ok" with judge.scores (ours), or failed: 0 with '
-                "total_score and format/factuality/consistency/realism/quality (the official script's)",
-            )
+    boards = [score_file(p, name) for p, name in zip(paths, names)]  # NoFiguresError: exit 1
     if as_json:
         data = [b.as_dict() for b in boards]
         click.echo(json.dumps(data[0] if len(data) == 1 else data, indent=2))
