@@ -179,9 +179,7 @@ def test_a_retry_after_a_rejected_answer_changes_the_request(tmp_path: Path) -> 
         assert feedback.startswith("That answer was rejected: ") and "name" in feedback
 
 
-def test_the_near_duplicate_filter_is_inside_the_progress_bar(
-    tmp_path: Path, capfd: pytest.CaptureFixture[str]
-) -> None:
+def test_the_near_duplicate_filter_is_inside_the_progress_bar(tmp_path: Path, capfd) -> None:
     """The bar counts generation and the filter (2 steps per environment): it reaches 100% when
     the filter is done, under the filter's name, not when generation ends."""
     summary = generate(3, tmp_path / "envs", progress=True)
