@@ -74,35 +74,12 @@ HELP_TAIL = (
 )
 _SET_LETTERS = "abefhkmnptuvxBCEHPT"
 _INVOCATION_LETTERS = "ilrsD"
-_SET_O = [
-    "allexport",
-    "braceexpand",
-    "emacs",
-    "errexit",
-    "errtrace",
-    "functrace",
-    "hashall",
-    "histexpand",
-    "history",
-    "ignoreeof",
-    "interactive-comments",
-    "keyword",
-    "monitor",
-    "noclobber",
-    "noexec",
-    "noglob",
-    "nolog",
-    "notify",
-    "nounset",
-    "onecmd",
-    "physical",
-    "pipefail",
-    "posix",
-    "privileged",
-    "verbose",
-    "vi",
-    "xtrace",
-]
+_SET_O_NAMES = """
+    allexport braceexpand emacs errexit errtrace functrace hashall histexpand history ignoreeof
+    interactive-comments keyword monitor noclobber noexec noglob nolog notify nounset onecmd
+    physical pipefail posix privileged verbose vi xtrace
+"""
+_SET_O = _SET_O_NAMES.split()  # the names of `set -o`, in bash's order
 _SHOPT = [
     "assoc_expand_once",
     "autocd",
@@ -174,20 +151,12 @@ _PATH_VARS = (
 )
 
 
-#: backends whose spec is a file: ``cassette:run.db``, ``scenario:s.yaml``
-_FILE_BACKENDS = ("cassette", "scenario")
-
-
-def absolute_backend(spec: str) -> str:
-    """``AGENTWORLD_BACKEND`` with the file of each ``cassette:``/``scenario:`` part of the chain
-    made absolute against this process's directory (the helper runs from ``/``)."""
-    parts = []
-    for part in spec.split(","):
-        name, sep, path = part.strip().partition(":")
-        if sep and name in _FILE_BACKENDS and path and not os.path.isabs(os.path.expanduser(path)):
-            part = f"{name}:{os.path.abspath(os.path.expanduser(path))}"
-        parts.append(part)
-    return ",".join(parts)
+def _absolute_part(part: str) -> str:
+    """A ``cassette:FILE`` / ``scenario:FILE`` part of a backend chain, its file made absolute."""
+    name, sep, path = part.strip().partition(":")
+    if not sep or name not in ("cassette", "scenario") or not path or os.path.isabs(os.path.expanduser(path)):
+        return part
+    return f"{name}:{os.path.abspath(os.path.expanduser(path))}"
 
 
 class ShimExit(Exception):
@@ -709,8 +678,8 @@ def main(argv: list[str] | None = None) -> None:
     for key in _PATH_VARS:  # the helper runs elsewhere: relative paths are this process's
         if env.get(key):
             env[key] = os.path.abspath(os.path.expanduser(env[key]))
-    if env.get("AGENTWORLD_BACKEND"):
-        env["AGENTWORLD_BACKEND"] = absolute_backend(env["AGENTWORLD_BACKEND"])
+    if env.get("AGENTWORLD_BACKEND"):  # cassette:run.db is a file of this directory too
+        env["AGENTWORLD_BACKEND"] = ",".join(map(_absolute_part, env["AGENTWORLD_BACKEND"].split(",")))
     env["AGENTWORLD_HOME"] = home_dir(env)
     client: _Client | _Local
     sock: object | None = None
