@@ -121,6 +121,12 @@ def _too_large(limit: int) -> str:
     return f"Request body too large: the limit is {limit:,} bytes"
 
 
+#: where the guard keeps the server's own ``receive`` in the scope (under uvicorn: it is bound to the
+#: connection, whose ``transport`` it holds), for answers that act on the connection itself (a
+#: simulated reset) or wait for the client to leave
+TRANSPORT_KEY = "agentworld.transport"
+
+
 class HttpGuard:
     """ASGI middleware enforcing :class:`HttpLimits` and answering errors in the API's JSON shape."""
 
@@ -183,6 +189,8 @@ class HttpGuard:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
+        if getattr(getattr(receive, "__self__", None), "transport", None) is not None:  # uvicorn's
+            scope[TRANSPORT_KEY] = receive
         path = str(scope.get("path") or "/")
         if self.token is not None and not token_in(scope, self.token):
             if scope["type"] == "websocket":  # refused before the handshake is accepted: HTTP 403

@@ -13,7 +13,6 @@ The app is a Starlette application; :func:`create_app` builds it for tests and e
 from __future__ import annotations
 
 import json
-import sys
 import time
 import uuid
 from typing import Any
@@ -29,6 +28,7 @@ from .current import CONVERSATION_HEADER, conversation_from_header, current_conv
 from .errors import AgentWorldError, BackendError, BackendUnavailableError, ConfigError
 from .http_guard import BodyError, HttpGuard, HttpLimits, read_json, secret_matches
 from .limits import LimitError
+from .notices import say
 from .redaction import redact_text
 
 _SAMPLING_FIELDS = ("temperature", "max_tokens", "top_p", "seed", "stop")
@@ -146,8 +146,6 @@ def create_app(
     OpenAI-shaped JSON, bodies are size-, time- and depth-limited. ``.app`` is the Starlette app.
     """
 
-    said: set[str] = set()
-
     def authorized(request: Request) -> bool:
         if not api_key:
             return True
@@ -202,9 +200,7 @@ def create_app(
             current_conversation.reset(named)
         payload = _completion_body(completion, str(body.get("model") or model_name))
         for warning in payload.get("warnings", []):
-            if warning not in said and len(said) < 256:  # each distinct warning once on the console
-                said.add(warning)
-                print(f"agentworld: warning: {warning}", file=sys.stderr, flush=True)
+            say(warning)  # each distinct warning once on the console
         return _stream(payload) if body.get("stream") else JSONResponse(payload)
 
     async def health(request: Request) -> Response:

@@ -277,8 +277,30 @@ _FENCED = re.compile(r"\A```([\w-]*)\n(.*?)\n?```\s*\Z", re.DOTALL)
 _TURN = re.compile(r"\A### Turn (\d+)")
 
 
+#: the labels of the sections a model-level perturbation (``placement=turn``) appends to a turn
+#: prompt after its action: instructions to the world model, never part of the action
+TURN_SECTION_LABELS = ("Control Instruction", "World Bible", "Adversarial Steering")
+_TURN_SECTION = re.compile(r"\n\n\*\*(?:" + "|".join(TURN_SECTION_LABELS) + r"):\*\*\n")
+
+
+def turn_section(label: str, body: str) -> str:
+    """The text a ``placement=turn`` perturbation appends to a turn prompt (``label`` one of
+    :data:`TURN_SECTION_LABELS`, so that :func:`extract_action` leaves it out of the action)."""
+    if label not in TURN_SECTION_LABELS:
+        raise ValueError(f"turn section label {label!r} is not one of {', '.join(TURN_SECTION_LABELS)}")
+    return f"\n\n**{label}:**\n{body}"
+
+
 def extract_action(turn_prompt: str) -> tuple[str | None, str] | None:
-    """``(fence language or None, action text)`` from a rendered turn prompt, or None."""
+    """``(fence language or None, action text)`` from a rendered turn prompt, or None.
+
+    Sections a perturbation appended after the action (:func:`turn_section`) are not part of it.
+    """
+    first = _ACTION.search(turn_prompt)
+    if first is not None:
+        section = _TURN_SECTION.search(turn_prompt, first.end())
+        if section is not None:
+            turn_prompt = turn_prompt[: section.start()]
     matches = list(_ACTION.finditer(turn_prompt))
     if not matches:
         return None

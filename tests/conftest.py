@@ -45,3 +45,12 @@ def register(pm: PluginManager) -> Iterator[Callable[..., object]]:
     for plugin in added:
         if pm.is_registered(plugin):
             pm.unregister(plugin)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_notices() -> Iterator[None]:
+    """Warnings are said once per process (agentworld_plugins.notices); each test is a process's worth."""
+    from agentworld_plugins import notices
+
+    notices.forget()
+    yield

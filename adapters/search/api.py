@@ -44,7 +44,8 @@ from agentworld_plugins.http_guard import BodyError, HttpGuard, HttpLimits, read
 from agentworld_plugins.redaction import redact_text
 
 from .._world import SessionGroup
-from .flows import SearchAPIError, arun_flow
+from .dropped import DroppedConnection
+from .flows import SearchAPIError, SearchConnectionFault, arun_flow
 from .providers import (
     brave_query_problem,
     brave_search_flow,
@@ -216,6 +217,8 @@ def create_search_app(
             else:  # crawl and map walk the simulated site from its root
                 flow = tavily_crawl_flow(validate_tavily_crawl(body, kind))
             result = await run(flow, sessions.get(session_key(request, key)))
+        except SearchConnectionFault as exc:
+            return DroppedConnection(exc.kind)
         except (SearchAPIError, AgentWorldError) as exc:
             return _tavily_error(*_failure(exc))
         return JSONResponse(result)
@@ -246,6 +249,8 @@ def create_search_app(
             for item in items:
                 merged = {**query, **item} if isinstance(item, dict) else item
                 answers.append(await run(serper_search_flow(validate_serper(merged, search_type)), group))
+        except SearchConnectionFault as exc:
+            return DroppedConnection(exc.kind)
         except (SearchAPIError, AgentWorldError) as exc:
             return _serper_error(*_failure(exc))
         return JSONResponse(answers if batch else answers[0])
@@ -298,6 +303,8 @@ def create_search_app(
             results = await run(
                 brave_search_flow(q.strip(), int(count)), sessions.get(session_key(request, key))
             )
+        except SearchConnectionFault as exc:
+            return DroppedConnection(exc.kind)
         except SearchAPIError as exc:
             return _brave_error(exc.status, exc.message, "UPSTREAM")
         except AgentWorldError as exc:

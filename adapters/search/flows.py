@@ -31,6 +31,31 @@ class SearchAPIError(Exception):
         self.status = status
 
 
+class SearchConnectionFault(SearchAPIError):
+    """An injected fault that is no HTTP answer at all: ``timeout`` (the server never answers) or
+    ``connection_reset`` (the connection drops). The HTTP front makes it happen on the socket, so a
+    client sees what it sees from a real timeout or reset."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message, status=504 if kind == "timeout" else 502)
+        self.kind = kind
+
+
+def raise_for_error(observation: Observation) -> None:
+    """Raise what an error observation is to the search API: a connection fault, or an HTTP error
+    with the status its text names."""
+    if not observation.is_error:
+        return
+    for entry in observation.metadata.get("perturbations") or []:
+        if (
+            isinstance(entry, dict)
+            and entry.get("replaced")
+            and entry.get("kind") in ("timeout", "connection_reset")
+        ):
+            raise SearchConnectionFault(str(entry["kind"]), observation.text)
+    raise SearchAPIError(observation.text, status=error_status(observation.text))
+
+
 def search_action(query: str, k: int = WORLD_TOP_K) -> dict[str, Any]:
     arguments: dict[str, Any] = {"query": query}
     if k != WORLD_TOP_K:

@@ -9,10 +9,10 @@ from typing import Any
 from .flows import (
     Flow,
     SearchAPIError,
-    error_status,
     extract_action,
     filter_hits,
     first_sentences,
+    raise_for_error,
     score_of,
     search_action,
     simulated_response_time,
@@ -117,8 +117,7 @@ def tavily_search_flow(params: dict[str, Any]) -> Flow:
         params["include_domains"] or params["exclude_domains"] or params["start_date"] or params["end_date"]
     )
     observation = yield search_action(params["query"], max(k * 3, 10) if filtered else max(k, 1))
-    if observation.is_error:
-        raise SearchAPIError(observation.text, status=error_status(observation.text))
+    raise_for_error(observation)
     hits = filter_hits(
         parse_hits(observation.text),
         params["include_domains"],
@@ -277,8 +276,7 @@ def serper_search_flow(params: dict[str, Any]) -> Flow:
     ``organic`` (or ``news``) and ``credits``."""
     num, page = params["num"], params["page"]
     observation = yield search_action(params["q"], num * page)
-    if observation.is_error:
-        raise SearchAPIError(observation.text, status=error_status(observation.text))
+    raise_for_error(observation)
     hits = parse_hits(observation.text)[(page - 1) * num : page * num]
     search_parameters: dict[str, Any] = {
         "q": params["q"],
@@ -386,8 +384,7 @@ def brave_search_flow(query: str, count: int = 10) -> Flow:
     if brave_query_problem(query) is not None:
         raise SearchAPIError("Unable to validate request parameter(s)", status=422)
     observation = yield search_action(query, count)
-    if observation.is_error:
-        raise SearchAPIError(observation.text, status=error_status(observation.text))
+    raise_for_error(observation)
     hits = parse_hits(observation.text)[:count]
     return [
         {

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 import threading
+import weakref
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -100,6 +101,8 @@ class ShellService:
         self._stores: dict[Path, SessionStore] = {}
         self._guard = threading.Lock()
         self.max_sessions = max_sessions
+        #: the warnings each session's shim was given already (said once per session)
+        self._said: weakref.WeakKeyDictionary[VirtualTerminal, set[str]] = weakref.WeakKeyDictionary()
 
     def _world(self, env: dict[str, str]) -> Any:
         key = tuple(
@@ -162,11 +165,18 @@ class ShellService:
                 cwd=request.get("cwd") or None,
                 stdin=request.get("stdin") or None,
             )
-            return {
+            answer: dict[str, Any] = {
                 "stdout": _bytes_only(result.stdout),
                 "stderr": _bytes_only(result.stderr),
                 "exit_code": result.exit_code,
             }
+            with self._guard:  # each warning once per session
+                said = self._said.setdefault(terminal, set())
+                new = [w for w in result.observation.metadata.get("warnings", []) if w not in said]
+                said.update(new)
+            if new:
+                answer["warnings"] = new
+            return answer
         if op == "prompt":
             return {"prompt": terminal.prompt()}
         if op == "line":

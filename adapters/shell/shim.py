@@ -74,35 +74,12 @@ HELP_TAIL = (
 )
 _SET_LETTERS = "abefhkmnptuvxBCEHPT"
 _INVOCATION_LETTERS = "ilrsD"
-_SET_O = [
-    "allexport",
-    "braceexpand",
-    "emacs",
-    "errexit",
-    "errtrace",
-    "functrace",
-    "hashall",
-    "histexpand",
-    "history",
-    "ignoreeof",
-    "interactive-comments",
-    "keyword",
-    "monitor",
-    "noclobber",
-    "noexec",
-    "noglob",
-    "nolog",
-    "notify",
-    "nounset",
-    "onecmd",
-    "physical",
-    "pipefail",
-    "posix",
-    "privileged",
-    "verbose",
-    "vi",
-    "xtrace",
-]
+_SET_O_NAMES = """
+    allexport braceexpand emacs errexit errtrace functrace hashall histexpand history ignoreeof
+    interactive-comments keyword monitor noclobber noexec noglob nolog notify nounset onecmd
+    physical pipefail posix privileged verbose vi xtrace
+"""
+_SET_O = _SET_O_NAMES.split()  # the names of `set -o`, in bash's order
 _SHOPT = [
     "assoc_expand_once",
     "autocd",
@@ -172,6 +149,14 @@ _PATH_VARS = (
     "AGENTWORLD_PERTURB_FILE",
     "AGENTWORLD_PROMPTS_DIR",
 )
+
+
+def _absolute_part(part: str) -> str:
+    """A ``cassette:FILE`` / ``scenario:FILE`` part of a backend chain, its file made absolute."""
+    name, sep, path = part.strip().partition(":")
+    if not sep or name not in ("cassette", "scenario") or not path or os.path.isabs(os.path.expanduser(path)):
+        return part
+    return f"{name}:{os.path.abspath(os.path.expanduser(path))}"
 
 
 class ShimExit(Exception):
@@ -693,6 +678,8 @@ def main(argv: list[str] | None = None) -> None:
     for key in _PATH_VARS:  # the helper runs elsewhere: relative paths are this process's
         if env.get(key):
             env[key] = os.path.abspath(os.path.expanduser(env[key]))
+    if env.get("AGENTWORLD_BACKEND"):  # cassette:run.db is a file of this directory too
+        env["AGENTWORLD_BACKEND"] = ",".join(map(_absolute_part, env["AGENTWORLD_BACKEND"].split(",")))
     env["AGENTWORLD_HOME"] = home_dir(env)
     client: _Client | _Local
     sock: object | None = None
@@ -732,6 +719,8 @@ def main(argv: list[str] | None = None) -> None:
     if "error" in answer:
         _fail(str(answer["error"]))
     _write(1, str(answer.get("stdout") or ""))
+    for warning in answer.get("warnings") or ():  # what the world could not honour, once a session
+        _write(2, f"agentworld: warning: {warning}\n")
     _write(2, str(answer.get("stderr") or ""))
     sys.exit(int(answer.get("exit_code") or 0) & 0xFF)  # type: ignore[call-overload]
 

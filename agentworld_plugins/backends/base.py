@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,3 +72,17 @@ class Backend:
 
     def close(self) -> None:
         """Release connections; the backend may not be used afterwards."""
+
+
+def served_extras(body: Mapping[str, Any]) -> dict[str, Any]:
+    """What an ``agentworld serve`` answer carries beside the choices, for the observation's
+    metadata: ``perturbations`` (its ``--perturb`` provenance: the faults it injected, so a remote
+    session's trajectory keeps them for ``agentworld report``) and ``warnings``."""
+    extras: dict[str, Any] = {}
+    listed = body.get("perturbations")
+    if isinstance(listed, list) and all(isinstance(e, dict) for e in listed):
+        extras["perturbations"] = [dict(e) for e in listed]
+    warnings = body.get("warnings")
+    if isinstance(warnings, list):
+        extras["warnings"] = [str(w) for w in warnings]
+    return extras

@@ -60,6 +60,7 @@ _EXPORTS: dict[str, str] = {
     "sample_records": "sample",
     "DIMENSIONS": "score",
     "Figures": "score",
+    "NoFiguresError": "score",
     "Scoreboard": "score",
     "normalise": "score",
     "record_total": "score",
@@ -81,7 +82,16 @@ if TYPE_CHECKING:
     from .report import markdown_report, print_comparison, print_scoreboard
     from .runner import JobResult, RunOptions, RunSummary, run_jobs
     from .sample import make_sample_dataset, sample_records
-    from .score import DIMENSIONS, Figures, Scoreboard, normalise, record_total, score_file, score_records
+    from .score import (
+        DIMENSIONS,
+        Figures,
+        NoFiguresError,
+        Scoreboard,
+        normalise,
+        record_total,
+        score_file,
+        score_records,
+    )
 
 
 def __getattr__(name: str) -> Any:
@@ -109,6 +119,7 @@ __all__ = [
     "JudgePrompts",
     "JudgeTemplate",
     "Judgement",
+    "NoFiguresError",
     "OutputLock",
     "RunOptions",
     "RunSummary",

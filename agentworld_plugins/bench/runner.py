@@ -418,9 +418,24 @@ class _Progress:
         rate = f"{finished / elapsed:.1f}/s" if elapsed > 0 else ""
         self.progress.update(self.task, advance=1, description=self._description(), rate=rate)
 
+    def tick(self, label: str) -> None:
+        """One step of a phase after the jobs (``label`` names it on the bar)."""
+        if self.enabled:
+            self.progress.update(self.task, advance=1, description=label)
+
     def stop(self) -> None:
         if self.enabled:
             self.progress.stop()
+
+
+@dataclass
+class Phase:
+    """Work that follows the jobs inside the same progress bar: ``steps`` more steps, done by
+    ``run(tick)``, which calls ``tick()`` once per step (the bar reaches 100% when it is done)."""
+
+    label: str
+    steps: int
+    run: Callable[[Callable[[], None]], Any]
 
 
 async def run_jobs(
@@ -433,6 +448,7 @@ async def run_jobs(
     on_result: Callable[[JobResult], None] | None = None,
     final: Callable[[dict[str, Any]], bool] | None = None,
     on_resume: Callable[[Resumed], None] | None = None,
+    then: Phase | None = None,
 ) -> RunSummary:
     """Run ``work`` on every item not already done in ``output``, ``options.concurrency`` at a time,
     appending each result as it finishes. ``work`` turns its own failures into a failed
@@ -441,7 +457,7 @@ async def run_jobs(
 
     A failed line for which ``final(line)`` holds is done for good (the judge: its attempts are
     spent); ``on_resume`` sees what the file held (the failed lines dropped to be redone) before
-    any work starts."""
+    any work starts. ``then`` runs after a complete run, inside the same progress bar."""
 
     def is_done(line: dict[str, Any]) -> bool:
         status = _status(line, label)
@@ -453,7 +469,7 @@ async def run_jobs(
     lock = OutputLock(results.path, f"bench {label}")
     lock.acquire()  # a second writer on the same file is refused before it reads anything
     try:
-        return await _run_locked(items, work, results, options, label, on_result, on_resume, final)
+        return await _run_locked(items, work, results, options, label, on_result, on_resume, final, then)
     finally:
         lock.release()
 
@@ -467,6 +483,7 @@ async def _run_locked(
     on_result: Callable[[JobResult], None] | None,
     on_resume: Callable[[Resumed], None] | None = None,
     final: Callable[[dict[str, Any]], bool] | None = None,
+    then: Phase | None = None,
 ) -> RunSummary:
     resumed = results.prepare()
     if on_resume is not None:
@@ -482,7 +499,8 @@ async def _run_locked(
     if resumed.torn:
         print(f"{label}: dropped {resumed.torn} torn line(s) from {results.path}", file=sys.stderr)
     wanted = sys.stderr.isatty() if options.progress is None else options.progress
-    bar = _Progress(label, len(items), summary.skipped, wanted and bool(todo))
+    extra = then.steps if then is not None else 0
+    bar = _Progress(label, len(items) + extra, summary.skipped, wanted and bool(todo))
     pending = iter(todo)
     streak = 0
     started = time.perf_counter()
@@ -523,6 +541,7 @@ async def _run_locked(
                     raise
 
     workers = [asyncio.create_task(worker()) for _ in range(min(options.concurrency, max(len(todo), 1)))]
+    finished = False
     try:
         done, _ = await asyncio.wait(workers, return_when=asyncio.FIRST_EXCEPTION)
         for task in done:
@@ -530,16 +549,24 @@ async def _run_locked(
                 raise task.exception()  # type: ignore[misc]
         # a stop leaves the other workers finishing what they hold
         await asyncio.gather(*workers)
+        finished = True
     finally:
         for task in workers:
             task.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
-        bar.stop()
+        if not finished:
+            bar.stop()
         results.close()
         summary.elapsed_s = time.perf_counter() - started
     summary.left = len(items) - summary.skipped - summary.ok - summary.failed
-    if summary.stopped is None and summary.left == 0:
-        results.finalize(order)
+    try:
+        if summary.stopped is None and summary.left == 0:
+            results.finalize(order)
+            if then is not None:
+                phase_label = then.label
+                then.run(lambda: bar.tick(phase_label))
+    finally:
+        bar.stop()
     return summary
 
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
+from ..errors import AgentWorldError
 from .data import domain_order, load_results, record_domain
 
 DIMENSIONS: tuple[str, ...] = ("format", "factuality", "consistency", "realism", "quality")
@@ -247,23 +248,40 @@ def score_records(lines: Iterable[Mapping[str, Any]], label: str = "results", wo
 
 
 class NoFiguresWarning(UserWarning):
-    """A judged file gave no figure: no line holds a usable judgement."""
+    """A judged file gave no figure: no line holds a usable judgement (``score_file(...,
+    allow_empty=True)``)."""
 
 
-def score_file(path: str | Path, label: str | None = None) -> Scoreboard:
+class NoFiguresError(AgentWorldError):
+    """A judged file gives no figure: no line holds a usable judgement. ``board`` is the
+    scoreboard all the same (every figure None, ``failures`` saying why)."""
+
+    def __init__(self, message: str, board: Scoreboard) -> None:
+        super().__init__(
+            message,
+            hint='a judged line needs judge.status "ok" with judge.scores (ours), or failed: 0 with '
+            "total_score and format/factuality/consistency/realism/quality (the official script's); "
+            "rerun `bench judge` on the failed lines, or pass allow_empty=True to get the empty board",
+        )
+        self.board = board
+
+
+def score_file(path: str | Path, label: str | None = None, *, allow_empty: bool = False) -> Scoreboard:
     """The scoreboard of a judgements file; unreadable lines are listed in ``problems``.
 
-    A file with no usable judgement gives a scoreboard whose figures are all None, and a
-    :class:`NoFiguresWarning` (on stderr) that says why, so a script printing
-    ``board.overall.total`` does not print a bare ``None``."""
+    A file with no usable judgement (every judgement failed) raises :class:`NoFiguresError`
+    naming the reasons, so a script never prints a bare ``None`` and exits 0; with
+    ``allow_empty=True`` it gives the scoreboard, every figure None, and a
+    :class:`NoFiguresWarning`."""
     rows, problems = load_results(path)
     board = score_records(rows, label or Path(path).stem)
     board.problems = problems
     if board.overall.valid == 0:
         why = ", ".join(f"{n} {reason}" for reason, n in board.failures.items()) or "no lines"
-        warnings.warn(
-            f"{path}: no usable judgement in {board.overall.count} line(s) ({why}): every figure is None",
-            NoFiguresWarning,
-            stacklevel=2,
+        message = (
+            f"{path}: no usable judgement in {board.overall.count} line(s) ({why}): every figure is None"
         )
+        if not allow_empty:
+            raise NoFiguresError(message, board)
+        warnings.warn(message, NoFiguresWarning, stacklevel=2)
     return board

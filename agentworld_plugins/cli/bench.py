@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,16 @@ from typing import Any
 import click
 
 from ..bench.defaults import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
-from .options import BACKEND_HELP, endpoint_options, guard_option, perturb_options, ray_option, stack
+from ..notices import collecting
+from .options import (
+    BACKEND_HELP,
+    endpoint_options,
+    guard_option,
+    perturb_options,
+    ray_option,
+    say_ignored_options,
+    stack,
+)
 
 F = Callable[..., Any]
 
@@ -328,9 +336,10 @@ def _infer(
             tally[warning] = tally.get(warning, 0) + 1
 
     try:
-        summary = run_sync(
-            infer_records(records, backend, output, sampling=sampling, options=options, on_result=note)
-        )
+        with collecting(lambda warning: None):  # said below, once each, with the count of records
+            summary = run_sync(
+                infer_records(records, backend, output, sampling=sampling, options=options, on_result=note)
+            )
     finally:
         backend.close()
     for warning, count in sorted(tally.items(), key=lambda kv: (-kv[1], kv[0]))[:5]:
@@ -422,7 +431,7 @@ def _show(
 
     from ..bench.plot import write_plot
     from ..bench.report import markdown_report, print_comparison, print_scoreboard
-    from ..bench.score import NoFiguresWarning, score_file
+    from ..bench.score import score_file
     from ..errors import ConfigError
 
     if labels and len(labels) != len(paths):
@@ -430,19 +439,7 @@ def _show(
             f"{len(labels)} --label for {len(paths)} files", hint="give one --label per file, in order"
         )
     names = list(labels) or _labels(paths)
-    with warnings.catch_warnings():  # an empty file is the error below, said once
-        warnings.simplefilter("ignore", NoFiguresWarning)
-        boards = [score_file(p, name) for p, name in zip(paths, names)]
-    for path, board in zip(paths, boards):
-        if board.overall.valid == 0:
-            raise ConfigError(
-                f"{path}: no usable judgement in {board.overall.count} line(s)"
-                + (
-                    f" ({', '.join(f'{n} {r}' for r, n in board.failures.items())})" if board.failures else ""
-                ),
-                hint='a judged line needs judge.status "ok" with judge.scores (ours), or failed: 0 with '
-                "total_score and format/factuality/consistency/realism/quality (the official script's)",
-            )
+    boards = [score_file(p, name) for p, name in zip(paths, names)]  # NoFiguresError: exit 1
     if as_json:
         data = [b.as_dict() for b in boards]
         click.echo(json.dumps(data[0] if len(data) == 1 else data, indent=2))
@@ -519,6 +516,7 @@ def infer(
       agentworld bench infer --data-dir AgentWorldBench/ --output predictions.jsonl --base-url http://localhost:8000/v1
       agentworld bench infer --data-dir AgentWorldBench/ --output p.jsonl --backend offline --limit 5
     """
+    say_ignored_options(backend)
     perturbations = _perturbations(perturb, perturb_file)
     records = _load(data_dir, domains, limit)
     world = {"base_url": base_url, "model": model, "api_key": api_key, "backend": backend}
@@ -691,6 +689,7 @@ def run(
     """
     from ..bench.data import load_results, record_key
 
+    say_ignored_options(backend)
     perturbations = _perturbations(perturb, perturb_file)
     options = _options(**run)
     judge_args = _judge_args(judge_base_url, judge_model, judge_api_key, judge_backend)

@@ -10,7 +10,8 @@ from typing import Any
 import click
 
 from ..errors import AgentWorldError
-from .options import make_world, world_options
+from ..notices import say
+from .options import ignored_options, make_world, world_options
 
 
 def _console() -> Any:
@@ -86,29 +87,6 @@ def _read_state(name: str) -> str:
 
 
 #: the endpoint options only the openai backend reads
-_OPENAI_ONLY = ("base_url", "model", "api_key")
-
-
-def _ignored_options(ctx: click.Context, backend: str | None) -> list[str]:
-    """Warnings for world-model options given on the command line that the chosen backend
-    never reads (``--backend offline --base-url URL``)."""
-    if not backend:
-        return []
-    chain = [part.strip().split(":", 1)[0] for part in backend.split(",")]
-    if "openai" in chain:
-        return []
-    given = [
-        name
-        for name in _OPENAI_ONLY
-        if ctx.params.get(name) and ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
-    ]
-    return [
-        f"--{name.replace('_', '-')} is ignored: --backend {backend} does not use it (only the openai "
-        f"backend does: add it to the chain, --backend {backend},openai)"
-        for name in given
-    ]
-
-
 def _takes_tools(session: Any, prompts_dir: Path | None) -> bool:
     from ..domains.base import TOOL_DEFINITIONS
 
@@ -176,7 +154,7 @@ def step(
     sampling = {
         k: v for k, v in {"temperature": temperature, "max_tokens": max_tokens}.items() if v is not None
     }
-    notes = _ignored_options(click.get_current_context(), world_args.get("backend"))
+    notes = ignored_options(click.get_current_context(), world_args.get("backend"))
     with make_world(**world_args) as world:
         session = world.session(
             domain,
@@ -196,7 +174,7 @@ def step(
     if notes:  # said on stderr below, and kept with the observation (--json shows them)
         observation.metadata["warnings"] = [*notes, *observation.metadata.get("warnings", [])]
     for warning in observation.metadata.get("warnings", []):
-        click.echo(f"agentworld: warning: {warning}", err=True)
+        say(warning)
     if as_json:
         click.echo(observation.model_dump_json())
     else:

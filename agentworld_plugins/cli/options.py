@@ -134,6 +134,41 @@ def perturb_options(what: str) -> Callable[[F], F]:
     )
 
 
+_OPENAI_ONLY = ("base_url", "model", "api_key")
+
+
+def ignored_options(
+    ctx: click.Context | None, backend: str | None, names: tuple[str, ...] = _OPENAI_ONLY
+) -> list[str]:
+    """Warnings for world-model options given on the command line that the chosen backend
+    never reads (``--backend offline --base-url URL``); ``names`` are the parameters that only
+    the openai backend reads."""
+    if not backend or ctx is None:
+        return []
+    chain = [part.strip().split(":", 1)[0] for part in backend.split(",")]
+    if "openai" in chain:
+        return []
+    flags = {p.name: p.opts[0] for p in ctx.command.params if p.opts}
+    given = [
+        flags.get(name, "--" + name.replace("_", "-"))
+        for name in names
+        if ctx.params.get(name) and ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
+    ]
+    return [
+        f"{flag} is ignored: --backend {backend} does not use it (only the openai backend does: add "
+        f"it to the chain, --backend {backend},openai)"
+        for flag in given
+    ]
+
+
+def say_ignored_options(backend: str | None, names: tuple[str, ...] = _OPENAI_ONLY) -> None:
+    """Say on stderr (once) each option of the running command its backend ignores."""
+    from ..notices import say
+
+    for warning in ignored_options(click.get_current_context(silent=True), backend, names):
+        say(warning)
+
+
 def make_world(
     base_url: str | None,
     model: str | None,
@@ -149,6 +184,7 @@ def make_world(
     from ..plugins import get_plugin_manager
     from ..session import World
 
+    say_ignored_options(backend)
     return World(
         perturbations=perturbations_from_options(perturb, perturb_file, get_plugin_manager().registry),
         base_url=base_url,

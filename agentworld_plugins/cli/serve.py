@@ -9,7 +9,14 @@ import click
 
 from ..backends.base import Backend, Completion, Sampling
 from ..domain_detect import forced_domain
-from .options import BACKEND_HELP, ensure_port_free, guard_option, perturb_options, server_options
+from .options import (
+    BACKEND_HELP,
+    ensure_port_free,
+    guard_option,
+    perturb_options,
+    say_ignored_options,
+    server_options,
+)
 
 
 class ForcedDomainBackend(Backend):
@@ -118,6 +125,7 @@ def serve(
             else "AGENTWORLD_BASE_URL"
         )
         refuse_self_upstream(host, port, upstream, source)
+    say_ignored_options(backend, ("upstream", "model", "upstream_api_key"))
     perturbations = perturbations_from_options(perturb, perturb_file, get_plugin_manager().registry)
     world = World(
         base_url=upstream,

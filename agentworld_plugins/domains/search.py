@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
@@ -53,6 +54,20 @@ SEARCH_TOOLS: list[dict[str, Any]] = [
 ]
 
 
+def memory_entries(args: dict[str, Any]) -> dict[str, Any] | None:
+    """The entries of a dict_memory add/update written in the official ``{"dict": {...}}`` form
+    (a mapping, or JSON text of one); ``None`` when the call is not written so."""
+    given = args.get("dict")
+    if isinstance(given, str):
+        try:
+            given = json.loads(given)
+        except ValueError:
+            return None
+    if isinstance(given, dict) and given and all(isinstance(k, str) for k in given):
+        return given
+    return None
+
+
 class SearchCall(BaseModel):
     """A search tool call. Note the key is ``name``, not ``tool_name``."""
 
@@ -84,9 +99,13 @@ class SearchCall(BaseModel):
                 raise ValueError(
                     f"dict_memory needs arguments.operation, one of {', '.join(MEMORY_OPERATIONS)}"
                 )
-            if op in ("add", "update", "retrieve", "remove") and not isinstance(args.get("key"), str):
-                raise ValueError(f"dict_memory {op} needs arguments.key (a string)")
-            if op in ("add", "update") and "value" not in args:
+            entries = memory_entries(args)
+            if op in ("add", "update") and entries is not None:
+                pass  # the official form: {"operation": "add", "dict": {key: value, ...}}
+            elif op in ("add", "update", "retrieve", "remove") and not isinstance(args.get("key"), str):
+                extra = ' or arguments.dict ({"key": value, ...})' if op in ("add", "update") else ""
+                raise ValueError(f"dict_memory {op} needs arguments.key (a string){extra}")
+            elif op in ("add", "update") and "value" not in args:
                 raise ValueError(f"dict_memory {op} needs arguments.value")
         return self
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..domains.base import OfflineResult
+from ..domains.search import memory_entries
 from ..files import text_or_file
 from .search_index import Index, _PurePythonBm25, terms
 
@@ -543,6 +544,22 @@ def _show(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
+def _memory_entries(op: str, entries: dict[str, Any], memory: dict[str, Any]) -> OfflineResult:
+    """An add or update of several keys at once (the official ``dict`` form): all or nothing."""
+    names = ", ".join(f"'{key}'" for key in entries)
+    if op == "add":
+        taken = [key for key in entries if key in memory]
+        if taken:
+            return OfflineResult(f"Error: key '{taken[0]}' already exists; use update.", is_error=True)
+    else:
+        missing = [key for key in entries if key not in memory]
+        if missing:
+            return OfflineResult(f"Error: key '{missing[0]}' not found.", is_error=True)
+    memory.update(entries)
+    word = "Added" if op == "add" else "Updated"
+    return OfflineResult(f"{word} key{'s' if len(entries) > 1 else ''} {names}.", is_error=False)
+
+
 def _dict_memory(args: dict[str, Any], world: dict[str, Any]) -> OfflineResult:
     memory: dict[str, Any] = world.setdefault("memory", {})
     op = args.get("operation", args.get("action"))
@@ -554,6 +571,9 @@ def _dict_memory(args: dict[str, Any], world: dict[str, Any]) -> OfflineResult:
         count = len(memory)
         memory.clear()
         return OfflineResult(f"Removed all {count} entries.", is_error=False)
+    entries = memory_entries(args) if op in ("add", "update") else None
+    if entries is not None:
+        return _memory_entries(op, entries, memory)
     key = args.get("key")
     if not isinstance(key, str):
         return OfflineResult(f"Error: dict_memory {op} requires 'key'.", is_error=True)

@@ -14,7 +14,15 @@ import json
 import re
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from ..errors import ConfigError
 from .targeting import ActionView, Schedule, SessionRandom, Target, describe_action, parse_turns
@@ -37,6 +45,9 @@ class PerturbationOptions(BaseModel):
     """Base of every perturbation's options: unknown names are refused."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+_EXAMPLES = {"domains": "mcp+swe", "tools": "write_*+curl", "commands": "'git push*'", "at": "2+5"}
 
 
 class TargetOptions(PerturbationOptions):
@@ -65,8 +76,14 @@ class TargetOptions(PerturbationOptions):
 
     @field_validator("domains", "tools", "commands", "at", mode="before")
     @classmethod
-    def _plus_list(cls, value: Any) -> Any:
-        return split_list(value)
+    def _plus_list(cls, value: Any, info: ValidationInfo) -> Any:
+        listed = split_list(value)
+        if isinstance(value, str) and not listed:  # `tools=` would silently mean every tool
+            raise ValueError(
+                f"{info.field_name}= names nothing; give one or more, e.g. {info.field_name}="
+                f"{_EXAMPLES.get(str(info.field_name), 'a+b')}, or leave the option out to match every step"
+            )
+        return listed
 
     @field_validator("match")
     @classmethod
@@ -249,11 +266,18 @@ class TargetedPerturbation(Perturbation):
         """Whether this step is perturbed (the same answer however often it is asked in a step)."""
         if not self.matches(session, view):
             return False
-        number = int(self.state(session).get("matched", 0)) + 1
+        state = self.state(session)
+        number = int(state.get("matched", 0)) + 1
+        if state.get("counted_turn") == session.turn_number:
+            number -= 1  # this turn again (a front's corrective retry): the number it had
         return self.schedule.fires(self.random(session), session.turn_number, number)
 
     def count(self, session: Session, view: ActionView) -> None:
-        """Count this step as a matching one (call once per step, at its end)."""
+        """Count this step as a matching one (call once per step, at its end). A turn stepped again
+        (the MCP server's outputSchema retry replaces the rejected answer) is counted once."""
         if self.matches(session, view):
             state = self.state(session)
+            if state.get("counted_turn") == session.turn_number:
+                return
             state["matched"] = int(state.get("matched", 0)) + 1
+            state["counted_turn"] = session.turn_number

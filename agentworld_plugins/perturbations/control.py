@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from ..hookspecs import hookimpl
+from ..notices import say
+from ..turns import turn_section
 from .base import TargetedPerturbation, TargetOptions
 
 if TYPE_CHECKING:
@@ -75,7 +77,8 @@ class PromptPerturbation(TargetedPerturbation):
     skip_inert = False
     #: the section heading in the system prompt, e.g. ``## Control Instructions``
     heading: ClassVar[str] = ""
-    #: the marker before the text in a turn prompt, e.g. ``**Control Instruction:**``
+    #: the label of the text in a turn prompt (``**Control Instruction:**``), one of
+    #: :data:`~agentworld_plugins.turns.TURN_SECTION_LABELS`
     turn_label: ClassVar[str] = ""
 
     def body(self) -> str:
@@ -86,7 +89,7 @@ class PromptPerturbation(TargetedPerturbation):
         return f"{self.heading}\n{self.body()}"
 
     def turn_section(self) -> str:
-        return f"{self.turn_label}\n{self.body()}"
+        return turn_section(self.turn_label, self.body())
 
     def applies_to(self, session: Session) -> bool:
         return self.target.domain_matches(session.domain.name)
@@ -124,7 +127,7 @@ class PromptPerturbation(TargetedPerturbation):
             return None
         state["applied"] = turn
         last = messages[-1]
-        content = f"{str(last.get('content') or '').rstrip()}\n\n{self.turn_section()}"
+        content = f"{str(last.get('content') or '').rstrip()}{self.turn_section()}"
         return [*messages[:-1], {**last, "content": content}]
 
     @hookimpl
@@ -133,18 +136,38 @@ class PromptPerturbation(TargetedPerturbation):
     ) -> Observation | None:
         self.count(session, self.view(session, action))
         state = self.state(session)
-        applied = state.pop("applied", None) == session.turn_number
-        state.pop("fire", None)
-        if not applied:
-            return None
-        if observation.metadata.get("offline") and not self.works_offline(session):
-            warning = (
+        turn = session.turn_number
+        applied = state.pop("applied", None) == turn
+        fired = state.pop("fire", None) == turn
+        # due this turn: sent with every prompt (system), or fired (turn); a step another
+        # perturbation answered (a fault) sent no prompt, so nothing was due
+        due = self.applies_to(session) and (self.options.placement == "system" or fired)
+        if observation.metadata.get("short_circuit"):
+            due = False
+        offline = bool(observation.metadata.get("offline"))
+        if offline and self.works_offline(session) and due:
+            applied = True  # the offline world honours it without a prompt (a search world's bible)
+        if offline and not self.works_offline(session) and (applied or due):
+            return self._warn(
+                observation,
                 f"the {self.name} perturbation needs a world model: the offline world does not read "
-                "prompts, so it was not applied (set AGENTWORLD_BASE_URL or pass --base-url)"
+                "prompts, so it was not applied (set AGENTWORLD_BASE_URL or pass --base-url)",
             )
-            warnings = [*observation.metadata.get("warnings", []), warning]
-            return observation.model_copy(update={"metadata": {**observation.metadata, "warnings": warnings}})
-        return self.record(observation, self.entry(session, placement=self.options.placement))
+        if applied:
+            return self.record(observation, self.entry(session, placement=self.options.placement))
+        if due and not self.works_offline(session):  # this front stepped without a prompt
+            return self._warn(
+                observation,
+                f"the {self.name} perturbation was not applied: this step reached the world without "
+                "a world-model prompt to carry it",
+            )
+        return None
+
+    @staticmethod
+    def _warn(observation: Observation, warning: str) -> Observation:
+        say(warning)  # on the console of whichever front runs the session, once
+        warnings = [*observation.metadata.get("warnings", []), warning]
+        return observation.model_copy(update={"metadata": {**observation.metadata, "warnings": warnings}})
 
     def works_offline(self, session: Session) -> bool:
         """Whether the offline world honours this perturbation in ``session`` (it reads no prompt)."""
@@ -173,7 +196,7 @@ class Control(PromptPerturbation):
         "session; they take precedence over the usual behaviour described above, but every output "
         "keeps the format required above and stays realistic.\n"
     )
-    turn_label = "**Control Instruction:**"
+    turn_label = "Control Instruction"
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)

@@ -46,7 +46,7 @@ class FictionalWorld(PromptPerturbation):
         "pages. Fill in whatever it leaves open so that it stays consistent with it, and never say "
         "that it is fictional.\n"
     )
-    turn_label = "**World Bible:**"
+    turn_label = "World Bible"
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)

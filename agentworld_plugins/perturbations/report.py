@@ -276,9 +276,10 @@ def _refusal(path: str | Path, lineno: int, row: Any) -> str:
     where = f"{path}:{lineno}"
     if isinstance(row, dict) and "messages" in row:
         return (
-            f"{where} is a chat-form trajectory (one `messages` list), which does not keep which turns "
-            "were perturbed; report reads trajectory records (Trajectory.to_jsonl(path), "
-            "`agentworld shell export --form records`, `mcp serve --record`) and bench infer output"
+            f"{where} is a chat-form trajectory (one `messages` list) without `world_turns`, which does "
+            "not keep which turns were perturbed; report reads trajectory records (Trajectory.to_jsonl(path), "
+            "`agentworld shell export --form records`, `mcp serve --record`), `rollout run` episodes "
+            "and bench infer output"
         )
     if isinstance(row, dict) and "turn_idx" in row:
         return (
@@ -309,6 +310,24 @@ def _bench_turn(row: dict[str, Any], domain: str) -> TurnInfo:
     return TurnInfo(name, domain, int(row["turn_idx"]), action, replaced, listed, observed=False, guard=guard)
 
 
+def _rollout_turns(row: dict[str, Any], domain: str) -> list[TurnInfo]:
+    """The world steps of a ``rollout run`` episode line (its ``world_turns``)."""
+    turns: list[TurnInfo] = []
+    for step in row["world_turns"]:
+        if not isinstance(step, dict):
+            continue
+        try:
+            action = json.loads(str(step.get("action")))
+            listed = json.loads(str(step.get("perturbations") or "[]"))
+        except ValueError:
+            action, listed = step.get("action"), []
+        session = str(row.get("id"))
+        number = int(step.get("turn") or len(turns) + 1)
+        listed = [e for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
+        turns.append(TurnInfo(session, domain, number, action, bool(step.get("is_error")), listed))
+    return turns
+
+
 def read_jsonl(path: str | Path) -> list[list[TurnInfo]]:
     """Sessions (lists of turns) from a JSONL file of trajectory records or ``bench infer`` output.
 
@@ -320,6 +339,10 @@ def read_jsonl(path: str | Path) -> list[list[TurnInfo]]:
     hint = "give a file written by Trajectory.to_jsonl or bench infer"
     for lineno, row in iter_jsonl(path, hint=hint):
         domain = str(row.get("task", "")).rsplit("/", 1)[-1] if isinstance(row, dict) else ""
+        if isinstance(row, dict) and isinstance(row.get("world_turns"), list):  # a rollout episode
+            for turn in _rollout_turns(row, domain):
+                sessions.setdefault(turn.session_id, {})[turn.number] = turn
+            continue
         if isinstance(row, dict) and "turn_idx" in row and isinstance(row.get("infer"), dict):
             if row["infer"].get("status") != "ok":
                 continue  # a failed inference: nothing was predicted, nothing injected

@@ -126,6 +126,7 @@ def episode_line(
         "agent": agent,
         "world": episode.session.backend.describe(),
         "guard": guard_counts(episode),
+        "world_turns": world_turns(episode),
     }
     line["timings"] = {k: round(v, 6) for k, v in episode.timings.items()} if timings else None
     line[LABEL] = {"status": "ok", "error": ""}
@@ -136,8 +137,30 @@ def episode_line(
 # so every line of every file has one schema (a columnar reader such as datasets needs that)
 _EPISODE_COLUMNS = (
     "messages", "loss_mask", "tools", "reward", "reward_breakdown", "final_answer", "finish",
-    "num_turns", "world_steps", "world_errors", "seeds", "agent", "world", "guard", "timings",
+    "num_turns", "world_steps", "world_errors", "seeds", "agent", "world", "guard", "world_turns",
+    "timings",
 )  # fmt: skip
+
+
+def world_turns(episode: Episode) -> list[dict[str, Any]]:
+    """Each world step of the episode as ``agentworld report`` reads it: the turn, the action
+    (JSON text), whether it failed, the perturbations injected (JSON text: their fields differ
+    from kind to kind) and the warnings. One shape on every line, so a columnar reader takes it."""
+    rows = []
+    for number, (_, action, observation) in enumerate(episode.steps, 1):
+        if observation is None:
+            continue  # rejected before the world: no turn of the session
+        metadata = observation.metadata
+        rows.append(
+            {
+                "turn": int(metadata.get("turn") or number),
+                "action": json.dumps(action, ensure_ascii=False, default=str),
+                "is_error": bool(observation.is_error),
+                "perturbations": json.dumps(metadata.get("perturbations") or [], ensure_ascii=False),
+                "warnings": [str(w) for w in metadata.get("warnings") or []],
+            }
+        )
+    return rows
 
 
 def failed_line(task: Task, sample: int, error: str) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """A small official-like checkout for tests: the layout and code structure of the official
-evaluation (prompts/<domain>/*.txt, eval/eval.py with build_judge_messages, eval/lwm_eval_utils
+evaluation (prompts/<domain>/*.txt, eval/eval.py with build_judge_messages and the ``infer``
+command (OpenAI client, one ``gen`` per record, a failed request kept as an empty ``gen``), eval/lwm_eval_utils
 with JUDGE_USER_PROMPT and TASK_CONFIGS), filled with stand-in text of our own.
 
 Its ``build_judge_messages`` is a construction that follows the official one; tests import it
@@ -69,7 +70,61 @@ from .output_parser import clean_response_marker
 EVAL = '''
 """Stand-in evaluation script (structure only)."""
 
+import argparse
+import json
+
 from lwm_eval_utils import JUDGE_USER_PROMPT, clean_response_marker
+
+
+def build_infer_messages(job):
+    messages = []
+    if job.get("system_str"):
+        messages.append({"role": "system", "content": job["system_str"]})
+    prompts = job.get("prompt", [])
+    responses = job.get("response", [])
+    if isinstance(prompts, str):
+        prompts = [prompts]
+    if isinstance(responses, str):
+        responses = [responses]
+    turn_idx = max(job.get("turn_idx", 1) - 1, 0)
+    for i in range(turn_idx):
+        if i < len(prompts) and i < len(responses):
+            messages.append({"role": "user", "content": prompts[i]})
+            messages.append({"role": "assistant", "content": responses[i]})
+    current = prompts[turn_idx] if turn_idx < len(prompts) else job.get("current_prompt", "")
+    messages.append({"role": "user", "content": current})
+    return messages
+
+
+def infer(args):
+    from openai import OpenAI
+
+    client = OpenAI(base_url=args.base_url, api_key=args.api_key, max_retries=0)
+    with open(args.input) as source, open(args.output, "w") as out:
+        for line in source:
+            job = json.loads(line)
+            try:
+                response = client.chat.completions.create(
+                    model=args.model, messages=build_infer_messages(job), temperature=0.6, max_tokens=4096
+                )
+                job["gen"] = response.choices[0].message.content
+            except Exception as exc:
+                job["gen"] = ""
+                job["error"] = f"{type(exc).__name__}: {exc}"
+            out.write(json.dumps(job, ensure_ascii=False) + "\\n")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    commands = parser.add_subparsers(dest="command", required=True)
+    infer_parser = commands.add_parser("infer")
+    infer_parser.add_argument("--input", required=True)
+    infer_parser.add_argument("--output", required=True)
+    infer_parser.add_argument("--base_url", required=True)
+    infer_parser.add_argument("--model", required=True)
+    infer_parser.add_argument("--api_key", default="EMPTY")
+    parsed = parser.parse_args()
+    infer(parsed)
 
 
 def get_subtask(job):

@@ -283,22 +283,26 @@ def test_a_symlink_or_a_hard_link_does_not_make_a_second_writer(tmp_path, data_d
 
 
 def test_the_python_api_says_why_a_file_gives_no_figure(tmp_path):
-    """A script printing ``board.overall.total`` for a file where every judgement failed gets a
-    warning on stderr naming the reasons, not a bare None."""
+    """A script printing ``board.overall.total`` for a file where every judgement failed stops
+    with an error naming the reasons (exit 1), not a bare None and exit 0; allow_empty=True gives
+    the empty board with a warning."""
     import subprocess
     import sys
 
+    from agentworld_plugins.bench import NoFiguresError
     from agentworld_plugins.bench.score import NoFiguresWarning, score_file
 
     path = tmp_path / "judged.jsonl"
     path.write_text("".join(json.dumps(_official_line(i, "mcp", None)) + "\n" for i in range(3)))
+    with pytest.raises(NoFiguresError, match="no usable judgement in 3 line") as info:
+        score_file(path)
+    assert info.value.board.overall.total is None and info.value.board.failures
     with pytest.warns(NoFiguresWarning, match="no usable judgement in 3 line"):
-        board = score_file(path)
-    assert board.overall.total is None
+        assert score_file(path, allow_empty=True).overall.total is None
     script = f"from agentworld_plugins import bench; print(bench.score_file({str(path)!r}).overall.total)"
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
-    assert proc.stdout.strip() == "None" and "NoFiguresWarning" in proc.stderr
-    assert "3 Judge scoring failed" in proc.stderr
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert "NoFiguresError" in proc.stderr and "3 Judge scoring failed" in proc.stderr
 
 
 def test_a_perturbation_the_offline_world_ignores_is_said_by_bench_infer(data_dir, tmp_path):

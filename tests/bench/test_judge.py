@@ -251,7 +251,7 @@ async def test_failed_inference_is_not_sent_to_the_judge(data_dir, judge_server,
     assert summary.failed == 1 and judge_server.chat_requests == []
     assert "inference failed: HTTP 400" in load_results(out)[0][0]["judge"]["error"]
     with pytest.warns(UserWarning, match="no usable judgement"):
-        assert score_file(out).failures == {"inference failed": 1}
+        assert score_file(out, allow_empty=True).failures == {"inference failed": 1}
 
 
 async def test_official_prompts_dir_is_used(data_dir, judge_server, tmp_path, fast):

@@ -101,9 +101,27 @@ def test_missing_at_file_is_one_error(tmp_path: Path) -> None:
     assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
-def test_usage_errors_exit_2() -> None:
-    result = CliRunner().invoke(cli, ["step"])
-    assert result.exit_code == 2
+@pytest.mark.parametrize(
+    "args",
+    [["step"], ["step", "terminal", "[]", "--bogus"], ["step", "terminal", "[]", "--seed", "abc"]],
+    ids=["missing-argument", "unknown-option", "wrong-type"],
+)
+def test_usage_errors_exit_2(args: list[str]) -> None:
+    """What click checks (arguments, option names, value types) is a usage error: usage, exit 2."""
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2 and "Usage:" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["step", "chess", "[]"], ["step", "terminal", "[]", "--perturb", "nonsense"]],
+    ids=["unknown-domain", "bad-perturb-spec"],
+)
+def test_values_we_check_are_errors_that_exit_1(args: list[str], tmp_path: Path) -> None:
+    """A value of the right type that names nothing we have is our error: one line, a hint, exit 1."""
+    env = {"AGENTWORLD_HOME": str(tmp_path), "AGENTWORLD_BACKEND": "offline", "AGENTWORLD_BASE_URL": ""}
+    result = CliRunner().invoke(cli, args, env=env)
+    assert result.exit_code == 1 and result.stderr.startswith("Error: ") and "Usage:" not in result.stderr
 
 
 def test_cassette_ls_lists_agentworld_home_and_a_missing_path_has_a_hint(tmp_path: Path) -> None:

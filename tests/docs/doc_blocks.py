@@ -7,7 +7,11 @@ toml, text, untagged diagrams) are not run. An HTML comment on the line right be
 
 - ``<!-- docs-test: needs-model -->``: runs with ``AGENTWORLD_BASE_URL`` pointing at an
   ``agentworld serve`` the test starts (``http://localhost:PORT/v1`` in the block is rewritten to it);
-- ``<!-- docs-test: skip reason=WHY -->``: not run; the reason is required.
+- ``<!-- docs-test: skip reason=WHY -->``: not run; the reason is required;
+- ``<!-- docs-test: expect-error -->`` (alone, or after ``needs-model``): the block shows an error
+  on purpose (a fault, a refused call); without it, a block whose output reports an error
+  (``is_error=True``, ``"is_error": true``, ``"isError": true``, a traceback) fails even when it
+  exits 0.
 
 A block of any language whose first line is ``# file: PATH`` (``# file: PATH (continued)`` appends)
 is the content of a file a tutorial builds: it is written to PATH in the working directory (without
@@ -27,6 +31,12 @@ SESSION_LANGS = {"console", "shell-session"}
 PYTHON_LANGS = {"python", "py", "python3"}
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>```+|~~~+)\s*(?P<info>[^`\s]*)[^`]*$")
 _FILE = re.compile(r"^(?:#|//)\s*file:\s*(?P<path>\S+)(?P<cont>\s+\(continued\))?\s*$")
+EXPECT_ERROR = "expect-error"
+#: what an output that reports an error looks like (a repr, JSON, an MCP result, a traceback)
+ERROR_REPORTS = re.compile(
+    r"\bis_error=True\b|\"is_error\":\s*true|\"isError\":\s*true|isError=True|^Traceback \(most recent call last\):",
+    re.MULTILINE,
+)
 _MARKER = re.compile(r"^\s*<!--\s*docs-test:\s*(?P<body>.*?)\s*-->\s*$")
 
 
@@ -40,6 +50,7 @@ class Block:
     code: str
     mark: str = ""  # "", "needs-model" or "skip"
     reason: str = ""
+    expects_error: bool = False  # marked expect-error: its output may report an error
 
     @property
     def id(self) -> str:
@@ -65,12 +76,12 @@ def parse_marker(text: str) -> tuple[str, str] | None:
     if not m:
         return None
     body = m.group("body")
-    word, _, rest = body.partition(" ")
-    reason = ""
-    rest = rest.strip()
-    if rest.startswith("reason="):
-        reason = rest[len("reason=") :].strip().strip("\"'")
-    return word, reason
+    words, _, reason = body.partition("reason=")
+    marks = [w for w in words.split() if w != EXPECT_ERROR]
+    word = marks[0] if marks else ""
+    if EXPECT_ERROR in words.split():
+        word = f"{word} {EXPECT_ERROR}".strip()
+    return word, reason.strip().strip("\"'")
 
 
 def blocks_in(path: Path, root: Path = ROOT) -> list[Block]:
@@ -103,9 +114,11 @@ def blocks_in(path: Path, root: Path = ROOT) -> list[Block]:
             j -= 1
         if j >= 0 and (parsed := parse_marker(lines[j])):
             mark, reason = parsed
+        expects = mark.endswith(EXPECT_ERROR)
+        mark = mark.removesuffix(EXPECT_ERROR).strip()
         if info in SESSION_LANGS and lang == "shell":
             body = [line[2:] for line in body if line.startswith("$ ")]
-        out.append(Block(rel, start + 1, lang, "\n".join(body) + "\n", mark, reason))
+        out.append(Block(rel, start + 1, lang, "\n".join(body) + "\n", mark, reason, expects))
     return out
 
 

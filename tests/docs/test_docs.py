@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from doc_blocks import ROOT, Block, all_blocks, doc_files
+from doc_blocks import ERROR_REPORTS, ROOT, Block, all_blocks, doc_files, parse_marker
 
 from agentworld_plugins.testing import clean_env
 
@@ -88,12 +88,19 @@ def _run_file(path: str, blocks: list[Block], base: Path) -> dict[str, dict]:
 
 
 @pytest.fixture(scope="session")
-def doc_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
-    """Run every file's blocks (files in parallel, blocks of one file in order) once per session."""
+def doc_results(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> dict[str, dict]:
+    """Run every file's blocks (files in parallel, blocks of one file in order) once per session;
+    only the files of the blocks selected (``-k``), all of a file's blocks (a tutorial builds up)."""
     base = tmp_path_factory.mktemp("docs")
+    chosen = {
+        item.callspec.params["block"].path
+        for item in request.session.items
+        if hasattr(item, "callspec") and isinstance(item.callspec.params.get("block"), Block)
+    }
     by_file: dict[str, list[Block]] = {}
     for b in BLOCKS:
-        by_file.setdefault(b.path, []).append(b)
+        if not chosen or b.path in chosen:
+            by_file.setdefault(b.path, []).append(b)
     results: dict[str, dict] = {}
     with ThreadPoolExecutor(max_workers=4) as pool:
         for done in pool.map(lambda item: _run_file(item[0], item[1], base), by_file.items()):
@@ -107,6 +114,32 @@ def test_block_runs(block: Block, doc_results: dict[str, dict]) -> None:
     if result["skipped"]:
         pytest.skip(f"marked in the doc: {block.reason}")
     assert result["ok"], f"{block.id} failed ({block.lang}, {block.mark or 'offline'}):\n{result['output']}"
+    reported = unexpected_error(block, result["output"])
+    assert reported is None, (
+        f"{block.id} exited 0 but its output reports an error ({reported!r}); fix the block, or mark "
+        f"it <!-- docs-test: expect-error --> if it shows one on purpose:\n{result['output']}"
+    )
+
+
+def unexpected_error(block: Block, output: str) -> str | None:
+    """What in ``output`` reports an error the block was not marked to show, if anything."""
+    if block.expects_error or block.lang == "file":
+        return None
+    found = ERROR_REPORTS.search(output)
+    return found.group(0) if found else None
+
+
+def test_an_error_in_the_output_fails_a_block_unless_it_is_expected() -> None:
+    plain = Block("docs/x.md", 1, "python", "print(step())\n")
+    expected = Block("docs/x.md", 1, "python", "print(step())\n", expects_error=True)
+    shown = "Observation(text='boom', is_error=True, metadata={})"
+    assert unexpected_error(plain, shown) == "is_error=True"
+    assert unexpected_error(plain, '{"text": "x", "is_error": true}') == '"is_error": true'
+    assert unexpected_error(plain, "Traceback (most recent call last):\n  File ...") is not None
+    assert unexpected_error(plain, "is_error=False, text='fine'") is None
+    assert unexpected_error(expected, shown) is None
+    assert parse_marker("<!-- docs-test: expect-error -->") == ("expect-error", "")
+    assert parse_marker("<!-- docs-test: needs-model expect-error -->") == ("needs-model expect-error", "")
 
 
 def test_markers_are_known_and_skips_say_why() -> None:

@@ -112,3 +112,24 @@ async def test_output_faults_with_a_model_ask_it_once(kind: str, fake_world_serv
         assert answer.startswith(text) and len(text) < len(answer)
     else:
         assert text == "{}"
+
+
+async def test_the_output_schema_retry_is_not_a_step_of_the_schedule() -> None:
+    """Every second call faulted (every=2): calls 2, 4 and 6, though every call's first answer
+    misses a required field and the server asks the model once more."""
+    answers = iter([])
+
+    def responder(messages: list[dict[str, Any]]) -> str:
+        return next(answers)
+
+    good = json.dumps({"number": 1, "title": "Login fails"})
+    answers = iter([json.dumps({"title": "no number"}), good] * 6)
+    backend = FakeBackend(responder)
+    world = World(backend=backend, perturbations=["faults:kinds=server_error,every=2"])
+    fake = FakeMcpServer(world, Catalog.from_tools([ISSUE_TOOL]))
+    async with Client(fake.server, mode="legacy") as client:
+        results = [await client.call_tool("create_issue", {"title": "Login fails"}) for _ in range(6)]
+    assert [n for n, r in enumerate(results, 1) if r.is_error] == [2, 4, 6]
+    assert all(r.structured_content == {"number": 1, "title": "Login fails"} for r in results[::2])
+    turns = fake.sessions.all()[0].session.trajectory.turns
+    assert len(turns) == 6 and all("output_retry" in t.observation.metadata for t in turns[::2])

@@ -315,3 +315,12 @@ def test_step_exits_2_on_an_error_observation_in_text_and_json_alike() -> None:
     assert json.loads(as_json.stdout)["is_error"] is True
     fine = CliRunner().invoke(cli, ["step", "mcp", action, "--backend", "offline", "--json"])
     assert fine.exit_code == 0 and json.loads(fine.stdout)["is_error"] is False
+
+
+@pytest.mark.parametrize("option", ["tools", "domains", "commands", "at"])
+def test_an_empty_target_list_is_an_error_not_everything(option: str) -> None:
+    from agentworld_plugins.perturbations.config import perturbations_from_options
+    from agentworld_plugins.plugins import get_plugin_manager
+
+    with pytest.raises(ConfigError, match=f"{option}= names nothing"):
+        perturbations_from_options((f"faults:{option}=",), None, get_plugin_manager().registry)

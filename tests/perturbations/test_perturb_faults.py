@@ -61,9 +61,13 @@ STYLE: dict[tuple[str, str], str] = {
         "not_found",
     ): r"root@box:/app# cat notes.txt\ncat: notes.txt: No such file or directory\nroot@box:/app# $",
     ("terminal", "timeout"): r"root@box:/app# cat notes.txt$",  # still running: no new prompt
-    ("terminal", "rate_limit"): r"\ncat: error: 429 Too Many Requests.*\nroot@box:/app# $",
-    ("terminal", "server_error"): r"\ncat: error: 500 Internal Server Error\nroot@box:/app# $",
-    ("terminal", "connection_reset"): r"\ncat: error: Connection reset by peer\nroot@box:/app# $",
+    # cat makes no network request: the network kinds are shown on curl (CURL below)
+    ("terminal", "rate_limit"): r"\ncurl: \(22\) The requested URL returned error: 429\nroot@box:/app# $",
+    ("terminal", "server_error"): r"\ncurl: \(22\) The requested URL returned error: 500\nroot@box:/app# $",
+    (
+        "terminal",
+        "connection_reset",
+    ): r"\ncurl: \(56\) Recv failure: Connection reset by peer\nroot@box:/app# $",
     (
         "swe",
         "permission_denied",
@@ -122,6 +126,8 @@ STYLE: dict[tuple[str, str], str] = {
     ("os", "server_error"): r"\ndocument-web\t500 Internal Server Error\t",
     ("os", "connection_reset"): r"\nlabel\tERR_CONNECTION_RESET\t",
 }
+#: the terminal action of the network kinds (a local command such as cat cannot suffer them)
+CURL = [{"keystrokes": "curl -fsS https://api.example.com/notes\n", "duration": 0.5}]
 #: where the domain itself would flag the text (the harness flags every injected error anyway)
 DOMAIN_FLAGS = {"mcp", "swe", "search"}
 
@@ -135,6 +141,8 @@ def make_world(backend: FakeBackend | None = None) -> World:
 def test_each_error_kind_renders_in_each_domains_style(domain: str, kind: str) -> None:
     backend = FakeBackend()
     action, context = CASES[domain]
+    if domain == "terminal" and kind in ("rate_limit", "server_error", "connection_reset"):
+        action = CURL
     session = make_world(backend).session(domain, perturbations=[Faults(kinds=kind)], **context)
     observation = session.step(action)
 

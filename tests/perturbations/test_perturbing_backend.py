@@ -75,6 +75,9 @@ def injected(answers: list[Completion]) -> list[int]:
     return [n for n, a in enumerate(answers, 1) if a.metadata["perturbations"]]
 
 
+#: a command that asks a server (a local one such as cat cannot be rate limited); -f: an HTTP error fails
+CURL = "curl -f https://api.example.com/notes\n"
+
 # -- served ----------------------------------------------------------------------------------------
 
 
@@ -110,13 +113,13 @@ def _chat(url: str, messages: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def test_a_served_offline_world_answers_a_terminal_conversation_with_the_rate_limit_error(served):
-    messages = [{"role": "system", "content": system("terminal")}, terminal_turn(1, "cat notes.txt\n")]
+    messages = [{"role": "system", "content": system("terminal")}, terminal_turn(1, CURL)]
     body = _chat(served, messages)
     content = body["choices"][0]["message"]["content"]
     assert content.startswith("<predicted_observation>\n") and content.endswith("\n</predicted_observation>")
-    assert "cat: error: 429 Too Many Requests" in content
+    assert "curl: (22) The requested URL returned error: 429" in content
     assert body["perturbations"] == [
-        {"name": "faults", "turn": 1, "kind": "rate_limit", "tool": "cat", "replaced": True}
+        {"name": "faults", "turn": 1, "kind": "rate_limit", "tool": "curl", "replaced": True}
     ]
 
 
@@ -126,7 +129,7 @@ def test_serve_takes_perturb_options_and_the_environment(monkeypatch, tmp_path):
     apps: list[Any] = []
     monkeypatch.setattr(http_guard, "run", lambda app, **kwargs: apps.append(app))
     monkeypatch.setenv("HOME", str(tmp_path))
-    messages = [{"role": "system", "content": system("terminal")}, terminal_turn(1, "ls\n")]
+    messages = [{"role": "system", "content": system("terminal")}, terminal_turn(1, CURL)]
     runner = CliRunner()
     result = runner.invoke(cli, ["serve", "--backend", "offline", "--perturb", "faults:kinds=timeout"])
     assert result.exit_code == 0, result.output
@@ -249,9 +252,9 @@ def test_unrecognised_conversations_pass_through_untouched(messages):
 
 async def test_the_async_path_perturbs_and_passes_through_alike():
     backend = offline("faults:kinds=rate_limit")
-    messages = [{"role": "system", "content": system("terminal")}, terminal_turn(1, "cat x\n")]
+    messages = [{"role": "system", "content": system("terminal")}, terminal_turn(1, CURL)]
     answer = await backend.acomplete(messages, Sampling())
-    assert "429 Too Many Requests" in answer.text and answer.metadata["is_error"] is True
+    assert "returned error: 429" in answer.text and answer.metadata["is_error"] is True
     inner = FakeBackend()
     passing = PerturbingBackend(inner, World(backend=inner, perturbations=[]), ["faults:rate=1"])
     assert (
@@ -303,7 +306,7 @@ def test_bench_infer_keys_random_streams_by_the_records_episode(tmp_path, alike_
 def test_serve_streams_carry_provenance_and_clients_may_name_conversations():
     from starlette.testclient import TestClient
 
-    messages = [{"role": "system", "content": system("terminal")}, terminal_turn(1, "cat notes.txt\n")]
+    messages = [{"role": "system", "content": system("terminal")}, terminal_turn(1, CURL)]
     client = TestClient(create_app(offline("faults:kinds=rate_limit,rate=0.5")))
     faulted = set()
     for n in range(16):
@@ -324,7 +327,7 @@ def test_serve_streams_carry_provenance_and_clients_may_name_conversations():
     assert events[-1] == "[DONE]"
     chunks = [json.loads(e) for e in events[:-1]]
     assert chunks[-1]["perturbations"] == again["perturbations"]
-    assert "429 Too Many Requests" in "".join(c["choices"][0]["delta"].get("content", "") for c in chunks)
+    assert "returned error: 429" in "".join(c["choices"][0]["delta"].get("content", "") for c in chunks)
 
 
 def test_serve_decodes_the_header_our_client_encodes():
@@ -334,7 +337,7 @@ def test_serve_decodes_the_header_our_client_encodes():
 
     from agentworld_plugins.current import CONVERSATION_HEADER, conversation_header
 
-    messages = [{"role": "system", "content": system("terminal")}, terminal_turn(1, "cat notes.txt\n")]
+    messages = [{"role": "system", "content": system("terminal")}, terminal_turn(1, CURL)]
     client = TestClient(create_app(offline("faults:kinds=rate_limit,rate=0.5")))
     by_header, by_field = [], []
     for n in range(12):

@@ -17,7 +17,7 @@ from agentworld_plugins.bench.data import load_results
 from agentworld_plugins.cli import cli
 from agentworld_plugins.testing import serve_process
 
-FAULT = "429 Too Many Requests"
+FAULT = "Permission denied"
 ACTIONS = [[{"keystrokes": f"cat notes{n}.txt\n", "duration": 0.1}] for n in range(3)]
 ENV = {k: v for k, v in os.environ.items() if not k.startswith("AGENTWORLD_")}
 
@@ -31,10 +31,10 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(scope="module")
 def perturbing_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real ``agentworld serve --backend offline --perturb faults:kinds=rate_limit,rate=0.5``."""
+    """A real ``agentworld serve --backend offline --perturb faults:kinds=permission_denied,rate=0.5``."""
     env = {**ENV, "HOME": str(tmp_path_factory.mktemp("home"))}
     with serve_process(
-        "--backend", "offline", "--perturb", "faults:kinds=rate_limit,rate=0.5", env=env
+        "--backend", "offline", "--perturb", "faults:kinds=permission_denied,rate=0.5", env=env
     ) as url:
         yield url + "/v1"
 

@@ -177,3 +177,12 @@ def test_a_retry_after_a_rejected_answer_changes_the_request(tmp_path: Path) -> 
         }
         feedback = retry["messages"][2]["content"]
         assert feedback.startswith("That answer was rejected: ") and "name" in feedback
+
+
+def test_the_near_duplicate_filter_is_inside_the_progress_bar(tmp_path: Path, capfd) -> None:
+    """The bar counts generation and the filter (2 steps per environment): it reaches 100% when
+    the filter is done, under the filter's name, not when generation ends."""
+    summary = generate(3, tmp_path / "envs", progress=True)
+    assert summary.run.ok == 3
+    last = [line for line in capfd.readouterr().err.splitlines() if "/6" in line][-1]
+    assert last.startswith("near-duplicates") and "6/6" in last and "100%" in last

@@ -14,7 +14,7 @@ from typing import Any
 import openai
 
 from ...errors import BackendError, BackendUnavailableError
-from ..base import Completion, Sampling
+from ..base import Completion, Sampling, served_extras
 
 __all__ = ["START_HINT", "SdkTransport"]
 
@@ -97,7 +97,7 @@ class SdkTransport:
             usage=usage,
             model=getattr(response, "model", None),
             finish_reason=getattr(choice, "finish_reason", None),
-            metadata={"base_url": url},
+            metadata={"base_url": url, **served_extras(getattr(response, "model_extra", None) or {})},
         )
 
     def first_model(self, index: int) -> str | None:

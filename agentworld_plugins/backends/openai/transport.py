@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from ...errors import BackendError, BackendUnavailableError, ConfigError
-from ..base import Completion, Sampling
+from ..base import Completion, Sampling, served_extras
 
 __all__ = ["LeanTransport"]
 
@@ -312,7 +312,7 @@ class LeanTransport:
             usage=usage or None,
             model=data.get("model"),
             finish_reason=choices[0].get("finish_reason"),
-            metadata={"base_url": endpoint.url},
+            metadata={"base_url": endpoint.url, **served_extras(data)},
         )
 
     def complete(self, index: int, payload: bytes, headers: Mapping[str, str] | None = None) -> Completion:

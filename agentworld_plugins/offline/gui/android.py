@@ -11,9 +11,9 @@ from pydantic import BaseModel
 
 from ...domains.android import AndroidAction
 from ...domains.base import OfflineResult
-from ...domains.formats.android import DEFAULT_ANDROID_SCREEN, parse_android_screen, render_android_screen
-from ...errors import ConfigError
-from .shared import ANDROID_STATE_KEY, Failed, Unknown, initial_text, lookup, run_calls
+from ...domains.formats.android import DEFAULT_ANDROID_SCREEN, parse_android_screen
+from .android_notations import read_android_screen, write_android_screen
+from .shared import ANDROID_STATE_KEY, UNKNOWN_EFFECT, Failed, Unknown, initial_text, lookup, run_calls
 
 _CHECKABLE_CLASSES = ("CheckBox", "Switch", "ToggleButton", "RadioButton", "CheckedTextView")
 #: the app of a package (its last part), as the launcher names it
@@ -34,28 +34,30 @@ _SYSTEM_PACKAGES = ("com.android.systemui", "com.google.android.apps.nexuslaunch
 
 
 def _android_screen_text(text: str, what: str) -> list[dict[str, Any]]:
-    elements = parse_android_screen(text)
-    if not elements and text.strip():
-        raise ConfigError(
-            f"the android {what} holds no UI element lines",
-            hint='write lines such as UI element 0: {"text": "OK", ...} as the android prompt shows',
-        )
+    """The elements of a screen the task supplies (any notation :mod:`.android_notations` reads)."""
+    elements, notation = read_android_screen(text)
+    if notation is None:
+        raise Unknown(f"the {what} is written in a screen notation not known offline")
     return elements
 
 
 def _android_world(state: dict[str, Any], context: dict[str, Any]) -> dict[str, Any]:
-    """The phone: ``{screen, app, stack: [{screen, app}], apps: {app: last screen}, home}``."""
+    """The phone: ``{screen, app, stack: [{screen, app}], apps: {app: last screen}, home,
+    notation}``; a starting screen in no notation known here is kept as ``raw`` text."""
     world = state.get(ANDROID_STATE_KEY)
     if world is not None:
         return world
-    screen = _android_screen_text(initial_text(context, DEFAULT_ANDROID_SCREEN), "initial_state")
+    text = initial_text(context, DEFAULT_ANDROID_SCREEN)
+    screen, notation = read_android_screen(text)
     home_text = lookup(context.get("screens"), "home", fold=str.casefold)
     # without a home screen of its own the task's phone has the stock launcher's
     home = parse_android_screen(home_text if home_text is not None else DEFAULT_ANDROID_SCREEN)
     app = _app_of(screen)
     if app is None and screen != home:
         app = ""  # an app the screen does not name: Back and Home still leave it
-    world = {"screen": screen, "app": app, "stack": [], "apps": {}, "home": home}
+    world = {"screen": screen, "app": app, "stack": [], "apps": {}, "home": home, "notation": notation}
+    if notation is None:
+        world["raw"] = text
     state[ANDROID_STATE_KEY] = world
     return world
 
@@ -76,7 +78,8 @@ def _app_of(elements: list[dict[str, Any]]) -> str | None:
 
 
 def _bbox(element: dict[str, Any]) -> tuple[float, float, float, float] | None:
-    box = element.get("bbox")
+    # AndroidWorld's UIElement has its pixels in bbox_pixels (its bbox is normalised to 0-1)
+    box = element.get("bbox_pixels") or element.get("bbox")
     if isinstance(box, (list, tuple)) and len(box) == 4 and all(isinstance(v, (int, float)) for v in box):
         return (box[0], box[1], box[2], box[3])
     if isinstance(box, dict):  # AndroidWorld's BoundingBox(x_min, x_max, y_min, y_max)
@@ -299,12 +302,20 @@ def android_step(state: dict[str, Any], action: BaseModel, context: dict[str, An
     phone_action = AndroidAction.model_validate(action)
     world = _android_world(state, context)
     shown = json.dumps(phone_action.model_dump(mode="json", exclude_none=True), ensure_ascii=False)
+    if world.get("notation") is None:  # a screen notation not known here: carried forward as it is
+        meta: dict[str, Any] = {
+            UNKNOWN_EFFECT: True,
+            "offline_unknown_action": shown,
+            "offline_reason": "the screen is written in a notation the offline world does not read;"
+            " it is carried forward unchanged",
+        }
+        return OfflineResult(text=str(world.get("raw", "")), is_error=False, metadata=meta)
     world, meta, error = run_calls(world, [(shown, phone_action)], lambda w, a: _android_apply(w, a, context))
     state[ANDROID_STATE_KEY] = world
     if phone_action.action_type == "answer":
         meta["offline_answer"] = phone_action.text
     elif phone_action.action_type == "status":
         meta["offline_goal_status"] = phone_action.goal_status
-    screen = render_android_screen(world["screen"])
+    screen = write_android_screen(world["screen"], world.get("notation") or {"kind": "json"})
     text = screen if error is None else f"{error}\n{screen}".rstrip("\n")
     return OfflineResult(text=text, is_error=error is not None, metadata=meta)

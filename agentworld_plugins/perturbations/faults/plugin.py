@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, field_validator
 
 from ...hookspecs import hookimpl
+from ...notices import say
 from ..base import TargetedPerturbation, TargetOptions, split_list
 from ..targeting import split_command
+from .bash import fault_applies
 from .core import ERROR_KINDS, KINDS, OUTPUT_KINDS, FaultContext, FaultKind
 from .outputs import degrade
 from .render import render_error
@@ -76,6 +78,21 @@ class Faults(TargetedPerturbation):
             return None
         opts: FaultOptions = self.options
         focus = self.target.focus(view)
+        program = split_command(focus or view.command)[0] if view.programs else ""
+        if program and not fault_applies(kind, program):  # echo cannot be rate limited
+            usable = [k for k in opts.kinds if fault_applies(k, program)]
+            if not usable:
+                self.state(session)["unapplied"] = {
+                    "turn": session.turn_number,
+                    "warning": f"the faults perturbation did not inject {kind} into `{program}`: it "
+                    "makes no network request, so it cannot fail that way; the step ran unperturbed "
+                    "(give kinds it can suffer, e.g. permission_denied+not_found+timeout, or tools=curl+git)",
+                }
+                return None
+            kind = self.random(session).rng(session.turn_number, "local kind").choice(usable)
+            if kind in OUTPUT_KINDS:
+                self.state(session)["pending"] = {"turn": session.turn_number, "kind": kind}
+                return None
         ctx = FaultContext(
             session.domain.name,
             replace(view, focus=focus),
@@ -102,6 +119,12 @@ class Faults(TargetedPerturbation):
     ) -> Observation | None:
         view = self.view(session, action)
         self.count(session, view)
+        unapplied = self.state(session).pop("unapplied", None)
+        if unapplied and unapplied.get("turn") == session.turn_number:
+            warning = str(unapplied["warning"])
+            say(warning)
+            warnings = [*observation.metadata.get("warnings", []), warning]
+            return observation.model_copy(update={"metadata": {**observation.metadata, "warnings": warnings}})
         pending = self.state(session).pop("pending", None)
         if not pending or pending.get("turn") != session.turn_number:
             return None

@@ -65,7 +65,8 @@ def swe_error(kind: str, ctx: FaultContext) -> str:
     view = ctx.view
     if view.tool in SHELL_TOOLS and view.command:
         cwd = str(view.arguments.get("directory") or "/app")
-        stderr, status = bash_failure(kind, view.command, view, cwd, ctx.timeout_s, ctx.retry_after)
+        failure = bash_failure(kind, view.command, view, cwd, ctx.timeout_s, ctx.retry_after)
+        status, stderr, stdout = failure.status, failure.stderr, failure.stdout
         if view.tool == "execute_bash":  # OpenHands
             if status is None:
                 return (
@@ -73,14 +74,14 @@ def swe_error(kind: str, ctx: FaultContext) -> str:
                     "additional output by sending empty command '', send other commands to interact with the "
                     "current process, or send keys to interrupt/kill the command.]"
                 )
-            return "\n".join([*stderr, f"[The command completed with exit code {status}.]"])
+            return "\n".join([*stderr, *stdout, f"[The command completed with exit code {status}.]"])
         if status is None:
             error = f"Command timed out after {ctx.timeout_s} seconds and was terminated."
             return shell_result(view.command, view.arguments.get("directory"), "", "", error, None, 15)
         return shell_result(
             view.command,
             view.arguments.get("directory"),
-            "",
+            "\n".join(stdout),
             "\n".join(stderr),
             None,
             status,

@@ -33,7 +33,7 @@ def terminal_error(kind: str, ctx: FaultContext) -> str:
         lines[-1] = echo
     else:
         lines.append(echo)
-    stderr, status = bash_failure(
+    failure = bash_failure(
         kind,
         ctx.view.command,
         ctx.view,
@@ -41,7 +41,7 @@ def terminal_error(kind: str, ctx: FaultContext) -> str:
         ctx.timeout_s,
         ctx.retry_after,
     )
-    lines.extend(stderr)
-    if status is not None:
+    lines.extend([*failure.stderr, *failure.stdout])
+    if failure.status is not None:
         lines.append(prompt + " ")
     return "\n".join(lines[-SCREEN_LINES:])

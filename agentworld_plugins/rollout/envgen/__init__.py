@@ -21,12 +21,13 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...bench.runner import JobResult, RunOptions, RunSummary, describe_error, is_transient, run_jobs
+from ...bench.runner import JobResult, Phase, RunOptions, RunSummary, describe_error, is_transient, run_jobs
 from ...errors import ConfigError
 from ...files import iter_jsonl, write_private
 from ..agent import EpisodeInfo, OpenAIPolicy, act_retrying
@@ -232,18 +233,29 @@ async def agenerate(
         return JobResult({**base, "environment": env, LABEL: {"status": "ok"}}, True)
 
     options = RunOptions(concurrency=concurrency, max_retries=0, progress=progress)
+    found: dict[str, Any] = {"kept": None, "dropped": []}
+
+    def distinct(tick: Callable[[], None]) -> None:
+        """The near-duplicate filter, one bar step per environment (inside the generation's bar)."""
+        envs = [
+            line["environment"]
+            for _, line in iter_jsonl(out / "environments.jsonl")
+            if (line.get(LABEL) or {}).get("status") == "ok"
+        ]
+        found["kept"], found["dropped"] = drop_near_duplicates(envs, threshold, on_step=tick)
+        for _ in range(n - len(envs)):  # the failed ones: nothing to compare
+            tick()
+
+    then = Phase("near-duplicates", n, distinct)
     try:
-        run = await run_jobs(items, work, out / "environments.jsonl", options, label=LABEL)
+        run = await run_jobs(items, work, out / "environments.jsonl", options, label=LABEL, then=then)
     finally:
         if pool is not None:
             pool.close()
     await getattr(getattr(generator, "policy", None), "aclose", _nothing)()
-    envs = [
-        line["environment"]
-        for _, line in iter_jsonl(out / "environments.jsonl")
-        if (line.get(LABEL) or {}).get("status") == "ok"
-    ]
-    kept, dropped = drop_near_duplicates(envs, threshold)
+    if found["kept"] is None:  # the run did not complete: the filter runs on what is there
+        distinct(lambda: None)
+    kept, dropped = found["kept"], found["dropped"]
     tasks: list[Task] = []
     packs = out / "packs"
     packs.mkdir(exist_ok=True)

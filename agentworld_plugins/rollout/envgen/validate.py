@@ -10,6 +10,7 @@ resources.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ConfigError
@@ -108,15 +109,18 @@ def similarity(a: dict[str, Any], b: dict[str, Any]) -> float:
 
 
 def drop_near_duplicates(
-    envs: list[dict[str, Any]], threshold: float = 0.8
+    envs: list[dict[str, Any]], threshold: float = 0.8, on_step: Callable[[], None] | None = None
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Keep environments in order, dropping any whose name was taken or that is at least
-    ``threshold`` similar to one kept; returns (kept, names dropped)."""
+    ``threshold`` similar to one kept; returns (kept, names dropped). ``on_step`` is called once
+    per environment compared (a progress bar's tick)."""
     kept: list[dict[str, Any]] = []
     shingles: list[set[str]] = []
     names: set[str] = set()
     dropped: list[str] = []
     for env in envs:
+        if on_step is not None:
+            on_step()
         mine = _shingles(env)
         near = any(len(mine & s) / len(mine | s) >= threshold for s in shingles if mine | s)
         if env["name"] in names or near:

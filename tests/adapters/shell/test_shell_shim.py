@@ -164,8 +164,10 @@ def test_perturbations_follow_the_session_across_processes(shim_env: dict[str, s
 def test_tools_targeting_names_the_program_through_the_shim(shim_env: dict[str, str]) -> None:
     env = {**shim_env, "AGENTWORLD_PERTURB": "faults:kinds=connection_reset,tools=curl"}
     assert bash(env, "-c", "echo ok").stdout == "ok\n"
-    reset = bash(env, "-eu", "-c", "cd /tmp && curl -s https://api.test/v1")
+    reset = bash(env, "-eu", "-c", "cd /tmp && curl -sS https://api.test/v1")
     assert reset.returncode == 56 and "curl: (56) Recv failure: Connection reset by peer" in reset.stderr
+    quiet = bash(env, "-eu", "-c", "cd /tmp && curl -s https://api.test/v1")  # -s: curl says nothing
+    assert quiet.returncode == 56 and quiet.stderr == "" and quiet.stdout == ""
 
 
 def test_bad_flags_through_the_process(shim_env: dict[str, str]) -> None:
@@ -236,3 +238,69 @@ def test_shell_options_through_the_shim(shim_env: dict[str, str]) -> None:
     assert bash(shim_env, "-c", "set -eu; true").returncode == 0
     after = bash(shim_env, "-c", "false; echo $nope; echo fresh")
     assert (after.stdout, after.returncode) == ("\nfresh\n", 0)
+
+
+@pytest.mark.parametrize(
+    ("kind", "command", "code", "stdout", "stderr"),
+    [
+        # curl -s says nothing on error; a pipeline's status is its last command's
+        ("connection_reset", "curl -s https://api.test/v1 | head -1", 0, "", ""),
+        ("connection_reset", "set -o pipefail; curl -s https://api.test/v1 | head -1", 56, "", ""),
+        ("connection_reset", "curl -s https://api.test/v1 | grep id", 1, "", ""),
+        # an HTTP error status is a success for plain curl: it prints the page; -f fails with 22
+        (
+            "rate_limit",
+            "curl https://api.test/v1 | head -2",
+            0,
+            "<html>\n<head><title>429 Too Many Requests</title></head>\n",
+            "",
+        ),
+        (
+            "rate_limit",
+            "curl -f https://api.test/v1",
+            22,
+            "",
+            "curl: (22) The requested URL returned error: 429\n",
+        ),
+        ("rate_limit", "curl -sf https://api.test/v1", 22, "", ""),
+        (
+            "rate_limit",
+            "curl -fsS https://api.test/v1",
+            22,
+            "",
+            "curl: (22) The requested URL returned error: 429\n",
+        ),
+        # bash opens a redirection's file before the command runs, and says so itself
+        ("permission_denied", "echo hi > a.txt", 1, "", "bash: a.txt: Permission denied\n"),
+        ("not_found", "wc -l < missing.txt", 1, "", "bash: missing.txt: No such file or directory\n"),
+    ],
+    ids=[f"case{n}" for n in range(9)],
+)
+def test_faults_read_as_bash_and_curl_give_them(
+    shim_env: dict[str, str], kind: str, command: str, code: int, stdout: str, stderr: str
+) -> None:
+    env = {**shim_env, "AGENTWORLD_PERTURB": f"faults:kinds={kind},tools=curl+echo+wc"}
+    done = bash(env, "-c", command)
+    assert (done.returncode, done.stdout, done.stderr) == (code, stdout, stderr)
+
+
+def test_a_network_fault_on_a_local_command_is_not_injected_and_said(shim_env: dict[str, str]) -> None:
+    """echo cannot be rate limited: it runs as it would, and the shim says once why nothing was injected."""
+    env = {**shim_env, "AGENTWORLD_PERTURB": "faults:kinds=rate_limit"}
+    first, second = bash(env, "-c", "echo hi"), bash(env, "-c", "echo hi")
+    assert first.returncode == 0 and first.stdout == "hi\n" and "429" not in first.stderr
+    assert (
+        "agentworld: warning: the faults perturbation did not inject rate_limit into `echo`" in first.stderr
+    )
+    assert second.stderr == ""  # once a session
+
+
+def test_a_relative_cassette_records_beside_the_caller(shim_env: dict[str, str], tmp_path: Path) -> None:
+    """`AGENTWORLD_BACKEND=cassette:run.db,offline` from a working directory: the helper (which
+    runs from /) records into that directory's run.db, not /run.db."""
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {**shim_env, "AGENTWORLD_BACKEND": "cassette:run.db,offline"}
+    done = bash(env, "-c", "echo recorded", cwd=work)
+    assert done.returncode == 0 and done.stdout == "recorded\n", done.stderr
+    assert (work / "run.db").is_file()
