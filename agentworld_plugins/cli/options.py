@@ -14,7 +14,9 @@ F = Callable[..., Any]
 BACKEND_HELP = (
     "Backend or chain: openai (an OpenAI-compatible server, --base-url), offline (the embedded "
     "deterministic world), transformers:PATH (local weights), cassette:FILE.db[?mode=none|once|"
-    "new_episodes|all] (record/replay), scenario:FILE.yaml (scripted answers); a chain is "
+    "new_episodes|all] (record/replay), scenario:FILE.yaml (scripted answers), guarded[:POLICY]:INNER "
+    "(the consistency guard in front of INNER), drift:RATE (a fake model that contradicts earlier "
+    "state, for tests); a chain is "
     "comma-separated, first that answers wins (scenario:s.yaml,cassette:run.db,openai). Plugins "
     "add more: agentworld plugins --hook register_backends."
 )
