@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ...vfs import FsError
 from ..applet_io import _lines, _write_or_err
 from ..getopt import _getopt, _last
+from ..limits import spend
 from ..quoting import quote_if_needed
 from ..registry import applet
 
@@ -110,6 +111,7 @@ def _u_sort(p: _Proc) -> int:
             c = (a > b) - (a < b)
         return -c if "r" in opts else c
 
+    spend(len(lines) * len(lines).bit_length())  # n log2 n comparisons, each a unit of work, before sorting
     ordered = sorted(lines, key=cmp_to_key(compare))
     if "u" in opts:
         unique: list[str] = []
