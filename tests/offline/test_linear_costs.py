@@ -213,8 +213,26 @@ def test_a_replace_that_would_build_a_1_gb_file_is_refused_by_the_memory_budget(
     assert refused.is_error
     assert (
         refused.text
-        == "Error: xmalloc: cannot allocate 1000000000 bytes (the offline step memory budget is 256 MB)"
+        == "Error: xmalloc: cannot allocate 1000000000 bytes (the offline step memory budget is 256 MB, a third of it for one value)"
     )
     assert tools.vm.fs.read_text("/app/a.txt") == "a" * 1_000_000  # untouched
     doubled = tools.call("replace", {**huge, "new_string": "bc"})
     assert not doubled.is_error and tools.vm.fs.read_text("/app/a.txt") == "bc" * 1_000_000
+
+
+# -- terminal keystrokes ---------------------------------------------------------------------------
+
+
+def test_typing_a_long_line_costs_python_work_that_does_not_grow_with_it() -> None:
+    from agentworld_plugins.offline.shell.terminal import TerminalScreen
+
+    def typed(size: int) -> tuple[str, int]:
+        screen = TerminalScreen(VirtualMachine(interactive=True))
+        keys = "echo " + "ab" * (size // 2) + "\x7f\x15echo done\r\n"  # DEL, Ctrl-U, a new line
+        count = python_instructions(lambda: screen.send(keys))
+        return screen.view(), count
+
+    # a character at a time was quadratic: 200 KB took 12 s, 4 MB hours
+    (small_view, small), (large_view, large) = typed(2_000), typed(200_000)
+    assert small_view == large_view and "\ndone\n" in small_view
+    assert large < 1.2 * small

@@ -80,6 +80,9 @@ def _u_sort(p: _Proc) -> int:
                 else f"read failed: {quote_if_needed(name)}: Is a directory"
             )
             return 2
+    # n log2 n comparisons, each a unit of work, charged before the lines are split and sorted
+    count = sum(t.count("\n") + (not t.endswith("\n")) for t in text_parts if t)
+    spend(count * count.bit_length())
     lines: list[str] = []
     for t in text_parts:
         lines.extend(_lines(t))
@@ -111,7 +114,6 @@ def _u_sort(p: _Proc) -> int:
             c = (a > b) - (a < b)
         return -c if "r" in opts else c
 
-    spend(len(lines) * len(lines).bit_length())  # n log2 n comparisons, each a unit of work, before sorting
     ordered = sorted(lines, key=cmp_to_key(compare))
     if "u" in opts:
         unique: list[str] = []
