@@ -138,6 +138,7 @@ class HttpGuard:
         limits: HttpLimits | None = None,
         token: str | None = None,
         json_bodies: bool = False,
+        ws_error: Callable[[str, str], str] | None = None,
     ) -> None:
         self.app = app
         self.error = error
@@ -148,6 +149,10 @@ class HttpGuard:
         #: parse every request body within the :mod:`.limits` before the app sees it (for apps
         #: whose framework parses JSON without depth limits); a bad body gets 400
         self.json_bodies = json_bodies
+        #: when set, every WebSocket message is parsed within the limits first; one that is not a
+        #: JSON object within them is answered with ``ws_error(code, message)`` (a text frame in
+        #: the app's protocol) and not delivered, so the session goes on
+        self.ws_error = ws_error
 
     @property
     def state(self) -> Any:
@@ -202,7 +207,7 @@ class HttpGuard:
                 )
             return
         if scope["type"] == "websocket":
-            await self.app(scope, receive, send)
+            await self._websocket(scope, receive, send)
             return
         limits = self.limits
         length = _header(scope, b"content-length")
@@ -297,6 +302,58 @@ class HttpGuard:
                 logger.exception("unhandled error answering %s %s", scope.get("method"), path)
                 if not started:
                     await self._answer(send, 500, "Internal Server Error", path)
+
+    async def _websocket(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """Run a WebSocket session: hostile messages answered in the app's error frame (with
+        ``ws_error``), and no close sent to a client that is already gone (the app's ``close``
+        after a disconnect raised, and its traceback filled the server's log)."""
+        gone = False
+
+        async def ws_receive() -> Any:
+            nonlocal gone
+            while True:
+                message = await receive()
+                if message.get("type") == "websocket.disconnect":
+                    gone = True
+                if self.ws_error is None or message.get("type") != "websocket.receive":
+                    return message
+                problem = _ws_problem(message)
+                if problem is None:
+                    return message
+                await send({"type": "websocket.send", "text": self.ws_error(*problem)})
+
+        async def ws_send(message: dict[str, Any]) -> None:
+            if message.get("type") == "websocket.close" and gone:
+                return
+            try:
+                await send(message)
+            except OSError:  # uvicorn's ClientDisconnected: the client left while we closed
+                if message.get("type") != "websocket.close":
+                    raise
+
+        await self.app(scope, ws_receive, ws_send)
+
+
+def _ws_problem(message: dict[str, Any]) -> tuple[str, str] | None:
+    """Why a WebSocket message is no message (an error code and text), or None to deliver it.
+
+    Invalid JSON is left to the app (it answers its own words); what its unbounded parser would
+    choke on (too deep, a 5,000-digit number), a binary frame and a non-object are answered here.
+    """
+    text = message.get("text")
+    if text is None:
+        return "INVALID_JSON", "Invalid JSON: a binary frame; send each message as a text frame"
+    try:
+        value = loads_limited(text)
+    except LimitError as exc:
+        return "INVALID_JSON", f"Invalid JSON: {exc}"
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(value, dict):
+        return "VALIDATION_ERROR", (
+            f"Invalid message: a message is a JSON object with a type, not {type(value).__name__}"
+        )
+    return None
 
 
 async def _read_all(receive: Any) -> bytes:

@@ -32,6 +32,10 @@ GITLAB = "glpat-" + "a1B2c3D4e5F6g7H8i9J0"
 SERVE_TOKEN = "serve-Tok3n-9f8e7d6c"
 SECRETS = (UPSTREAM_KEY, PASSWORD, GITLAB, SERVE_TOKEN)
 TYPED = f"export DB_PASSWORD={PASSWORD}\nmysql -u root --password='{PASSWORD}' -e 'select 1'\n"
+ANSWER_WITH_SECRETS = (  # the world model echoes what it saw: recorded redacted, replayed alike
+    f'<predicted_observation>logged in {{"user": "ann", "password": "{PASSWORD}"}}\n'
+    f"export GITLAB_TOKEN={GITLAB} (key {UPSTREAM_KEY})</predicted_observation>"
+)
 TOOL_CALL = {"tool_name": "login", "arguments": {"user": "ann", "password": PASSWORD, "token": GITLAB}}
 
 
@@ -73,7 +77,7 @@ def test_serve_with_a_cassette_keeps_no_secret(tmp_path: Path) -> None:
     upstream = FakeWorldModelServer()
     upstream.enqueue(
         FakeWorldModelServer.error(401, f"Incorrect API key provided: {UPSTREAM_KEY}. Find yours online."),
-        "<predicted_observation>logged in</predicted_observation>",
+        ANSWER_WITH_SECRETS,
     )
     cassette = tmp_path / "run.db"
     with upstream:
@@ -94,7 +98,24 @@ def test_serve_with_a_cassette_keeps_no_secret(tmp_path: Path) -> None:
             assert UPSTREAM_KEY.encode() not in body and b"***REDACTED***" in body
             status, body = _post(base + "/v1/chat/completions", chat, SERVE_TOKEN)
             assert status == 200 and b"logged in" in body
+            live = json.loads(body)["choices"][0]["message"]["content"]
         assert upstream.chat_requests[0].headers["authorization"] == f"Bearer {UPSTREAM_KEY}"
+    assert live.count("***REDACTED***") == 3 and not any(secret in live for secret in SECRETS)
+    replay = (
+        "serve",
+        "--backend",
+        f"cassette:{cassette}?mode=none",
+        "--model",
+        "m",
+        "--api-key",
+        SERVE_TOKEN,
+    )
+    with cli_process(*replay, env=_env(tmp_path), ready_path="/health") as base:
+        status, body = _post(base + "/v1/chat/completions", chat, SERVE_TOKEN)
+        assert status == 400 and b"repeat 1" in body  # the live 401 was not recorded
+        status, body = _post(base + "/v1/chat/completions", chat, SERVE_TOKEN)  # repeat 2: recorded
+        assert status == 200, body
+        assert json.loads(body)["choices"][0]["message"]["content"] == live  # replay == live
     written = _grep_every_file(tmp_path)
     assert cassette in written
 

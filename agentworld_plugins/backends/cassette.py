@@ -21,7 +21,10 @@ usage, model, finish_reason, metadata). API keys never reach the cassette: reque
 credentials, and in the stored copy of a request, strings that look like secrets (``sk-...``,
 ``Bearer ...``, ``hf_...``, ``ghp_...``) and the values of keys named like ``api_key`` or
 ``authorization`` are replaced by ``***REDACTED***``. The key is computed from the request before
-redaction, so matching is unaffected. Responses are stored as the model wrote them.
+redaction, so matching is unaffected. Responses are redacted the same way when they are recorded,
+and the answer a recording run hands back is that redacted answer too: a model that wrote a secret
+(``"password": "hunter2"``, a configured API key) gives ``***REDACTED***`` in its place, live and
+on replay alike, so a replayed run sees exactly what the recorded one saw.
 
 The file is shared safely between threads (one connection per thread) and processes (WAL
 journal, a busy timeout, writes in ``BEGIN IMMEDIATE`` transactions); a write interrupted by a
@@ -265,6 +268,17 @@ def _completion_from_json(data: dict[str, Any], status: str) -> Completion:
     )
 
 
+def _recorded(completion: Completion, stored: dict[str, Any]) -> Completion:
+    """The answer a recording run returns: what was stored (redacted), so replay gives the same."""
+    metadata = redact(completion.metadata or {})[0]
+    return dataclasses.replace(
+        completion,
+        text=stored.get("text") or "",
+        reasoning=stored.get("reasoning"),
+        metadata={**metadata, "cassette": "recorded"},
+    )
+
+
 def _row_to_entry(row: tuple[Any, ...]) -> dict[str, Any]:
     key, seq, model, request, response, created, meta = row
     request_data = json.loads(request)
@@ -461,15 +475,24 @@ class CassetteBackend(Backend):
         conn = self._conn()
         return int(conn.execute(f"SELECT COUNT(*) FROM {_TABLE} WHERE key = ?", (key,)).fetchone()[0])
 
-    def _store(self, key: str, seq: int, payload: dict[str, Any], completion: Completion, turn: str) -> None:
+    def _store(
+        self, key: str, seq: int, payload: dict[str, Any], completion: Completion, turn: str
+    ) -> Completion:
+        """Record ``completion`` (redacted) for ``key``/``seq``; returns the answer as recorded."""
         stored_request, redactions = redact(payload)
-        meta = {"turn": redact_text(turn), "redacted": redactions, "response_model": completion.model}
+        stored_response, response_redactions = redact(_completion_to_json(completion))
+        meta = {
+            "turn": redact_text(turn),
+            "redacted": redactions,
+            "response_redacted": response_redactions,
+            "response_model": completion.model,
+        }
         row = (
             key,
             seq,
             payload.get("model"),
             canonical_json(stored_request),
-            json.dumps(_completion_to_json(completion), ensure_ascii=False, default=str),
+            json.dumps(stored_response, ensure_ascii=False, default=str),
             time.time(),
             json.dumps(meta, ensure_ascii=False),
         )
@@ -488,6 +511,7 @@ class CassetteBackend(Backend):
                 raise
         except sqlite3.DatabaseError as exc:
             raise BackendError(f"Could not write to cassette {self.path}: {exc}") from None
+        return _recorded(completion, stored_response)
 
     def _miss_error(self, key: str, seq: int, turn: str) -> BackendError:
         recorded = self._recorded_count(key)
@@ -521,9 +545,7 @@ class CassetteBackend(Backend):
                 return hit
         if not self.records or self.inner is None:
             raise self._miss_error(key, seq, turn)
-        completion = self.inner.complete(messages, sampling)
-        self._store(key, seq, payload, completion, turn)
-        return dataclasses.replace(completion, metadata={**completion.metadata, "cassette": "recorded"})
+        return self._store(key, seq, payload, self.inner.complete(messages, sampling), turn)
 
     async def acomplete(self, messages: list[dict[str, Any]], sampling: Sampling) -> Completion:
         key, seq, payload, turn = self._prepare(messages, sampling)
@@ -534,8 +556,7 @@ class CassetteBackend(Backend):
         if not self.records or self.inner is None:
             raise await asyncio.to_thread(self._miss_error, key, seq, turn)
         completion = await self.inner.acomplete(messages, sampling)
-        await asyncio.to_thread(self._store, key, seq, payload, completion, turn)
-        return dataclasses.replace(completion, metadata={**completion.metadata, "cassette": "recorded"})
+        return await asyncio.to_thread(self._store, key, seq, payload, completion, turn)
 
     def close(self) -> None:
         with self._lock:

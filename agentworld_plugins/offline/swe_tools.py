@@ -25,7 +25,7 @@ from typing import Any
 
 from ..observation import RAW_STREAMS, raw_streams_metadata
 from .shell import VirtualMachine, brace_expand, glob_regex
-from .shell.limits import Budget, ResourceLimit, enter, leave
+from .shell.limits import Budget, ResourceLimit, enter, hold, leave
 from .shell.patterns import path_glob
 from .shell.quoting import _display
 from .shell.regex import compile_regex
@@ -266,6 +266,7 @@ class SweTools:
             return ToolResult(
                 f"No changes to apply. The old_string and new_string are identical in file: {path}", True
             )
+        hold(len(content) + found * (len(new) - len(old)))  # the new file, before it is built
         fs.write(path, content.replace(old, new))
         return ToolResult(
             f"Successfully modified file: {path} ({found} replacements).", False, {"replacements": found}

@@ -260,6 +260,13 @@ def openenv_error(status: int, message: str, path: str) -> dict[str, Any]:
     return {"detail": message}
 
 
+def openenv_ws_error(code: str, message: str) -> str:
+    """A WebSocket error frame as OpenEnv's server sends one (``WSErrorResponse``)."""
+    from openenv.core.env_server.types import WSErrorCode, WSErrorResponse
+
+    return WSErrorResponse(data={"message": message, "code": WSErrorCode(code)}).model_dump_json()
+
+
 def create_openenv_app(
     world: World,
     tasks: list[Task],
@@ -282,7 +289,9 @@ def create_openenv_app(
         env_name="agentworld",
         max_concurrent_envs=max_concurrent_envs,
     )
-    return HttpGuard(app, error=openenv_error, limits=limits, token=token, json_bodies=True)
+    return HttpGuard(
+        app, error=openenv_error, limits=limits, token=token, json_bodies=True, ws_error=openenv_ws_error
+    )
 
 
 def default_task(

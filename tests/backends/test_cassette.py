@@ -211,6 +211,21 @@ def test_secrets_are_not_stored_and_the_key_still_matches(tmp_path: Path) -> Non
     assert CassetteBackend(path, None, mode="none").complete(messages, sampling).text == "paid"
 
 
+def test_a_secret_in_the_answer_is_recorded_redacted_and_live_equals_replay(tmp_path: Path) -> None:
+    path = tmp_path / "run.db"
+    password, token = "hunter2-Xy8vQ3Lm", "glpat-" + "a1B2c3D4e5F6g7H8i9J0"
+    answer = f'{{"user": "ann", "password": "{password}"}}\nexport GITLAB_TOKEN={token}\nok'
+    inner = FakeBackend().enqueue(Completion(text=answer, reasoning=f"the token is {token}"))
+    live = CassetteBackend(path, inner, mode="once").complete(turn_messages(1), SAMPLING)
+    raw = path.read_bytes() + b"".join(p.read_bytes() for p in tmp_path.glob("run.db-*"))
+    assert password.encode() not in raw and token.encode() not in raw
+    assert password not in live.text and token not in live.text and token not in (live.reasoning or "")
+    assert live.text.count(REDACTED) == 2 and live.text.endswith("\nok")
+    replayed = CassetteBackend(path, None, mode="none").complete(turn_messages(1), SAMPLING)
+    assert (replayed.text, replayed.reasoning) == (live.text, live.reasoning)
+    assert list_entries(path)[0]["meta"]["response_redacted"] == 3
+
+
 async def test_async_record_and_replay(tmp_path: Path) -> None:
     path = tmp_path / "run.db"
     recorder = CassetteBackend(path, FakeBackend().enqueue("async obs"), mode="once")

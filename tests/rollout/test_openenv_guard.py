@@ -135,3 +135,61 @@ def test_websocket_messages_are_capped_at_the_body_limit(base: str) -> None:
     with pytest.raises(ConnectionClosedError, match="1009"):
         asyncio.run(send('{"type": "step", "data": "' + "x" * (SMALL.max_body + 1) + '"}'))
     assert '"code":"INVALID_JSON"' in asyncio.run(send("not json"))
+
+
+HOSTILE_FRAMES = {
+    "a 100,000-deep array": ("[" * 100_000 + "]" * 100_000, "INVALID_JSON", "nested deeper than 64 levels"),
+    "a deep step action": (
+        '{"type": "step", "data": {"action": ' + "[" * 3000 + "]" * 3000 + "}}",
+        "INVALID_JSON",
+        "nested deeper than 64 levels",
+    ),
+    "a 5,000-digit number": (
+        '{"type": "reset", "data": {"seed": ' + "7" * 5000 + "}}",
+        "INVALID_JSON",
+        "5,000 digits",
+    ),
+    "NaN": ('{"type": NaN}', "INVALID_JSON", "NaN is not a JSON number"),
+    "1e999": ("1e999", "INVALID_JSON", "out of range"),
+    "an unpaired surrogate": ('{"type": "\\ud800"}', "INVALID_JSON", "unpaired surrogate"),
+    "a list": ("[1, 2]", "VALIDATION_ERROR", "a JSON object with a type, not list"),
+    "a binary frame": (b'{"type": "state"}', "INVALID_JSON", "binary frame"),
+    "not JSON": ("not json", "INVALID_JSON", "Invalid JSON"),  # OpenEnv's own answer
+    "a bad step": ('{"type": "step", "data": 5}', "VALIDATION_ERROR", "Invalid message"),  # OpenEnv's own
+}
+
+
+def test_hostile_websocket_messages_get_openenv_error_frames_and_the_session_goes_on(
+    base: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    import asyncio
+    import json
+
+    from websockets.asyncio.client import connect
+
+    async def session() -> list[tuple[dict, dict]]:
+        url = base.replace("http://", "ws://agentworld:t0k@") + "/ws"
+        answers = []
+        async with connect(url, max_size=None) as ws:
+            await ws.send('{"type": "reset", "data": {"task_id": "issue-bug"}}')
+            assert json.loads(await asyncio.wait_for(ws.recv(), 30))["type"] == "observation"
+            for frame, _code, _words in HOSTILE_FRAMES.values():
+                await ws.send(frame)
+                error = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                await ws.send('{"type": "state"}')  # the same session answers on
+                answers.append((error, json.loads(await asyncio.wait_for(ws.recv(), 30))))
+        return answers
+
+    caplog.set_level("ERROR")
+    answers = asyncio.run(session())
+    episodes = set()
+    for (name, (_frame, code, words)), (error, state) in zip(HOSTILE_FRAMES.items(), answers):
+        assert error["type"] == "error" and error["data"]["code"] == code, name
+        assert words in error["data"]["message"], (name, error)
+        assert state["type"] == "state", name
+        episodes.add(state["data"]["episode_id"])
+    assert len(episodes) == 1  # one session throughout, never dropped
+    # a client closing its socket no longer makes OpenEnv's close() raise into the server log
+    with openenv.GenericEnvClient(base_url=base.replace("http://", "http://agentworld:t0k@")).sync() as env:
+        env.reset(task_id="issue-bug")
+    assert not [r for r in caplog.records if "Exception in ASGI application" in r.getMessage()]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import re
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -560,7 +559,7 @@ def web_step(state: dict[str, Any], action: BaseModel, context: dict[str, Any]) 
     world = _web_world(state, context)
     extra: dict[str, Any] = {}
     source = web_action.root
-    lines = [ast.get_source_segment(source, stmt) or "" for stmt in pyast.parse(source).body]
+    lines = pyast.source_segments(source, pyast.parse(source).body)
     calls = list(zip(lines, web_action.calls()))
     world, meta, error = run_calls(world, calls, lambda w, call: _web_call(w, call, context, extra))
     state[WEB_STATE_KEY] = world

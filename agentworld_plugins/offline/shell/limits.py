@@ -22,8 +22,9 @@ environment, read when a machine is made):
 - ``AGENTWORLD_OFFLINE_STEP_SECONDS`` (default 5): virtual CPU seconds of one step (5 s is
   5,000,000 units of work); past it the step ends with ``CPU time limit exceeded`` and status
   152 (128 + SIGXCPU).
-- ``AGENTWORLD_OFFLINE_STEP_MEMORY_MB`` (default 256): bytes one step may hold in one value or
-  write in all (pipes, captures, files); past it ``xmalloc: cannot allocate N bytes``, status 2.
+- ``AGENTWORLD_OFFLINE_STEP_MEMORY_MB`` (default 256): bytes one step may write in all (pipes,
+  captures, files); a single value may take a third of it (:data:`VALUE_SHARE`), since its copies
+  are held at once; past either ``xmalloc: cannot allocate N bytes``, status 2.
 - ``AGENTWORLD_OFFLINE_UNKNOWN_PROGRAMS`` (default ``fail``): what a program the offline world
   cannot simulate (``python3 x.py``, ``pip install``, ``curl``) answers: ``fail`` prints a
   one-line notice on stderr and exits 126; ``succeed`` prints nothing and exits 0. Either way the
@@ -51,6 +52,9 @@ WALL_EVERY = 200_000
 #: the wall-clock safety limit of a step: this many times its budget, and at least WALL_FLOOR s
 WALL_FACTOR = 20
 WALL_FLOOR = 60.0
+
+#: one value may take this fraction of the memory budget (1/3: a value and two copies fit in it)
+VALUE_SHARE = 3
 
 DEFAULT_SECONDS = 5.0
 DEFAULT_MEMORY_MB = 256
@@ -232,11 +236,13 @@ class Budget:
         self._restop()
 
     def reserve(self, size: int) -> None:
-        """Refuse, before allocating, a single value of ``size`` bytes over the budget."""
-        if size > self.limits.memory_bytes:
+        """Refuse, before allocating, a single value of ``size`` bytes over its share of the budget
+        (:data:`VALUE_SHARE`: the copies of a value in flight, encoded, cut and decoded, are held
+        at once, so a value of the whole budget held three times the budget)."""
+        if size > self.limits.memory_bytes // VALUE_SHARE:
             raise ResourceLimit(
-                f"xmalloc: cannot allocate {size} bytes "
-                f"(the offline step memory budget is {self.limits.memory_mb} MB)",
+                f"xmalloc: cannot allocate {size} bytes (the offline step memory budget is "
+                f"{self.limits.memory_mb} MB, a third of it for one value)",
                 MEMORY_STATUS,
             )
 

@@ -36,6 +36,8 @@ TMUX_KEYS = {
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Za-z0-9]|\x1b[=>]")
+#: characters typed as they are (no control character, no DEL)
+_PLAIN_RUN = re.compile(r"[^\x00-\x1f\x7f]+")
 
 
 @dataclass
@@ -185,9 +187,13 @@ class TerminalScreen:
                 continue
             elif ch == "\t" or ch == "\x1a" or (ord(ch) < 32 and ch != "\t"):
                 pass
-            else:
-                self.typed += ch
-                self.lines[-1] += ch
+            else:  # a run of plain characters goes in at once (one by one was quadratic)
+                run = _PLAIN_RUN.match(keys, i)
+                end = run.end() if run else i + 1
+                self.typed += keys[i:end]
+                self.lines[-1] += keys[i:end]
+                i = end
+                continue
             i += 1
 
     def _over_budget(self, exc: ResourceLimit) -> None:

@@ -17,32 +17,28 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import re
 import sqlite3
-import time
 from typing import Any
 
 from . import Answer
+from .sql_budget import MAX_WORK, BudgetSpent, StatementBudget
 
 #: bounds of one session's database and of one statement
 MAX_PAGES = 16384  # 64 MiB at 4 KiB pages
 MAX_LENGTH = 8 * 1024 * 1024  # longest string or blob, and longest SQL text
 MAX_ROWS = 1000  # rows returned by one query unless the call asks for fewer
-MAX_STEPS = 20_000  # progress-handler calls (every 1,000 VM instructions) per statement
-MAX_SECONDS = 2.0  # wall-clock backstop per statement (lower with AGENTWORLD_OFFLINE_STEP_SECONDS)
-_PROGRESS_EVERY = 1000
-_DENIED_PRAGMAS = {"max_page_count", "page_size", "mmap_size", "temp_store_directory", "data_store_directory"}
+#: VM instructions (or their equivalent in charged function work) per statement
+MAX_STEPS = MAX_WORK
+_DENIED_PRAGMAS = {
+    "max_page_count",
+    "page_size",
+    "mmap_size",
+    "temp_store_directory",
+    "data_store_directory",
+    "case_sensitive_like",  # it would put back SQLite's uncharged LIKE
+}
 _READ_START = ("select", "with", "explain", "values", "pragma")
-
-
-def _seconds() -> float:
-    """The wall-clock budget of one statement: MAX_SECONDS, or the offline step budget if lower."""
-    try:
-        step = float(os.environ.get("AGENTWORLD_OFFLINE_STEP_SECONDS") or "inf")
-    except ValueError:
-        step = float("inf")
-    return min(MAX_SECONDS, step) if step > 0 else MAX_SECONDS
 
 
 def _first_word(sql: str) -> str:
@@ -97,10 +93,8 @@ class SqlDatabase:
             conn.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, MAX_LENGTH)  # type: ignore[attr-defined,unused-ignore]
         conn.execute(f"PRAGMA max_page_count = {MAX_PAGES}")
         conn.set_authorizer(self._authorize)
-        conn.set_progress_handler(self._progress, _PROGRESS_EVERY)
+        self.budget = StatementBudget(conn, MAX_LENGTH)
         self.conn = conn
-        self._steps = 0
-        self._deadline = 0.0
         self._read_only = False
 
     def dump(self) -> bytes | str:
@@ -130,17 +124,12 @@ class SqlDatabase:
             return sqlite3.SQLITE_DENY
         return sqlite3.SQLITE_OK
 
-    def _progress(self) -> int:
-        self._steps += 1
-        return 1 if self._steps > MAX_STEPS or time.monotonic() > self._deadline else 0
-
     def execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
         """One statement on the bounded database (its work and size limits apply)."""
         return self._execute(sql, params)
 
     def _execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
-        self._steps = 0
-        self._deadline = time.monotonic() + _seconds()
+        self.budget.start()
         return self.conn.execute(sql, params)
 
     # -- operations ------------------------------------------------------------------------------
@@ -156,19 +145,10 @@ class SqlDatabase:
                 return self._describe(str(table))
             sql = next((args[k] for k in ("query", "sql", "statement", "sql_query") if k in args), "")
             return self._statements(op, str(sql), args, out_schema)
-        except sqlite3.Error as exc:
-            return Answer(self._error_text(exc), is_error=True)
+        except (sqlite3.Error, BudgetSpent) as exc:
+            return Answer(f"Error: {self.budget.error_text(str(exc))}", is_error=True)
         finally:
             self._read_only = False
-
-    def _error_text(self, exc: sqlite3.Error) -> str:
-        text = str(exc)
-        if text == "interrupted":
-            text += (
-                f" (the statement ran past the offline world's budget of {MAX_STEPS * _PROGRESS_EVERY:,}"
-                f" steps or {_seconds():g} s)"
-            )
-        return f"Error: {text}"
 
     def _statements(self, op: str, sql: str, args: dict[str, Any], out_schema: Any) -> Answer:
         if len(sql) > MAX_LENGTH:

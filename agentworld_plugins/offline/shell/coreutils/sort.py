@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ...vfs import FsError
 from ..applet_io import _lines, _write_or_err
 from ..getopt import _getopt, _last
+from ..limits import spend
 from ..quoting import quote_if_needed
 from ..registry import applet
 
@@ -79,6 +80,9 @@ def _u_sort(p: _Proc) -> int:
                 else f"read failed: {quote_if_needed(name)}: Is a directory"
             )
             return 2
+    # n log2 n comparisons, each a unit of work, charged before the lines are split and sorted
+    count = sum(t.count("\n") + (not t.endswith("\n")) for t in text_parts if t)
+    spend(count * count.bit_length())
     lines: list[str] = []
     for t in text_parts:
         lines.extend(_lines(t))
