@@ -188,6 +188,8 @@ def _prepare(text: str) -> _Source:
     test_command = False  # the open `[[` stands where a command does (not `echo [[`)
     pos = 0  # length of the output so far
     #: for each open ``case`` (innermost last): where its current clause's list starts in the output
+    #: (an index into ``out``: the list is never joined while it grows, which made a long case
+    #: script quadratic)
     cases: list[int] = []
     #: indexes of ``text`` where a command starts after a case pattern's ``)``
     clause_lists: set[int] = set()
@@ -197,13 +199,20 @@ def _prepare(text: str) -> _Source:
         out.append(s)
         pos += len(s)
 
+    def last_char(start: int = 0) -> str:
+        """The last character emitted (from ``out[start]`` on) that is not a blank or a tab."""
+        for k in range(len(out) - 1, start - 1, -1):
+            piece = out[k].rstrip(" \t")
+            if piece:
+                return piece[-1]
+        return ""
+
     def end_list() -> None:
         """Close the current clause's list before its ``elif``/``fi`` (an empty one gets a marker)."""
-        body = "".join(out)[cases[-1] :]
+        body = "".join(out[cases[-1] :])  # this clause's own list: linear over the whole case
         if re.fullmatch(r"(?:\s|#[^\n]*)*", body):
             emit(CASE_EMPTY)
-            body = CASE_EMPTY
-        if body.rstrip(" \t")[-1:] not in ("\n", ";", "&"):
+        if last_char(cases[-1]) not in ("\n", ";", "&"):
             emit("; ")
 
     def clause(patterns: list[str] | None, marker: str, first: str, replaced: str) -> None:
@@ -212,7 +221,7 @@ def _prepare(text: str) -> _Source:
             cases.pop()
             return
         emit(clause_header(marker, first, patterns, replaced))
-        cases[-1] = pos
+        cases[-1] = len(out)
 
     while i < n:
         c = text[i]
@@ -291,7 +300,7 @@ def _prepare(text: str) -> _Source:
             except ValueError:
                 word, patterns, j = "", None, -1
             if j > 0:
-                cases.append(pos)
+                cases.append(len(out))
                 if patterns is None:  # `case x in esac`: nothing to run, status 0
                     cases.pop()
                     emit(clause_header("if " + CASE_HEAD, word, [], text[i:j]) + CASE_EMPTY + "; fi")
@@ -397,11 +406,7 @@ def _prepare(text: str) -> _Source:
                 heredocs[word_at] = "".join(body)
             pending = []
             continue
-        if (
-            c == "\n"
-            and _DO_LINE.match(text, i + 1)
-            and "".join(out).rstrip(" \t")[-1:] not in ("", *"\n;&|(")
-        ):
+        if c == "\n" and _DO_LINE.match(text, i + 1) and last_char() not in ("", *"\n;&|("):
             emit(";\n")  # bashlex refuses `while cond` + newline + `do`; bash reads it as `cond; do`
             i += 1
             continue
@@ -422,9 +427,11 @@ _UNSUPPORTED_HINT = re.compile(r"(^|[\s;&|(])(case|select|coproc)\s|\(\(|\w=\(|\
 
 
 #: units of work per character bashlex parses (it reads 20-30 us a character), per character
-#: the pre-pass reads, and per character of a line split without bashlex
+#: the pre-pass reads (0.5-0.7 us a character measured: a unit each, so that a script the reader
+#: grows and prepares again, twice as many lines each time, is not undercharged), and per
+#: character of a line split without bashlex
 PARSE_WORK = 20
-PREPARE_CHARS_PER_UNIT = 2
+PREPARE_CHARS_PER_UNIT = 1
 SIMPLE_CHARS_PER_UNIT = 16
 
 
