@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..vfs import DirNode, FileNode, FsError, as_text, stub_program
 from .constants import _GNU_VERSIONS, _VERSIONS
-from .errors import _AbortLine, _HelpRequested, _Return, _UsageError
+from .errors import _AbortLine, _HelpRequested, _Readonly, _Return, _UsageError
 from .limits import UNKNOWN_STATUS, StepLimits
 from .pipes import _Pipe
 from .proc import _Proc
@@ -18,6 +18,10 @@ from .state import MachineState
 
 if TYPE_CHECKING:
     from .proc import _Ctx
+
+
+#: the builtins whose readonly error names them (`declare: x: readonly variable`)
+_DECLARING = frozenset({"declare", "typeset", "local", "readonly"})
 
 
 class InvokeMixin(MachineState):
@@ -91,6 +95,9 @@ class InvokeMixin(MachineState):
                 assert isinstance(ctx.out, _Pipe)
                 return ctx.out.attach(producer(proc), proc)
             return fn(proc)
+        except _Readonly as exc:  # `read x`, `export x=1`, `declare x=1` on a readonly x
+            proc.shell_err(f"{name}: {exc.message}" if name in _DECLARING else exc.message)
+            return 1
         except _UsageError as exc:
             proc.err(exc.message)
             proc.try_help()
@@ -177,7 +184,7 @@ class InvokeMixin(MachineState):
             if not source:
                 self._scripts.append(name)
             try:
-                return self._run_status(text, ctx)
+                return self._run_status(text, ctx, reader=not source)
             except _Return as exc:
                 return exc.code
             except _AbortLine as exc:
@@ -193,7 +200,7 @@ class InvokeMixin(MachineState):
 
         if source:
             return go()
-        return self._subshell(go)
+        return self._subshell(go, ctx, process=True)
 
     def run_program(self, program: str, argv: list[str], ctx: _Ctx) -> int:
         """Run a program found on PATH: simulated if known, else an unknown effect."""

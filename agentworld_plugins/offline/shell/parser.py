@@ -162,6 +162,39 @@ def _arith_command(text: str, i: int, after_pattern: set[int]) -> tuple[str, int
     return rewritten(head, expressions), j + 2
 
 
+#: `NAME=(` / `NAME+=(`: a compound (array) assignment
+_COMPOUND = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=\(")
+#: what stands before an assignment in the words of a command: other assignments, or a
+#: declaration builtin and its words (`declare -a a=(...)`, `local x=1 a=(...)`)
+_BEFORE_ASSIGNMENT = re.compile(
+    r"(?:(?:declare|local|typeset|readonly|export)(?:[ \t]+[^\s;&|()]+)*"
+    r"|(?:[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]\s]*\])?\+?=[^\s;&|()]*[ \t]+)*)[ \t]*\Z"
+)
+
+
+def _compound_assignment(text: str, i: int, after_pattern: set[int]) -> tuple[str, str, int] | None:
+    """``NAME=( words )`` at ``text[i]`` where an assignment may stand: ``NAME=`` (or ``+=``),
+    the words, and the index after the ``)`` (-1: the text ends before it); else None."""
+    m = _COMPOUND.match(text, i)
+    if m is None:
+        return None
+    start = 1 + max(text.rfind(c, 0, i) for c in "\n;|&")  # where this command's words start
+    before = _BEFORE_ASSIGNMENT.search(text, start, i)  # the words before, if they allow it
+    if before is None or (
+        before.start() != start and not _command_starts(text, before.start(), after_pattern)
+    ):
+        return None
+    depth = 1
+    for j in _unquoted(text, m.end()):
+        if text[j] == "(":
+            depth += 1
+        elif text[j] == ")":
+            depth -= 1
+            if depth == 0:
+                return text[i : m.end() - 1], text[m.end() : j], j + 1
+    return text[i : m.end() - 1], "", -1
+
+
 _BLANK_RUN = re.compile(r"[ \t]*")
 
 #: a here-document delimiter that bashlex reads as the plain word it is (others get a stand-in)
@@ -262,6 +295,17 @@ def _prepare(text: str) -> _Source:
                 continue
         if text.startswith("((", i) and at_word_start:
             unsupported = True
+        if at_word_start and not in_test and (c.isalpha() or c == "_"):
+            compound = _compound_assignment(text, i, clause_lists)
+            if compound is not None:  # `a=(x y)`: the words kept aside, a marker for bashlex
+                head, inner, j = compound
+                if j < 0:
+                    return _Source("".join(out), quoted, arith, unsupported, True)
+                marker = f"__AWARRAY{len(arith)}"
+                arith[marker] = inner
+                emit(head + marker)
+                i = j
+                continue
         if cases and c == ";" and text[i + 1 : i + 2] in (";", "&") and not in_test:
             term = ";;&" if text.startswith(";;&", i) else text[i : i + 2]
             try:
@@ -309,7 +353,7 @@ def _prepare(text: str) -> _Source:
                     clause_lists.add(skip(_BLANK_RUN, text, j))
                 i = j
                 continue
-        if c == "#" and at_word_start:
+        if c == "#" and at_word_start and text[i - 2 : i] != "${":  # not `${#a[@]}`
             j = text.find("\n", i)
             j = n if j < 0 else j
             emit(text[i:j])

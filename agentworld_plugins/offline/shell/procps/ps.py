@@ -33,7 +33,13 @@ def _u_ps(p: _Proc) -> int:
 @builtin("kill")
 @applet("kill")
 def _u_kill(p: _Proc) -> int:
-    targets = [a for a in p.args if not a.startswith("-")]
+    from ..builtins.traps import kill_shell, signal_of
+
+    signal, targets = signal_of(p)
+    if signal is None:
+        return 1
+    if "1" in targets:  # $$: the shell itself
+        return kill_shell(p, signal)
     if not targets:
         p.ctx.err.write(
             "kill: usage: kill [-s sigspec | -n signum | -sigspec] pid | jobspec ... or kill -l [sigspec]\n"
