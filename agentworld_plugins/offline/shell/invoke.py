@@ -166,7 +166,9 @@ class InvokeMixin(MachineState):
     ) -> int:
         """Run a script: sourced in this shell, or (``source=False``) as a new bash process
         would, in a subshell whose options start afresh (``options``: the ``set -o`` names
-        given on bash's command line, ``bash -euo pipefail``). ``name`` is given for ``bash -c``."""
+        given on bash's command line, ``bash -euo pipefail``; ``noexec``: ``bash -n``, read and
+        checked, not run; ``stdin``: a script bash read from its stdin). ``name`` is given for
+        ``bash -c``."""
         command_mode = name is not None
         name = name or argv[0]
 
@@ -183,8 +185,10 @@ class InvokeMixin(MachineState):
                 self.xtrace = "xtrace" in options
             if not source:
                 self._scripts.append(name)
+            kinds = self.__dict__.setdefault("_script_stdin", [])
+            kinds.append("stdin" in options)
             try:
-                return self._run_status(text, ctx, reader=not source)
+                return self._run_status(text, ctx, reader=not source, noexec="noexec" in options)
             except _Return as exc:
                 return exc.code
             except _AbortLine as exc:
@@ -195,6 +199,7 @@ class InvokeMixin(MachineState):
                 self.positional = saved
                 self._lineno = saved_line
                 self.argv0 = saved_argv0
+                kinds.pop()
                 if not source:
                     self._scripts.pop()
 

@@ -259,6 +259,13 @@ class VirtualMachine(
     def _syntax_message(self, exc: _ShellSyntaxError, text: str, first_line: int = 1) -> str:
         lines = text.rstrip("\n").split("\n")
         where = "" if self.interactive and not self._scripts else f"-c: line {first_line + len(lines) - 1}: "
+        if self.__dict__.get("_script_stdin", [False])[-1:] == [True]:
+            # a script read from stdin (`bash -n <<EOF`, SWE-ReX's syntax check): `bash: line N: `,
+            # and an unfinished one ends on the line past its last (host bash 5.2)
+            where = where[4:]
+            if exc.incomplete and "matching" not in exc.message:
+                end = first_line + text.count("\n") + (0 if text.endswith("\n") else 1)
+                where = f"line {end}: "
         if exc.incomplete:
             if "matching" in exc.message:
                 m = re.search(r"matching ['\"](.)['\"]", exc.message)
@@ -273,7 +280,9 @@ class VirtualMachine(
             msg += f"bash: {where}`{lines[-1]}'\n"
         return msg
 
-    def _run_text(self, text: str, ctx: _Ctx, top: bool = False, reader: bool = False) -> Any:
+    def _run_text(
+        self, text: str, ctx: _Ctx, top: bool = False, reader: bool = False, noexec: bool = False
+    ) -> Any:
         """Parse and run ``text`` a complete command at a time, as bash reads a script (the
         commands before a syntax error run); at the top level return the status (or the
         _ExitShell)."""
@@ -304,6 +313,8 @@ class VirtualMachine(
                 if isinstance(exc, _Unsupported):
                     return self._unsupported(piece.text, exc, ctx)
                 assert src is not None
+                if noexec:  # `bash -n`: read, not run
+                    continue
                 pctx = ctx.with_(src=src)
                 try:
                     for node in nodes:
@@ -361,9 +372,9 @@ class VirtualMachine(
         self._complain(ctx, f"`{shown}': syntax not supported by the offline shell")
         return 2
 
-    def _run_status(self, text: str, ctx: _Ctx, reader: bool = False) -> int:
+    def _run_status(self, text: str, ctx: _Ctx, reader: bool = False, noexec: bool = False) -> int:
         """Run ``text`` below the top level: its exit status."""
-        result = self._run_text(text, ctx, reader=reader)
+        result = self._run_text(text, ctx, reader=reader, noexec=noexec)
         return result if isinstance(result, int) else 0
 
     def _end_shell(self, status: Any, ctx: _Ctx) -> Any:
