@@ -194,12 +194,21 @@ class VirtualMachine(
         return False, None
 
     def run(
-        self, command: str, stdin: str = "", *, tty: bool | None = None, ends_shell: bool = False
+        self,
+        command: str,
+        stdin: str = "",
+        *,
+        tty: bool | None = None,
+        ends_shell: bool = False,
+        deadline: float | None = None,
     ) -> ShellResult:
         """Run a command line (or several lines) and return its output and exit status.
 
         ``ends_shell``: the shell ends after ``command`` (``bash -c``, a fresh shell per call),
-        so its ``trap ... EXIT`` runs then; otherwise only when the shell exits (``exit``)."""
+        so its ``trap ... EXIT`` runs then; otherwise only when the shell exits (``exit``).
+        ``deadline``: seconds of virtual time (work and ``sleep``) the command may take, as a
+        harness's timeout allows it; past it the command ends there, at once, with status 124
+        and ``timed_out`` set (what it printed so far is kept)."""
         tty = self.interactive if tty is None else tty
         chunks: list[tuple[int, str]] = []
         out = _Stream(chunks, 1, tty)
@@ -214,6 +223,9 @@ class VirtualMachine(
             self.history.append(command.rstrip("\n"))
         self._budget = Budget(getattr(self, "limits", None) or StepLimits.from_env())
         previous = enter(self._budget)
+        timed_out = False
+        if deadline is not None and deadline > 0:
+            self._budget.push_deadline(deadline)  # level 0: the harness's own
         try:
             ctx = _Ctx(_Input(stdin), out, err, _Source("", set(), {}))
             status = self._run_text(command, ctx, top=True)
@@ -224,8 +236,11 @@ class VirtualMachine(
             status = exc.status
             if exc.wall_clock:  # the host's load decided, not the input: say the result may differ
                 self._unknown.append(command.strip())
-        except Timeout:  # a deadline no `timeout` was left to take (cannot happen: said, not hidden)
-            self._unknown.append(command.strip())
+        except Timeout as exc:
+            if deadline is not None and exc.level == 0:  # the harness's timeout
+                timed_out = True
+            else:  # a deadline no `timeout` was left to take (cannot happen: said, not hidden)
+                self._unknown.append(command.strip())
             status = 124
         except RecursionError:
             chunks.append((2, f"bash: {_nesting_limit().message}\n"))
@@ -252,6 +267,7 @@ class VirtualMachine(
             unknown_commands=list(self._unknown),
             output="".join(t for _, t in chunks),
             exited=exited,
+            timed_out=timed_out,
         )
 
     # -- running text ----------------------------------------------------------------------------
