@@ -732,11 +732,14 @@ NAMES = ("bash", "sh")
 _SCRIPT = """#!{python} -IS
 # Written by `agentworld shim install`: a simulated {name}. Nothing this runs touches this
 # computer; every command goes to the agentworld session named by $AGENTWORLD_SESSION.
-import importlib.util as _util
+# (loaded with the loader Python starts with: importing importlib.util would cost ~20 ms a call)
+import sys
+from _frozen_importlib_external import SourceFileLoader as _Loader
 
-_spec = _util.spec_from_file_location("_agentworld_shim", {shim!r})
-_shim = _util.module_from_spec(_spec)
-_spec.loader.exec_module(_shim)
+_shim = type(sys)("_agentworld_shim")
+_shim.__file__ = {shim!r}
+sys.modules["_agentworld_shim"] = _shim
+exec(_Loader("_agentworld_shim", {shim!r}).get_code("_agentworld_shim"), _shim.__dict__)
 _shim.main()
 """
 _TRAMPOLINE = """#!/bin/sh
