@@ -378,7 +378,7 @@ class VirtualMachine(
         return exc.code
 
     def _unsupported(self, text: str, exc: _Unsupported, ctx: _Ctx) -> int:
-        """Syntax the offline shell does not run (``select``, arrays): an unknown
+        """Syntax the offline shell does not run (``select``, ``coproc``): an unknown
         effect, and by default a notice and status 2 rather than a silent success."""
         self._unknown.append(text.strip())
         if not self.limits.unknown_fails:
