@@ -178,6 +178,7 @@ def test_a_runaway_array_loop_ends_at_the_work_budget() -> None:
         answers.add((r.stdout, r.stderr, r.exit_code, vm._budget.work))
     assert len(answers) == 1
     out, err, code, _ = answers.pop()
+    assert out == ""
     assert code == 152 and "CPU time limit exceeded" in err
 
 
