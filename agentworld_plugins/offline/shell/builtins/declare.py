@@ -17,7 +17,7 @@ from ..brackets import _match_closing
 from ..errors import _ExpansionError
 from ..names import _valid_name
 from ..proc import _Proc
-from ..registry import builtin
+from ..registry import BUILTINS, builtin
 
 if TYPE_CHECKING:
     from ..machine import VirtualMachine
@@ -172,9 +172,7 @@ def _print(p: _Proc, names: list[str], having: set[str] | None) -> int:
                 p.out(line + "\n")
         return status
     if having is None:  # plain `declare`: what `set` prints
-        from .variables import _b_set
-
-        return _b_set(_Proc(vm, "set", [], p.ctx))
+        return BUILTINS["set"](_Proc(vm, "set", [], p.ctx))
     shown = sorted(set(vm.vars) | set(vm._arrays()) | set(vm._attrs()) | vm.exported)
     for name in shown:
         letters = vm._attrs().get(name, set()) | ({"x"} if name in vm.exported else set())

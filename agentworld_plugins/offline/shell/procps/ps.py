@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..registry import applet, builtin
+from ..signals import kill_shell, signal_of
 
 if TYPE_CHECKING:
     from ..proc import _Proc
@@ -33,8 +34,6 @@ def _u_ps(p: _Proc) -> int:
 @builtin("kill")
 @applet("kill")
 def _u_kill(p: _Proc) -> int:
-    from ..builtins.traps import kill_shell, signal_of
-
     signal, targets = signal_of(p)
     if signal is None:
         return 1
