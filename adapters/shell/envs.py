@@ -162,6 +162,15 @@ class MiniSweEnvironment:
                 "returncode": result.exit_code,
                 "exception_info": "",
             }
+            if result.timed_out:  # as LocalEnvironment reports subprocess's TimeoutExpired
+                seconds = timeout or self.config.timeout
+                message = f"Command '{command}' timed out after {seconds} seconds"
+                output = {
+                    "output": result.output,
+                    "returncode": -1,
+                    "exception_info": f"An error occurred while executing the command: {message}",
+                    "extra": {"exception_type": "TimeoutExpired", "exception": message},
+                }
         except AgentWorldError as exc:
             output = {
                 "output": "",

@@ -43,6 +43,11 @@ class CommandResult:
         """stdout then stderr, as an agent that merges the streams sees them."""
         return self.stdout + self.stderr
 
+    @property
+    def timed_out(self) -> bool:
+        """The command's ``timeout`` passed (on the offline world's virtual clock)."""
+        return bool(self.observation is not None and self.observation.metadata.get("timed_out"))
+
 
 @dataclass
 class LineResult:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["Invocation", "ShimExit", "build_token", "main", "parse_args", "socket_path"]
+__all__ = ["Invocation", "ShimExit", "build_token", "caller_env", "main", "parse_args", "socket_path"]
 
 BASH_VERSION = "5.2.21(1)-release"
 VERSION_TEXT = (
@@ -80,65 +80,17 @@ _SET_O_NAMES = """
     physical pipefail posix privileged verbose vi xtrace
 """
 _SET_O = _SET_O_NAMES.split()  # the names of `set -o`, in bash's order
-_SHOPT = [
-    "assoc_expand_once",
-    "autocd",
-    "cdable_vars",
-    "cdspell",
-    "checkhash",
-    "checkjobs",
-    "checkwinsize",
-    "cmdhist",
-    "compat31",
-    "compat32",
-    "compat40",
-    "compat41",
-    "compat42",
-    "compat43",
-    "compat44",
-    "complete_fullquote",
-    "direxpand",
-    "dirspell",
-    "dotglob",
-    "execfail",
-    "expand_aliases",
-    "extdebug",
-    "extglob",
-    "extquote",
-    "failglob",
-    "force_fignore",
-    "globasciiranges",
-    "globskipdots",
-    "globstar",
-    "gnu_errfmt",
-    "histappend",
-    "histreedit",
-    "histverify",
-    "hostcomplete",
-    "huponexit",
-    "inherit_errexit",
-    "interactive_comments",
-    "lastpipe",
-    "lithist",
-    "localvar_inherit",
-    "localvar_unset",
-    "login_shell",
-    "mailwarn",
-    "no_empty_cmd_completion",
-    "nocaseglob",
-    "nocasematch",
-    "noexpand_translation",
-    "nullglob",
-    "patsub_replacement",
-    "progcomp",
-    "progcomp_alias",
-    "promptvars",
-    "restricted_shell",
-    "shift_verbose",
-    "sourcepath",
-    "varredir_close",
-    "xpg_echo",
-]
+_SHOPT_NAMES = """
+    assoc_expand_once autocd cdable_vars cdspell checkhash checkjobs checkwinsize cmdhist compat31
+    compat32 compat40 compat41 compat42 compat43 compat44 complete_fullquote direxpand dirspell
+    dotglob execfail expand_aliases extdebug extglob extquote failglob force_fignore globasciiranges
+    globskipdots globstar gnu_errfmt histappend histreedit histverify hostcomplete huponexit
+    inherit_errexit interactive_comments lastpipe lithist localvar_inherit localvar_unset
+    login_shell mailwarn no_empty_cmd_completion nocaseglob nocasematch noexpand_translation
+    nullglob patsub_replacement progcomp progcomp_alias promptvars restricted_shell shift_verbose
+    sourcepath varredir_close xpg_echo
+"""
+_SHOPT = _SHOPT_NAMES.split()  # the names of `shopt`, in bash's order
 _DASH_LETTERS = "aCefhimnpsuvxEIlVbc"
 #: bytes of stdin one command may receive
 MAX_STDIN = 16 * 1024 * 1024
@@ -157,6 +109,49 @@ def _absolute_part(part: str) -> str:
     if not sep or name not in ("cassette", "scenario") or not path or os.path.isabs(os.path.expanduser(path)):
         return part
     return f"{name}:{os.path.abspath(os.path.expanduser(path))}"
+
+
+#: the caller's variables a simulated bash does not take: the machine's own (its PATH, HOME,
+#: user, terminal, locale), the host's paths and session plumbing, and anything secret-looking
+# fmt: off
+_HOST_PREFIXES = (
+    "AGENTWORLD_", "BASH_", "LC_", "XDG_", "SSH_", "GPG_", "DBUS_", "TMUX", "TERM_", "PYTHON", "PYENV",
+    "CONDA_", "VIRTUAL_ENV", "LD_", "DYLD_", "AWS_", "AZURE_", "GOOGLE_", "GCLOUD_", "GH_", "GITHUB_",
+    "OPENAI_", "ANTHROPIC_", "HF_", "HUGGING", "NPM_", "PIP_", "DOCKER_",
+)
+_HOST_NAMES = frozenset((
+    "PATH", "HOME", "PWD", "OLDPWD", "USER", "LOGNAME", "SHELL", "HOSTNAME", "SHLVL", "TERM", "LANG",
+    "LANGUAGE", "TZ", "TMPDIR", "MAIL", "MAILPATH", "DISPLAY", "WAYLAND_DISPLAY", "COLORTERM",
+    "LS_COLORS", "PS1", "PS2", "PS4", "IFS", "ENV", "CDPATH", "_", "EUID", "UID", "PPID", "SHELLOPTS",
+    "BASHOPTS", "HISTFILE", "INPUTRC", "MANPATH", "INFOPATH", "KUBECONFIG",
+))
+_SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSW", "PASSPHRASE", "CREDENTIAL", "AUTH", "COOKIE",
+                 "SESSION", "PRIVATE", "CERT")
+# fmt: on
+#: a variable longer than this stays on the host (a command line is no place for it)
+_ENV_VALUE_MAX = 4096
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def _passes(name: str, value: str) -> bool:
+    upper = name.upper()
+    return (
+        bool(name)
+        and not name[0].isdigit()
+        and set(name) <= _NAME_CHARS
+        and upper not in _HOST_NAMES
+        and not upper.startswith(_HOST_PREFIXES)
+        and not any(word in upper for word in _SECRET_WORDS)
+        and not upper.endswith("_PASS")
+        and len(value) <= _ENV_VALUE_MAX
+    )
+
+
+def caller_env(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The caller's exported variables a real ``bash -c`` would see (``FOO=bar bash -c 'echo
+    $FOO'``), less the machine's own, the host's plumbing and anything secret-looking."""
+    source = os.environ if environ is None else environ
+    return {k: v for k, v in source.items() if _passes(k, v)}
 
 
 class ShimExit(Exception):
@@ -183,6 +178,8 @@ class Invocation:
         self.noexec = False
         self.set_letters = ""
         self.set_options: list[str] = []
+        #: the caller's variables the command sees (:func:`caller_env`)
+        self.env: dict[str, str] = {}
 
     def command_text(self) -> str:
         """The command line the simulated machine runs for this invocation."""
@@ -203,6 +200,8 @@ class Invocation:
         if flags or options:
             prefix = "set" + (f" -{flags}" if flags else "") + "".join(f" -o {o}" for o in options)
             text = f"{prefix}; {text}"  # on line 1, so messages' `line N` count as bash -c's
+        if self.env and text:  # the caller's environment, exported for this command only
+            text = "export " + " ".join(f"{k}={_quote(v)}" for k, v in sorted(self.env.items())) + "; " + text
         return text
 
 
@@ -714,6 +713,7 @@ def main(argv: list[str] | None = None) -> None:
         mode = os.environ.get("AGENTWORLD_SHIM_STDIN", "auto").strip().lower()
         if mode != "never":
             stdin_data = _read_stdin(None if mode == "always" else 0.02)
+    inv.env = caller_env()
     request: dict[str, object] = {"op": "run", "command": inv.command_text(), "stdin": stdin_data or ""}
     answer = client.request(request, sock) if isinstance(client, _Client) else client.request(request)
     if "error" in answer:
@@ -738,11 +738,14 @@ NAMES = ("bash", "sh")
 _SCRIPT = """#!{python} -IS
 # Written by `agentworld shim install`: a simulated {name}. Nothing this runs touches this
 # computer; every command goes to the agentworld session named by $AGENTWORLD_SESSION.
-import importlib.util as _util
+# (loaded with the loader Python starts with: importing importlib.util would cost ~20 ms a call)
+import sys
+from _frozen_importlib_external import SourceFileLoader as _Loader
 
-_spec = _util.spec_from_file_location("_agentworld_shim", {shim!r})
-_shim = _util.module_from_spec(_spec)
-_spec.loader.exec_module(_shim)
+_shim = type(sys)("_agentworld_shim")
+_shim.__file__ = {shim!r}
+sys.modules["_agentworld_shim"] = _shim
+exec(_Loader("_agentworld_shim", {shim!r}).get_code("_agentworld_shim"), _shim.__dict__)
 _shim.main()
 """
 _TRAMPOLINE = """#!/bin/sh

@@ -16,11 +16,13 @@ it, status 511 with ``{"swerexception": {message, class_path, traceback, extra_i
 client raises the same exception class; a malformed body gets FastAPI's 422 ``{"detail": [...]}``.
 
 ``run_in_session`` uses the persistent shell of the terminal's command front (``cd`` and
-``export`` last); every named session shares it. ``execute`` runs like ``bash -c``. The simulation
-has no clock: a command it judges to run forever ends with exit status 124, which comes back as
-SWE-ReX's ``CommandTimeoutError`` (what SWE-agent catches before it interrupts the session); a
-``BashInterruptAction`` (``action_type: bash_interrupt``) answers at once, as every simulated
-command has already finished.
+``export`` last); every named session shares it. ``execute`` runs like ``bash -c``. Timeouts are
+on the offline world's virtual clock: ``sleep 100`` with ``timeout=2`` is SWE-ReX's
+``CommandTimeoutError`` (``timeout after 2.0 seconds while running command 'sleep 100'``) at
+once, and a busy loop ends when its work reaches 2 s; a command the step budget stops (status
+152) is a timeout too. A command with a syntax error is ``BashIncorrectSyntaxError`` with the
+message SWE-ReX builds from ``bash -n``. A ``BashInterruptAction`` (``action_type:
+bash_interrupt``) answers at once, as every simulated command has already finished.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import shlex
 import zipfile
 from typing import Any
 
+import bashlex
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -39,6 +42,7 @@ from starlette.routing import Route
 from agentworld_plugins.errors import AgentWorldError
 from agentworld_plugins.http_guard import BodyError, HttpGuard, HttpLimits, read_json, secret_matches
 
+from .results import CommandResult, parse_bash_footer, truncate_output
 from .terminal import VirtualTerminal
 
 __all__ = ["swerex_app"]
@@ -90,6 +94,67 @@ async def _body(request: Request) -> dict[str, Any] | JSONResponse:
 
 def _guard_error(status: int, message: str, path: str) -> dict[str, Any]:
     return {"detail": message}  # FastAPI's HTTPException shape, as SWE-ReX's server answers
+
+
+def _seconds(value: Any) -> float | None:
+    """A request's ``timeout`` as seconds (None: none, or not a number)."""
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        return None
+    return seconds if seconds > 0 else None
+
+
+def _in_session(terminal: VirtualTerminal, command: str, timeout: float | None) -> CommandResult:
+    """``execute_bash`` in the command front's persistent shell, with the request's timeout (on
+    the offline world's virtual clock: ``sleep 100`` under 2 s ends at 2 s, at once)."""
+    arguments: dict[str, Any] = {"command": command}
+    if timeout is not None:
+        arguments["timeout"] = timeout
+    observation = terminal.tool("execute_bash", arguments)
+    output, code = parse_bash_footer(observation.text)
+    if code is None:
+        code = 1 if observation.is_error else 0
+    return CommandResult(truncate_output(output), "", code, observation)
+
+
+def _joined(command: str) -> str:
+    """The command as SWE-ReX sends it to its shell (and names it in a timeout's message): its
+    top-level commands joined with `` ; ``."""
+    try:
+        parts = bashlex.parse(command)
+    except Exception:  # bashlex fails on some valid bash, as SWE-ReX knows: it sends the text
+        return command
+    return " ; ".join(command[p.pos[0] : p.pos[1]] for p in parts)
+
+
+#: the here-document word SWE-ReX's syntax check wraps a command in
+_CHECK_EOF = "SOUNIQUEEOF"
+
+
+async def _syntax_error(terminal: VirtualTerminal, command: str) -> JSONResponse | None:
+    """SWE-ReX checks a command with ``bash -n`` before it runs it; a syntax error comes back as
+    ``BashIncorrectSyntaxError``. Commands bashlex parses (nearly all valid ones) skip the check,
+    so a session takes no extra step for them; the others are checked on the machine itself."""
+    try:
+        bashlex.parse(command)
+    except Exception:
+        pass
+    else:
+        return None
+    check = await terminal.arun(f"bash -n << '{_CHECK_EOF}'\n{command}\n{_CHECK_EOF}")
+    if check.exit_code == 0 or "not supported by the offline shell" in check.stderr:
+        return None  # valid, or syntax the offline shell cannot judge: it is run (and flagged)
+    message = (
+        f"Error (exit code {check.exit_code}) while checking bash command \n{command!r}\n"
+        f"---- Stderr ----\n{check.stderr}\n---- Stdout ----\n{check.stdout}"
+    )
+    return _exception(
+        "swerex.exceptions.BashIncorrectSyntaxError",
+        message,
+        bash_stdout=check.stdout,
+        bash_stderr=check.stderr,
+    )
 
 
 def swerex_app(
@@ -149,12 +214,17 @@ def swerex_app(
         name = str(body.get("session", "default"))
         if name not in sessions:
             return _no_session(name)
-        result = await asyncio.to_thread(terminal.execute_bash, command)
+        if not body.get("is_interactive_command") and not body.get("is_interactive_quit"):
+            wrong = await _syntax_error(terminal, command)
+            if wrong is not None:
+                return wrong
+        timeout = _seconds(body.get("timeout"))
+        result = await asyncio.to_thread(_in_session, terminal, command, timeout)
         output = result.stdout[:-1] if result.stdout.endswith("\n") else result.stdout
-        if result.exit_code in TIMEOUT_STATUSES:
+        if result.timed_out or result.exit_code in TIMEOUT_STATUSES:
             return _exception(
                 "swerex.exceptions.CommandTimeoutError",
-                f"timeout after {body.get('timeout')} seconds while running command {command!r}",
+                f"timeout after {body.get('timeout')} seconds while running command {_joined(command)!r}",
             )
         check = body.get("check", "raise")
         if check == "raise" and result.exit_code != 0 and not body.get("is_interactive_command"):
@@ -209,8 +279,9 @@ def swerex_app(
         if not isinstance(command, str):
             return _invalid("command", "Input should be a valid string or list of strings", command)
         env = body.get("env") if isinstance(body.get("env"), dict) else None
-        result = await terminal.arun(command, cwd=body.get("cwd") or None, env=env)
-        if result.exit_code in TIMEOUT_STATUSES and body.get("timeout") is not None:
+        timeout = _seconds(body.get("timeout"))
+        result = await terminal.arun(command, cwd=body.get("cwd") or None, env=env, timeout=timeout)
+        if (result.timed_out or result.exit_code in TIMEOUT_STATUSES) and body.get("timeout") is not None:
             return _exception(
                 "swerex.exceptions.CommandTimeoutError",
                 f"Timeout ({body.get('timeout')}s) exceeded while running command",

@@ -289,12 +289,14 @@ class VirtualTerminal:
     ) -> CommandResult:
         """Run ``command`` like ``bash -c`` (a fresh shell in the project root, or ``cwd``).
 
-        ``timeout`` is accepted for the protocols that pass one; the simulation has no clock, a
-        command that would run forever ends with exit status 124.
+        ``timeout`` (seconds) goes with the call: the offline world ends the command when it
+        passes on its virtual clock (at once for ``sleep``), and ``CommandResult.timed_out`` says so.
         """
         arguments: dict[str, Any] = {"command": self.compose(command, env=env, stdin=stdin)}
         if cwd:
             arguments["directory"] = cwd
+        if timeout:  # the offline world ends the command there on its virtual clock (timed_out)
+            arguments["timeout"] = timeout
         observation = self._step("command", {"tool_name": "run_shell_command", "arguments": arguments})
         stdout, stderr, code = parse_shell_result(observation.text, is_error=observation.is_error)
         exact = raw_streams(observation)

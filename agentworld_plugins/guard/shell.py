@@ -47,13 +47,15 @@ def _machine(facts: dict[str, Any]) -> Any:
 def command_lines(action: BaseModel, domain: str) -> list[str]:
     """The command lines an action runs: the complete lines typed (terminal), or the command of
     a shell tool (swe)."""
+    from ..perturbations.targeting import strip_setup
+
     if domain == "terminal":
         typed = "".join(str(getattr(k, "keystrokes", "")) for k in (getattr(action, "root", None) or action))  # type: ignore[attr-defined]
         return [line for line in typed.split("\n")[:-1] if line.strip()]
     name = str(getattr(action, "tool_name", ""))
     args = getattr(action, "arguments", {}) or {}
     if name in _SHELL_TOOLS and isinstance(args.get("command"), str):
-        return [args["command"]]
+        return [strip_setup(args["command"])]  # the shim's `export FOO=...; ` goes first
     return []
 
 

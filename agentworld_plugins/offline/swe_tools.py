@@ -122,7 +122,7 @@ class SweTools:
         try:
             self.vm.cwd = cwd
             self.vm.vars["PWD"] = cwd
-            result = self.vm.run(command, tty=False)
+            result = self.vm.run(command, tty=False, ends_shell=True, deadline=_timeout(args))
         finally:
             self.vm._restore(saved)
         stdout = _display(result.stdout).rstrip("\n")
@@ -139,7 +139,7 @@ class SweTools:
                 "Background PIDs: (none)",
             ]
         )
-        metadata = _shell_metadata(result)
+        metadata = _shell_metadata(result, args)
         # the text shows streams lossily (one trailing newline, U+FFFD, no NUL): fronts that hand
         # the streams on (the bash shim) take the exact bytes from here
         metadata[RAW_STREAMS] = raw_streams_metadata(text, result.stdout, result.stderr)
@@ -151,11 +151,17 @@ class SweTools:
             return ToolResult("ERROR: No previous running command to interact with.", True)
         if not command.strip():
             return ToolResult("ERROR: No previous running command to retrieve logs from.", True)
-        result = self.vm.run(command, tty=True)
+        result = self.vm.run(command, tty=True, deadline=_timeout(args))
         output = _display(result.output).rstrip("\n")
         footer = f"[Command finished with exit code {result.exit_code}]"
+        if result.timed_out:  # OpenHands' words for a hard timeout
+            footer = (
+                f"[The command timed out after {args.get('timeout')} seconds. You may wait longer to see "
+                "additional output by sending empty command '', send other commands to interact with "
+                "the current process, or send keys to interrupt/kill the command.]"
+            )
         text = f"{output}\n{footer}" if output else footer
-        return ToolResult(text, result.exit_code != 0, _shell_metadata(result))
+        return ToolResult(text, result.exit_code != 0, _shell_metadata(result, args))
 
     # -- Gemini CLI / Qwen Code file tools -------------------------------------------------------
 
@@ -578,8 +584,20 @@ class SweTools:
         )
 
 
-def _shell_metadata(result: Any) -> dict[str, Any]:
+def _timeout(args: dict[str, Any]) -> float | None:
+    """A shell tool's ``timeout`` argument (seconds of virtual time), if it gives a usable one."""
+    try:
+        value = float(args.get("timeout") or 0)
+    except (TypeError, ValueError):
+        return None
+    return value if value > 0 else None
+
+
+def _shell_metadata(result: Any, args: dict[str, Any] | None = None) -> dict[str, Any]:
     meta: dict[str, Any] = {"exit_code": result.exit_code}
+    if getattr(result, "timed_out", False):
+        meta["timed_out"] = True  # the call's `timeout` passed on the virtual clock
+        meta["timeout"] = (args or {}).get("timeout")
     if result.unknown_effect:
         meta["offline_unknown_effect"] = True
         meta["unknown_commands"] = list(result.unknown_commands)

@@ -95,12 +95,44 @@ def split_command(command: str) -> tuple[str, list[str]]:
     >>> split_command("FOO=1 sudo rm -rf /tmp/x && ls")
     ('rm', ['-rf', '/tmp/x'])
     """
-    first = _SEPARATOR.split(command.strip(), maxsplit=1)[0] if command.strip() else ""
+    rest = strip_setup(command)
+    first = _SEPARATOR.split(rest, maxsplit=1)[0] if rest else ""
     try:
         tokens = shlex.split(first, comments=True)
     except ValueError:
         tokens = first.split()
     return program_of(tokens)
+
+
+def strip_setup(command: str) -> str:
+    """``command`` without the simple commands before it that only set the shell up for it
+    (``export FOO=1; cmd``: how the shim passes the caller's environment; ``set -e; cmd``)."""
+    rest = command.strip()
+    while rest:
+        first, *after = _SEPARATOR.split(rest, maxsplit=1)
+        if not after or not re.match(r"\s*;", rest[len(first) :]):
+            return rest
+        try:
+            tokens = shlex.split(first, comments=True)
+        except ValueError:  # a quote the cut split (`export Q='a;b'`): no setup to skip
+            return rest
+        if not _is_setup(tokens):
+            return rest
+        rest = after[0].strip()
+    return rest
+
+
+def _is_setup(tokens: list[str]) -> bool:
+    """Whether a simple command only sets up the shell for the next one (``export A=1``, ``set -e``)."""
+    if not tokens:
+        return False
+    if tokens[0] == "export":
+        return len(tokens) > 1 and all("=" in t for t in tokens[1:])
+    return (
+        tokens[0] == "set"
+        and len(tokens) > 1
+        and all(t.startswith(("-", "+")) or t.isidentifier() for t in tokens[1:])
+    )
 
 
 def last_operand(args: list[str]) -> str | None:

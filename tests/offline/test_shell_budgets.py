@@ -214,3 +214,42 @@ def test_swe_grep_search_and_glob_are_linear_and_bounded() -> None:
     vm.fs.write("/app/" + "a" * 200, "")
     found = tools.call("glob", {"pattern": "*a*a*a*a*a*a*a*a*b"})
     assert found.text.startswith("No files found matching pattern")
+
+
+LONG_SCRIPTS = {
+    "case": "x=5\ncase $x in\n" + "".join(f"{i}) echo {i};;\n" for i in range(100_000)) + "esac\n",
+    "if without fi": "if true; then\n" + "echo x\n" * 100_000,
+}
+
+
+@pytest.mark.parametrize("name", sorted(LONG_SCRIPTS))
+def test_a_100000_line_compound_ends_at_the_budget_every_time(name: str) -> None:
+    """A 100,000-line `case` (its pre-pass was quadratic and undercharged) and an `if` without
+    `fi` (read again and again as the reader grows its piece) end with the budget's error, after
+    the same work each time; the pre-pass reads at most a few times the script's length."""
+    from agentworld_plugins.offline.shell import parser
+
+    script = LONG_SCRIPTS[name]
+    prepared: list[int] = []
+    original = parser._prepare
+
+    def counting(text: str) -> parser._Source:
+        prepared.append(len(text))
+        return original(text)
+
+    answers, works = set(), set()
+    for _ in range(2):
+        vm = VirtualMachine(interactive=False)
+        vm.limits = StepLimits(seconds=5)
+        parser._PARSED.clear()
+        prepared.clear()
+        parser._prepare = counting  # type: ignore[assignment]
+        try:
+            answers.add(run(vm, script))
+        finally:
+            parser._prepare = original  # type: ignore[assignment]
+        works.add(vm._budget.work)
+        assert sum(prepared) <= 3 * len(script)
+    assert len(answers) == 1 and len(works) == 1
+    out, err, code = answers.pop()
+    assert (out, code) == ("", 152) and err.startswith("bash: CPU time limit exceeded")

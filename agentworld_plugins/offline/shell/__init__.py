@@ -29,8 +29,9 @@ and :func:`machine_from_context` builds one from a session's context (``files``,
 Simplifications: commands run one after the other (``&`` does not background), though a pipeline
 stage of a streaming program (``yes``, ``seq``, ``cat``, ``grep``, ...) is pulled lazily by the
 next one, so readers that stop early stop it (``pipes``); stdin that is not redirected reads as
-empty; ``case``, ``select``, arrays, process
-substitution and job control are not parsed (they count as unknown effect); loops stop after a
+empty; ``select``, ``coproc`` and job control are not parsed (they count as unknown effect;
+arrays, ``trap``, ``readonly``, ``declare``, ``mapfile`` and ``<( )`` are in ``arrays`` and
+``builtins``); loops stop after a
 fixed budget of commands (``STEP_BUDGET``); ``find`` and ``grep -r`` walk directories in sorted
 order (real ones use the filesystem's order).
 

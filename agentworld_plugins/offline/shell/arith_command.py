@@ -15,7 +15,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from .case_command import marker_command
-from .errors import _AbortLine, _ExpansionError
+from .errors import _AbortLine, _ExpansionError, _Readonly
 from .quoting import single_quoted
 from .state import MachineState
 
@@ -133,6 +133,9 @@ class ArithCommandMixin(MachineState):
         """The value of an expanded expression (assignments done); None after a reported error."""
         try:
             return self._arith_expanded(text)
+        except _Readonly as exc:
+            self._complain(ctx, exc.message)
+            return None
         except _ExpansionError as exc:
             if exc.unbound:  # `set -u`: bash abandons the line, as for `$((y))`
                 self._complain(ctx, exc.message)

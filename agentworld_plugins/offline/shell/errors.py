@@ -4,8 +4,27 @@ from __future__ import annotations
 
 
 class _ExitShell(Exception):
+    #: whether the shell's ``trap ... EXIT`` runs as it ends (not after ``exec CMD`` or SIGKILL)
+    traps = True
+
     def __init__(self, code: int) -> None:
         self.code = code
+
+
+class _Replaced(_ExitShell):
+    """``exec CMD``: the command took the shell's place; the shell ends with its status."""
+
+    traps = False
+
+
+class _Killed(_ExitShell):
+    """``kill -SIG $$``: the shell ends as the signal ends it (128 + its number), in the process
+    that ``$$`` names, through subshells and pipeline stages; SIGKILL runs no trap."""
+
+    def __init__(self, signal: int) -> None:
+        super().__init__(128 + signal)
+        self.signal = signal
+        self.traps = signal != 9
 
 
 class _LoopControl(Exception):
@@ -46,6 +65,14 @@ class _ExpansionError(Exception):
         self.unbound = False
 
 
+class _Readonly(_ExpansionError):
+    """An assignment to a readonly variable: ``NAME: readonly variable``, status 1."""
+
+    def __init__(self, name: str, fatal: bool = False) -> None:
+        super().__init__(f"{name}: readonly variable", 1, fatal)
+        self.name = name
+
+
 class _AbortLine(_ExitShell):
     """The rest of the command line is abandoned (what bash does after a fatal expansion error)."""
 
@@ -53,6 +80,11 @@ class _AbortLine(_ExitShell):
         super().__init__(code)
         #: the error was ``set -u``'s ``unbound variable`` (bash -c then ends with 127)
         self.unbound = unbound
+
+
+class _DiscardLine(_AbortLine):
+    """What bash does after an assignment error (``readonly x; x=1``): the rest of the line read
+    is abandoned, status 1, and the shell reads on (the next line of a script runs)."""
 
 
 class _ErrExit(_ExitShell):

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .arith_command import ARITH_COMMAND, arith_for_head
+from .arrays import COMPOUND_MARKER, Compound
 from .case_command import case_head_words
 from .constants import STEP_BUDGET
-from .errors import _AbortLine, _ErrExit, _ExpansionError, _LoopControl, _Unsupported
+from .errors import _AbortLine, _DiscardLine, _ErrExit, _ExpansionError, _LoopControl, _Unsupported
 from .limits import COMMAND_WORK, TIME_STATUS, ResourceLimit
 from .pipes import _finish, _Pipe, _PipeInput
 from .proc import _Input
@@ -21,6 +23,9 @@ if TYPE_CHECKING:
 
 #: a value this long counts against the memory the step's variables hold together
 BIG_VALUE = 1 << 20
+
+#: `a[3]=z` / `a[k]+=z`: an element's assignment, which bashlex reads as a word
+_ELEMENT_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[[^\]]*\]\+?=")
 
 
 class ExecuteMixin(MachineState):
@@ -42,7 +47,12 @@ class ExecuteMixin(MachineState):
         self._step()
         kind = node.kind
         if kind == "command":
-            status = self._exec_command(node, ctx)
+            since = len(self.__dict__.get("_procsubst", ()))
+            try:
+                status = self._exec_command(node, ctx)
+            finally:
+                if len(self.__dict__.get("_procsubst", ())) > since:
+                    self._finish_process_substitutions(since)
             self._pipestatus = (status,)  # bash: every simple command sets ${PIPESTATUS[@]}
             return self._check_errexit(status)
         if kind == "list":
@@ -126,7 +136,7 @@ class ExecuteMixin(MachineState):
                 # a stage that is one simple command may stream into the pipe (pipes.py)
                 lazy = not last and command.kind == "command" and err is not out
                 sub = ctx.with_(stdin=stdin, out=out, err=err, lazy=lazy)
-                statuses.append(self._subshell(lambda c=command, s=sub: self._exec(c, s)))  # type: ignore[misc]
+                statuses.append(self._subshell(lambda c=command, s=sub: self._exec(c, s), sub))  # type: ignore[misc]
                 if not last:
                     assert isinstance(out, _Pipe)
                     stdin = out.reader()
@@ -155,7 +165,7 @@ class ExecuteMixin(MachineState):
             return self._run_nodes(inner, ctx)
 
         if items and items[0].kind == "reservedword" and items[0].word == "(":
-            status = self._subshell(run_items)
+            status = self._subshell(run_items, ctx)
             self._pipestatus = (status,)
             return self._check_errexit(status)  # bash: even one failing where set -e was ignored
         return run_items()
@@ -216,7 +226,11 @@ class ExecuteMixin(MachineState):
             body = dict(groups).get("do", [])
             status = 0
             for item in items:
-                self.vars[var] = item
+                try:
+                    self._assign(var, item)
+                except _ExpansionError as exc:  # a readonly loop variable
+                    self._complain(ctx, exc.message)
+                    return 1
                 status, stop = self._loop_body(body, ctx, status)
                 if stop:
                     break
@@ -252,6 +266,8 @@ class ExecuteMixin(MachineState):
         self._lineno = ctx.src.line_of(node.pos[0])
         assigns = [p for p in node.parts if p.kind == "assignment"]
         words = [p for p in node.parts if p.kind == "word"]
+        while words and _ELEMENT_ASSIGNMENT.match(ctx.src.text, words[0].pos[0], words[0].pos[1]):
+            assigns.append(words.pop(0))  # `a[3]=z`: bashlex leaves it a word
         redirects = [p for p in node.parts if p.kind == "redirect"]
         if words and words[0].word == ARITH_COMMAND and len(words) == 2:  # `(( expr ))`
             return self._exec_arith_command(words[1], redirects, ctx)
@@ -289,12 +305,21 @@ class ExecuteMixin(MachineState):
             rctx = rctx.with_(lazy=True)  # `seq 9 2>/dev/null | head`: stdout is still the pipe
         if not argv:
             for name, value, append in values:
-                self._assign(name, value, append)
+                try:
+                    self._assign(name, value, append)
+                except _ExpansionError as exc:  # `readonly x; x=1`: the rest of the line is abandoned
+                    self._complain(ctx, exc.message)
+                    raise _DiscardLine(exc.status) from None
             return subst_status if subst_status is not None else 0
         saved: list[tuple[str, str | None, bool]] = []
         for name, value, append in values:
-            saved.append((name, self.vars.get(name), name in self.exported))
-            self._assign(name, value, append)
+            old = self.vars.get(name)
+            try:
+                self._assign(name, value, append)
+            except _ExpansionError as exc:  # `x=1 cmd` with x readonly: said, and cmd runs
+                self._complain(ctx, exc.message)
+                continue
+            saved.append((name, old, name in self.exported))
             self.exported.add(name)
         try:
             return self._invoke(argv, rctx)
@@ -325,14 +350,34 @@ class ExecuteMixin(MachineState):
         """``set -x``: one traced line (a compound's own, such as ``(( i < 3 ))``)."""
         ctx.err.write(f"{self._xtrace_lead()}{line}\n")
 
-    def _put_back(self, name: str, old: str | None) -> None:
-        """Give a variable back a value it had (None: it was unset)."""
-        if old is None:
+    def _put_back(self, name: str, old: Any) -> None:
+        """Give a variable back a value it had (None: it was unset; a tuple: what
+        ``_snapshot_var`` kept of a ``local``)."""
+        if isinstance(old, tuple):
+            self._restore_var(name, old)
+        elif old is None:
             self.vars.pop(name, None)
         else:
             self.vars[name] = old
 
     def _assign(self, name: str, value: str, append: bool = False) -> None:
+        """``name=value`` (``+=``: appended, or added for ``declare -i``); ``name`` may be
+        ``a[sub]`` and ``value`` a :class:`~.arrays.Compound` (``a=(x y)``). A readonly ``name``
+        raises ``_Readonly`` (an ``_ExpansionError``: ``NAME: readonly variable``)."""
+        if isinstance(value, Compound):
+            self._compound_assign(name, value.inner, append, value.ctx)
+            return
+        if name.endswith("]") and "[" in name:
+            base, _, sub = name[:-1].partition("[")
+            self._array_set(base, self._array_key(base, sub, None), value, append)
+            return
+        self._check_writable(name)
+        if self.__dict__.get("_array_table") and name in self._arrays():
+            self._array_set(name, "0" if self._is_assoc(name) else 0, value, append)
+            return
+        if self.__dict__.get("_attr_table", {}).get(name, {"r"}) - {"r"}:  # -i, -u, -l
+            value = self._attr_value(name, value, self.vars.get(name, "") if append else None)
+            append = False
         if append:
             self._budget.hold(len(value) + len(self.vars.get(name, "")))
         if name in ("PWD",):
@@ -345,6 +390,9 @@ class ExecuteMixin(MachineState):
     def _set_var(self, name: str, value: str) -> None:
         """Set a variable from a builtin (``read``, ``printf -v``, ``declare``), counted as
         :meth:`_assign` counts it."""
+        if self.__dict__.get("_attr_table"):
+            self._assign(name, value)
+            return
         self._hold_variable(name, value)
         self.vars[name] = value
 
@@ -375,6 +423,8 @@ class ExecuteMixin(MachineState):
         append = name.endswith("+")
         if append:
             name = name[:-1]
+        if value in ctx.src.arith and COMPOUND_MARKER.fullmatch(value):  # `a=(x y)`
+            return name, Compound.of(ctx.src.arith[value], ctx), append
         offset = node.pos[0] + len(raw) - len(value)
         segs = self._segments(value, ctx, offset, self._subst_index(node), assign=True)
         if len(segs) > 1:

@@ -11,7 +11,7 @@ from ..vfs import FsError
 from .applet_io import _join
 from .braces import brace_expand
 from .brackets import _match_brace, _match_paren
-from .errors import _unbound, _Unsupported
+from .errors import _unbound
 from .escapes import _ansi_c
 from .limits import hold, reserve
 from .names import _NAME
@@ -41,20 +41,64 @@ class ExpandMixin(MachineState):
         raw = ctx.src.text[node.pos[0] : node.pos[1]]
         if _PLAIN_WORD.fullmatch(raw):  # `echo`, `-ge`, `0`: the word itself
             return [raw]
-        if any(part.kind == "processsubstitution" for part in getattr(node, "parts", None) or []):
-            raise _Unsupported("process substitution")
         if raw in ('"$@"', '"${@}"'):
             return list(self.positional)
         if raw == '"${PIPESTATUS[@]}"':
             return self.pipestatus_words()
+        if any(part.kind == "processsubstitution" for part in getattr(node, "parts", None) or []):
+            return self._expand_raw(self._process_substitutions(node, raw, ctx), ctx)
         variants = brace_expand(raw) if "{" in raw else [raw]
         if len(variants) == 1:
             segs = self._segments(raw, ctx, node.pos[0], self._subst_index(node))
             return self._fields(segs)
+        return self._expand_raw(raw, ctx, variants)
+
+    def _expand_raw(self, raw: str, ctx: _Ctx, variants: list[str] | None = None) -> list[str]:
+        """The words of a word as written (``raw``; ``variants``: its brace expansion, when
+        done): braces, expansions, splitting, globbing."""
+        if _PLAIN_WORD.fullmatch(raw):
+            return [raw]
         fields: list[str] = []
-        for v in variants:
+        for v in variants or (brace_expand(raw) if "{" in raw else [raw]):
             fields.extend(self._fields(self._segments(v, ctx, None, {})))
         return fields
+
+    def _process_substitutions(self, node: Any, raw: str, ctx: _Ctx) -> str:
+        """``<(cmd)`` / ``>(cmd)`` in a word, each replaced by the path of a virtual
+        ``/dev/fd/N``: ``<(cmd)``'s file holds what ``cmd`` printed (run now, in a subshell);
+        ``>(cmd)``'s is read by ``cmd`` once the command that names it is done."""
+        pending = self.__dict__.setdefault("_procsubst", [])
+        for part in reversed([p for p in node.parts if p.kind == "processsubstitution"]):
+            start, end = part.pos[0] - node.pos[0], part.pos[1] - node.pos[0]
+            path = f"/dev/fd/{63 - len(pending)}"
+            if not self.fs.is_dir("/dev/fd"):
+                self.fs.mkdir("/dev/fd", parents=True)
+            if raw[start] == "<":
+                cap = _Capture()
+                sub = ctx.with_(out=cap, stdin=_Input())
+                self._subshell(lambda sub=sub, part=part: self._exec(part.command, sub), sub)  # type: ignore[misc]
+                self.fs.write(path, cap.text)
+                pending.append((path, None, ctx))
+            else:
+                self.fs.write(path, "")
+                pending.append((path, part.command, ctx))
+            raw = raw[:start] + path + raw[end:]
+        return raw
+
+    def _finish_process_substitutions(self, since: int) -> None:
+        """After the command that named them: ``>(cmd)`` reads what was written, and the
+        ``/dev/fd`` files made since ``since`` go."""
+        pending = self.__dict__.get("_procsubst", [])
+        done, pending[since:] = pending[since:], []
+        for path, command, ctx in done:
+            try:
+                text = self.fs.read_text(path)
+                self.fs.remove(path)
+            except FsError:
+                continue
+            if command is not None:
+                sub = ctx.with_(stdin=_Input(text))
+                self._subshell(lambda sub=sub, command=command: self._exec(command, sub), sub)  # type: ignore[misc]
 
     def expand_text(self, text: str, ctx: _Ctx | None = None) -> str:
         """Expand ``text`` like a double-quoted word (no splitting, no globbing)."""
@@ -69,6 +113,13 @@ class ExpandMixin(MachineState):
         cur: list[tuple[str, bool]] = []
         started = False
         for text, kind in segs:
+            if kind == _BREAK:  # "${a[@]}": one word per element
+                fields.append(cur)
+                cur = []
+                started = True
+                continue
+            if kind == _VANISH:  # "${a[@]}" of no elements: no word unless something else is here
+                continue
             if kind == _EXP:
                 if not text:
                     continue
@@ -255,6 +306,7 @@ class ExpandMixin(MachineState):
         buf: list[str] = []
         n = len(text)
         size = 0  # of the expansions joined so far: the joined value is counted before it is made
+        vanished = False  # the quotes held only "${a[@]}" of an empty array
         while i < n:
             c = text[i]
             if c == '"':
@@ -265,6 +317,22 @@ class ExpandMixin(MachineState):
                     buf.append(text[i + 1])
                 i += 2
                 continue
+            if c == "$" and text[i + 1 : i + 2] in ("{", "@"):
+                j = _match_brace(text, i + 2) if text[i + 1] == "{" else i + 1
+                words = self._param_words(text[i + 2 : j] if text[i + 1] == "{" else "@", ctx)
+                if words is not None:  # "${a[@]}", "$@": a word per element
+                    i = j + 1
+                    if not words and not buf and text[i : i + 1] == '"':
+                        vanished = True
+                    for k, word in enumerate(words):
+                        if k:
+                            segs.append(("".join(buf), _QUOTED))
+                            segs.append((" ", _BREAK))  # joined (`x="${a[@]}"`): a blank
+                            buf = []
+                        size += len(word)
+                        reserve(size)
+                        buf.append(word)
+                    continue
             if c == "$":
                 got = self._dollar(text, i, ctx, offset, subst)
                 if got is not None:
@@ -283,7 +351,7 @@ class ExpandMixin(MachineState):
             i += 1
         if len(buf) > 1:
             hold(size + len(buf))
-        segs.append(("".join(buf), _QUOTED))
+        segs.append(("".join(buf), _VANISH if vanished and not buf else _QUOTED))
         return i
 
     def _backtick(self, text: str, i: int, ctx: _Ctx) -> tuple[str, int]:
@@ -310,7 +378,7 @@ class ExpandMixin(MachineState):
 
         self._xtrace_level += 1
         try:
-            self._subst_status = self._subshell(inside)
+            self._subst_status = self._subshell(inside, sub)
         finally:
             self._xtrace_level -= 1
         return cap.text.rstrip("\n")
@@ -354,4 +422,6 @@ class ExpandMixin(MachineState):
         return None
 
 
-_LIT, _QUOTED, _EXP = 0, 1, 2
+#: literal text, quoted text, an expansion (split and globbed), a break between two words of
+#: "${a[@]}", and an empty "${a[@]}" (no word, unless something else is in it)
+_LIT, _QUOTED, _EXP, _BREAK, _VANISH = 0, 1, 2, 3, 4

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..vfs import DirNode, FileNode, FsError, as_text, stub_program
 from .constants import _GNU_VERSIONS, _VERSIONS
-from .errors import _AbortLine, _HelpRequested, _Return, _UsageError
+from .errors import _AbortLine, _HelpRequested, _Readonly, _Return, _UsageError
 from .limits import UNKNOWN_STATUS, StepLimits
 from .pipes import _Pipe
 from .proc import _Proc
@@ -18,6 +18,10 @@ from .state import MachineState
 
 if TYPE_CHECKING:
     from .proc import _Ctx
+
+
+#: the builtins whose readonly error names them (`declare: x: readonly variable`)
+_DECLARING = frozenset({"declare", "typeset", "local", "readonly"})
 
 
 class InvokeMixin(MachineState):
@@ -91,6 +95,9 @@ class InvokeMixin(MachineState):
                 assert isinstance(ctx.out, _Pipe)
                 return ctx.out.attach(producer(proc), proc)
             return fn(proc)
+        except _Readonly as exc:  # `read x`, `export x=1`, `declare x=1` on a readonly x
+            proc.shell_err(f"{name}: {exc.message}" if name in _DECLARING else exc.message)
+            return 1
         except _UsageError as exc:
             proc.err(exc.message)
             proc.try_help()
@@ -159,7 +166,9 @@ class InvokeMixin(MachineState):
     ) -> int:
         """Run a script: sourced in this shell, or (``source=False``) as a new bash process
         would, in a subshell whose options start afresh (``options``: the ``set -o`` names
-        given on bash's command line, ``bash -euo pipefail``). ``name`` is given for ``bash -c``."""
+        given on bash's command line, ``bash -euo pipefail``; ``noexec``: ``bash -n``, read and
+        checked, not run; ``stdin``: a script bash read from its stdin). ``name`` is given for
+        ``bash -c``."""
         command_mode = name is not None
         name = name or argv[0]
 
@@ -176,8 +185,10 @@ class InvokeMixin(MachineState):
                 self.xtrace = "xtrace" in options
             if not source:
                 self._scripts.append(name)
+            kinds = self.__dict__.setdefault("_script_stdin", [])
+            kinds.append("stdin" in options)
             try:
-                return self._run_status(text, ctx)
+                return self._run_status(text, ctx, reader=not source, noexec="noexec" in options)
             except _Return as exc:
                 return exc.code
             except _AbortLine as exc:
@@ -188,12 +199,13 @@ class InvokeMixin(MachineState):
                 self.positional = saved
                 self._lineno = saved_line
                 self.argv0 = saved_argv0
+                kinds.pop()
                 if not source:
                     self._scripts.pop()
 
         if source:
             return go()
-        return self._subshell(go)
+        return self._subshell(go, ctx, process=True)
 
     def run_program(self, program: str, argv: list[str], ctx: _Ctx) -> int:
         """Run a program found on PATH: simulated if known, else an unknown effect."""

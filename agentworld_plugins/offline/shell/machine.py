@@ -9,13 +9,16 @@ from typing import TYPE_CHECKING, Any
 
 from ..vfs import VirtualFS
 from .arith_command import ArithCommandMixin
+from .arrays import ArrayMixin
 from .case_command import CaseCommandMixin
 from .errors import (
     _AbortLine,
     _BudgetExceeded,
+    _DiscardLine,
     _ErrExit,
     _ExitShell,
     _ExpansionError,
+    _Killed,
     _LoopControl,
     _Return,
     _ShellSyntaxError,
@@ -57,6 +60,7 @@ class VirtualMachine(
     InvokeMixin,
     ExpandMixin,
     ParamMixin,
+    ArrayMixin,
     RedirectMixin,
     MachineState,
 ):
@@ -117,7 +121,7 @@ class VirtualMachine(
         self.functions: dict[str, tuple[Any, _Source]] = {}
         self.aliases: dict[str, str] = {"ll": "ls -alF", "la": "ls -A", "l": "ls -CF"} if interactive else {}
         self.positional: list[str] = []
-        self._locals: list[dict[str, str | None]] = []
+        self._locals: list[dict[str, Any]] = []
         self._rand = 12345
         self._steps = 0
         self._subst_status: int | None = None
@@ -189,8 +193,22 @@ class VirtualMachine(
             return False, None
         return False, None
 
-    def run(self, command: str, stdin: str = "", *, tty: bool | None = None) -> ShellResult:
-        """Run a command line (or several lines) and return its output and exit status."""
+    def run(
+        self,
+        command: str,
+        stdin: str = "",
+        *,
+        tty: bool | None = None,
+        ends_shell: bool = False,
+        deadline: float | None = None,
+    ) -> ShellResult:
+        """Run a command line (or several lines) and return its output and exit status.
+
+        ``ends_shell``: the shell ends after ``command`` (``bash -c``, a fresh shell per call),
+        so its ``trap ... EXIT`` runs then; otherwise only when the shell exits (``exit``).
+        ``deadline``: seconds of virtual time (work and ``sleep``) the command may take, as a
+        harness's timeout allows it; past it the command ends there, at once, with status 124
+        and ``timed_out`` set (what it printed so far is kept)."""
         tty = self.interactive if tty is None else tty
         chunks: list[tuple[int, str]] = []
         out = _Stream(chunks, 1, tty)
@@ -205,15 +223,24 @@ class VirtualMachine(
             self.history.append(command.rstrip("\n"))
         self._budget = Budget(getattr(self, "limits", None) or StepLimits.from_env())
         previous = enter(self._budget)
+        timed_out = False
+        if deadline is not None and deadline > 0:
+            self._budget.push_deadline(deadline)  # level 0: the harness's own
         try:
-            status = self._run_text(command, _Ctx(_Input(stdin), out, err, _Source("", set(), {})), top=True)
+            ctx = _Ctx(_Input(stdin), out, err, _Source("", set(), {}))
+            status = self._run_text(command, ctx, top=True)
+            if ends_shell or isinstance(status, _ExitShell):
+                status = self._end_shell(status, ctx)
         except ResourceLimit as exc:  # past the step's budget: killed, as under ulimit
             chunks.append((2, f"bash: {exc.message}\n"))
             status = exc.status
             if exc.wall_clock:  # the host's load decided, not the input: say the result may differ
                 self._unknown.append(command.strip())
-        except Timeout:  # a deadline no `timeout` was left to take (cannot happen: said, not hidden)
-            self._unknown.append(command.strip())
+        except Timeout as exc:
+            if deadline is not None and exc.level == 0:  # the harness's timeout
+                timed_out = True
+            else:  # a deadline no `timeout` was left to take (cannot happen: said, not hidden)
+                self._unknown.append(command.strip())
             status = 124
         except RecursionError:
             chunks.append((2, f"bash: {_nesting_limit().message}\n"))
@@ -240,6 +267,7 @@ class VirtualMachine(
             unknown_commands=list(self._unknown),
             output="".join(t for _, t in chunks),
             exited=exited,
+            timed_out=timed_out,
         )
 
     # -- running text ----------------------------------------------------------------------------
@@ -247,6 +275,13 @@ class VirtualMachine(
     def _syntax_message(self, exc: _ShellSyntaxError, text: str, first_line: int = 1) -> str:
         lines = text.rstrip("\n").split("\n")
         where = "" if self.interactive and not self._scripts else f"-c: line {first_line + len(lines) - 1}: "
+        if self.__dict__.get("_script_stdin", [False])[-1:] == [True]:
+            # a script read from stdin (`bash -n <<EOF`, SWE-ReX's syntax check): `bash: line N: `,
+            # and an unfinished one ends on the line past its last (host bash 5.2)
+            where = where[4:]
+            if exc.incomplete and "matching" not in exc.message:
+                end = first_line + text.count("\n") + (0 if text.endswith("\n") else 1)
+                where = f"line {end}: "
         if exc.incomplete:
             if "matching" in exc.message:
                 m = re.search(r"matching ['\"](.)['\"]", exc.message)
@@ -261,7 +296,9 @@ class VirtualMachine(
             msg += f"bash: {where}`{lines[-1]}'\n"
         return msg
 
-    def _run_text(self, text: str, ctx: _Ctx, top: bool = False) -> Any:
+    def _run_text(
+        self, text: str, ctx: _Ctx, top: bool = False, reader: bool = False, noexec: bool = False
+    ) -> Any:
         """Parse and run ``text`` a complete command at a time, as bash reads a script (the
         commands before a syntax error run); at the top level return the status (or the
         _ExitShell)."""
@@ -292,10 +329,17 @@ class VirtualMachine(
                 if isinstance(exc, _Unsupported):
                     return self._unsupported(piece.text, exc, ctx)
                 assert src is not None
+                if noexec:  # `bash -n`: read, not run
+                    continue
                 pctx = ctx.with_(src=src)
-                for node in nodes:
-                    status = self._exec(node, pctx)
-                    self.last_status = status
+                try:
+                    for node in nodes:
+                        status = self._exec(node, pctx)
+                        self.last_status = status
+                except _DiscardLine as exc:
+                    if not (top or reader):
+                        raise
+                    status = self.last_status = exc.code  # the shell reads on
         except _ExpansionError as exc:
             self._complain(ctx, exc.message)
             if exc.fatal and not top:
@@ -305,7 +349,7 @@ class VirtualMachine(
             if top:
                 if isinstance(exc, _AbortLine):
                     return self._abort_status(exc)
-                if self.interactive and not isinstance(exc, _ErrExit):
+                if self.interactive and not isinstance(exc, (_ErrExit, _Killed)):
                     ctx.err.write("exit\n")
                 return exc
             raise
@@ -334,7 +378,7 @@ class VirtualMachine(
         return exc.code
 
     def _unsupported(self, text: str, exc: _Unsupported, ctx: _Ctx) -> int:
-        """Syntax the offline shell does not run (``select``, arrays): an unknown
+        """Syntax the offline shell does not run (``select``, ``coproc``): an unknown
         effect, and by default a notice and status 2 rather than a silent success."""
         self._unknown.append(text.strip())
         if not self.limits.unknown_fails:
@@ -344,12 +388,33 @@ class VirtualMachine(
         self._complain(ctx, f"`{shown}': syntax not supported by the offline shell")
         return 2
 
-    def _run_status(self, text: str, ctx: _Ctx) -> int:
+    def _run_status(self, text: str, ctx: _Ctx, reader: bool = False, noexec: bool = False) -> int:
         """Run ``text`` below the top level: its exit status."""
-        result = self._run_text(text, ctx)
+        result = self._run_text(text, ctx, reader=reader, noexec=noexec)
         return result if isinstance(result, int) else 0
 
+    def _end_shell(self, status: Any, ctx: _Ctx) -> Any:
+        """The shell ends with ``status`` (an int, or the _ExitShell that ends it): its ``trap ...
+        EXIT`` runs (``$?`` is the status; an ``exit N`` there changes it)."""
+        traps = self.__dict__.get("_traps")
+        if not traps or "EXIT" not in traps or (isinstance(status, _ExitShell) and not status.traps):
+            return status
+        action = traps.pop("EXIT")
+        code = status.code if isinstance(status, _ExitShell) else status
+        self.last_status = code
+        try:
+            self._run_text(action, ctx)
+        except _ExitShell as exc:  # `exit N` in the trap: the shell's status
+            code = exc.code
+        if isinstance(status, _ExitShell):
+            status.code = code
+            return status
+        return code
+
     def _save(self) -> tuple[Any, ...]:
+        arrays = self.__dict__.get("_array_table")
+        if arrays:
+            self._budget.spend(sum(len(items) for items in arrays.values()) // 64)  # copied below
         return (
             self.cwd,
             self.oldpwd,
@@ -362,6 +427,9 @@ class VirtualMachine(
             self.errexit,
             self.nounset,
             self.xtrace,
+            {name: dict(items) for name, items in arrays.items()} if arrays else None,
+            {name: set(letters) for name, letters in self.__dict__.get("_attr_table", {}).items()},
+            dict(self.__dict__.get("_traps") or {}),
         )
 
     def _restore(self, saved: tuple[Any, ...]) -> None:
@@ -377,13 +445,33 @@ class VirtualMachine(
             self.errexit,
             self.nounset,
             self.xtrace,
+            arrays,
+            self.__dict__["_attr_table"],
+            self.__dict__["_traps"],
         ) = saved
+        self.__dict__["_array_table"] = arrays or {}
+        if arrays or self.__dict__.get("_array_bytes"):
+            self._recount_arrays()
 
-    def _subshell(self, fn: Callable[[], int]) -> int:
+    def _subshell(self, fn: Callable[[], int], ctx: _Ctx | None = None, *, process: bool = False) -> int:
+        """Run ``fn`` in a subshell: what it changes is undone after; its own ``trap ... EXIT``
+        runs as it ends (into ``ctx``'s streams). ``process``: a new bash (``bash -c``, a
+        script), whose ``$$`` a ``kill`` may name; other subshells share their parent's."""
         saved = self._save()
+        self.__dict__["_traps"] = {}
         try:
-            return fn()
-        except _ExitShell as exc:
-            return exc.code
+            try:
+                status: Any = fn()
+            except _Killed as exc:
+                if not process:
+                    raise
+                status = exc
+            except _ExitShell as exc:
+                status = exc
+            if self.__dict__["_traps"]:
+                status = self._end_shell(
+                    status, ctx or _Ctx(_Input(), self._tty_out, self._tty_err, _Source("", set(), {}))
+                )
+            return status.code if isinstance(status, _ExitShell) else int(status)
         finally:
             self._restore(saved)

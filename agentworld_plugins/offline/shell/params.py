@@ -101,19 +101,19 @@ class ParamMixin(MachineState):
         m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*(\+\+|--)\s*", expr)
         if m:
             old = _arith_eval(m.group(1), lookup)
-            self.vars[m.group(1)] = str(old + (1 if m.group(2) == "++" else -1))
+            self._assign(m.group(1), str(old + (1 if m.group(2) == "++" else -1)))
             return old
         m = re.fullmatch(r"\s*(\+\+|--)\s*([A-Za-z_]\w*)\s*", expr)
         if m:
             new = _arith_eval(m.group(2), lookup) + (1 if m.group(1) == "++" else -1)
-            self.vars[m.group(2)] = str(new)
+            self._assign(m.group(2), str(new))
             return new
         m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*([-+*/%]?)=(?!=)(.*)", expr, re.S)
         if m:
             value = _arith_eval(m.group(3), lookup)
             if m.group(2):
                 value = _arith_eval(f"{_arith_eval(m.group(1), lookup)} {m.group(2)} ({value})", lookup)
-            self.vars[m.group(1)] = str(value)
+            self._assign(m.group(1), str(value))
             return value
         return _arith_eval(expr, lookup)
 
@@ -124,6 +124,10 @@ class ParamMixin(MachineState):
             m = _PIPESTATUS.fullmatch(inner)
             if m:
                 return self._pipestatus_item(m.group(2), ctx, length=bool(m.group(1)))
+        if "[" in inner:
+            got = self._array_param(inner, ctx)
+            if got is not None:
+                return " ".join(got) if isinstance(got, list) else got
         if inner.startswith("#") and len(inner) > 1 and (_NAME.fullmatch(inner[1:]) or inner[1:] in "@*#?"):
             if inner[1:] in "@*":
                 return str(len(self.positional))
@@ -146,6 +150,13 @@ class ParamMixin(MachineState):
             raise _unbound(f"${name}" if name.isdigit() else name)
         if not rest:
             return val
+        return self._param_ops(name, value, rest, ctx)
+
+    def _param_ops(self, name: str, value: str | None, rest: str, ctx: _Ctx) -> str:
+        """The operator part of ``${name...}`` (``rest``: ``:-x``, ``#pat``, ``/a/b``, ``:1:2``,
+        ``^^``, ...) applied to ``value`` (None: unset)."""
+        is_set = value is not None
+        val = value or ""
         for op in (":-", ":=", ":+", ":?", "-", "=", "+", "?"):
             if rest.startswith(op):
                 word = rest[len(op) :]
@@ -157,7 +168,7 @@ class ParamMixin(MachineState):
                     if usable:
                         return val
                     new = self.expand_text(word, ctx)
-                    self.vars[name] = new
+                    self._assign(name, new)
                     return new
                 if kind == "+":
                     return self.expand_text(word, ctx) if usable else ""
@@ -201,7 +212,24 @@ class ParamMixin(MachineState):
             if rest == ",,":
                 return val.lower()
             return (val[:1].upper() if rest == "^" else val[:1].lower()) + val[1:]
-        raise _ExpansionError(f"${{{inner}}}: bad substitution")
+        raise _ExpansionError(f"${{{name}{rest}}}: bad substitution")
+
+    def _param_words(self, inner: str, ctx: _Ctx) -> list[str] | None:
+        """The words ``"${inner}"`` gives inside double quotes when it is ``@``, ``name[@]`` (with
+        its operators) or ``!name[@]``: one per element; None for any other ``${...}``."""
+        if inner == "@":
+            return list(self.positional)
+        if "[" not in inner or "PIPESTATUS" in inner:
+            return None
+        parts = self._subscripted(inner)
+        if parts is None or parts[2] == "*" or parts[0] == "#":
+            if parts is not None and parts[2] == "*" and not parts[0]:  # "${a[*]}": one word
+                got = self._array_param(inner, ctx)
+                if isinstance(got, list):
+                    return [self.vars.get("IFS", " \t\n")[:1].join(got)]
+            return None
+        got = self._array_param(inner, ctx)
+        return got if isinstance(got, list) else None
 
     def _pattern_text(self, raw: str, ctx: _Ctx) -> str:
         """A pattern word: quoted parts are literal, unquoted glob characters stay special."""

@@ -162,6 +162,39 @@ def _arith_command(text: str, i: int, after_pattern: set[int]) -> tuple[str, int
     return rewritten(head, expressions), j + 2
 
 
+#: `NAME=(` / `NAME+=(`: a compound (array) assignment
+_COMPOUND = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=\(")
+#: what stands before an assignment in the words of a command: other assignments, or a
+#: declaration builtin and its words (`declare -a a=(...)`, `local x=1 a=(...)`)
+_BEFORE_ASSIGNMENT = re.compile(
+    r"(?:(?:declare|local|typeset|readonly|export)(?:[ \t]+[^\s;&|()]+)*"
+    r"|(?:[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]\s]*\])?\+?=[^\s;&|()]*[ \t]+)*)[ \t]*\Z"
+)
+
+
+def _compound_assignment(text: str, i: int, after_pattern: set[int]) -> tuple[str, str, int] | None:
+    """``NAME=( words )`` at ``text[i]`` where an assignment may stand: ``NAME=`` (or ``+=``),
+    the words, and the index after the ``)`` (-1: the text ends before it); else None."""
+    m = _COMPOUND.match(text, i)
+    if m is None:
+        return None
+    start = 1 + max(text.rfind(c, 0, i) for c in "\n;|&")  # where this command's words start
+    before = _BEFORE_ASSIGNMENT.search(text, start, i)  # the words before, if they allow it
+    if before is None or (
+        before.start() != start and not _command_starts(text, before.start(), after_pattern)
+    ):
+        return None
+    depth = 1
+    for j in _unquoted(text, m.end()):
+        if text[j] == "(":
+            depth += 1
+        elif text[j] == ")":
+            depth -= 1
+            if depth == 0:
+                return text[i : m.end() - 1], text[m.end() : j], j + 1
+    return text[i : m.end() - 1], "", -1
+
+
 _BLANK_RUN = re.compile(r"[ \t]*")
 
 #: a here-document delimiter that bashlex reads as the plain word it is (others get a stand-in)
@@ -188,6 +221,8 @@ def _prepare(text: str) -> _Source:
     test_command = False  # the open `[[` stands where a command does (not `echo [[`)
     pos = 0  # length of the output so far
     #: for each open ``case`` (innermost last): where its current clause's list starts in the output
+    #: (an index into ``out``: the list is never joined while it grows, which made a long case
+    #: script quadratic)
     cases: list[int] = []
     #: indexes of ``text`` where a command starts after a case pattern's ``)``
     clause_lists: set[int] = set()
@@ -197,13 +232,20 @@ def _prepare(text: str) -> _Source:
         out.append(s)
         pos += len(s)
 
+    def last_char(start: int = 0) -> str:
+        """The last character emitted (from ``out[start]`` on) that is not a blank or a tab."""
+        for k in range(len(out) - 1, start - 1, -1):
+            piece = out[k].rstrip(" \t")
+            if piece:
+                return piece[-1]
+        return ""
+
     def end_list() -> None:
         """Close the current clause's list before its ``elif``/``fi`` (an empty one gets a marker)."""
-        body = "".join(out)[cases[-1] :]
+        body = "".join(out[cases[-1] :])  # this clause's own list: linear over the whole case
         if re.fullmatch(r"(?:\s|#[^\n]*)*", body):
             emit(CASE_EMPTY)
-            body = CASE_EMPTY
-        if body.rstrip(" \t")[-1:] not in ("\n", ";", "&"):
+        if last_char(cases[-1]) not in ("\n", ";", "&"):
             emit("; ")
 
     def clause(patterns: list[str] | None, marker: str, first: str, replaced: str) -> None:
@@ -212,7 +254,7 @@ def _prepare(text: str) -> _Source:
             cases.pop()
             return
         emit(clause_header(marker, first, patterns, replaced))
-        cases[-1] = pos
+        cases[-1] = len(out)
 
     while i < n:
         c = text[i]
@@ -253,6 +295,17 @@ def _prepare(text: str) -> _Source:
                 continue
         if text.startswith("((", i) and at_word_start:
             unsupported = True
+        if at_word_start and not in_test and (c.isalpha() or c == "_"):
+            compound = _compound_assignment(text, i, clause_lists)
+            if compound is not None:  # `a=(x y)`: the words kept aside, a marker for bashlex
+                head, inner, j = compound
+                if j < 0:
+                    return _Source("".join(out), quoted, arith, unsupported, True)
+                marker = f"__AWARRAY{len(arith)}"
+                arith[marker] = inner
+                emit(head + marker)
+                i = j
+                continue
         if cases and c == ";" and text[i + 1 : i + 2] in (";", "&") and not in_test:
             term = ";;&" if text.startswith(";;&", i) else text[i : i + 2]
             try:
@@ -291,7 +344,7 @@ def _prepare(text: str) -> _Source:
             except ValueError:
                 word, patterns, j = "", None, -1
             if j > 0:
-                cases.append(pos)
+                cases.append(len(out))
                 if patterns is None:  # `case x in esac`: nothing to run, status 0
                     cases.pop()
                     emit(clause_header("if " + CASE_HEAD, word, [], text[i:j]) + CASE_EMPTY + "; fi")
@@ -300,7 +353,7 @@ def _prepare(text: str) -> _Source:
                     clause_lists.add(skip(_BLANK_RUN, text, j))
                 i = j
                 continue
-        if c == "#" and at_word_start:
+        if c == "#" and at_word_start and text[i - 2 : i] != "${":  # not `${#a[@]}`
             j = text.find("\n", i)
             j = n if j < 0 else j
             emit(text[i:j])
@@ -397,11 +450,7 @@ def _prepare(text: str) -> _Source:
                 heredocs[word_at] = "".join(body)
             pending = []
             continue
-        if (
-            c == "\n"
-            and _DO_LINE.match(text, i + 1)
-            and "".join(out).rstrip(" \t")[-1:] not in ("", *"\n;&|(")
-        ):
+        if c == "\n" and _DO_LINE.match(text, i + 1) and last_char() not in ("", *"\n;&|("):
             emit(";\n")  # bashlex refuses `while cond` + newline + `do`; bash reads it as `cond; do`
             i += 1
             continue
@@ -422,9 +471,11 @@ _UNSUPPORTED_HINT = re.compile(r"(^|[\s;&|(])(case|select|coproc)\s|\(\(|\w=\(|\
 
 
 #: units of work per character bashlex parses (it reads 20-30 us a character), per character
-#: the pre-pass reads, and per character of a line split without bashlex
+#: the pre-pass reads (0.5-0.7 us a character measured: a unit each, so that a script the reader
+#: grows and prepares again, twice as many lines each time, is not undercharged), and per
+#: character of a line split without bashlex
 PARSE_WORK = 20
-PREPARE_CHARS_PER_UNIT = 2
+PREPARE_CHARS_PER_UNIT = 1
 SIMPLE_CHARS_PER_UNIT = 16
 
 

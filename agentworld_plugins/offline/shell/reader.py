@@ -9,7 +9,7 @@ grows its piece, twice as many lines at each try, until bashlex parses it. Piece
 (:mod:`.simple`): a 100,000-line script parses in a fraction of the time one parse of the whole
 text took, and the lines that repeat (``x=$((x+1))``) parse once.
 
-Syntax the offline shell does not run (``select``, arrays) cannot say whether its piece
+Syntax the offline shell does not run (``select``, ``coproc``) cannot say whether its piece
 is complete; from there the rest of the text is one piece, as the whole text once was.
 """
 

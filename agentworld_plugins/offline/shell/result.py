@@ -21,3 +21,6 @@ class ShellResult:
     output: str = ""
     #: the shell exited (``exit``)
     exited: bool = False
+    #: the run's own deadline (``run(..., deadline=)``, a harness's timeout) passed on the
+    #: virtual clock and ended the command there (status 124)
+    timed_out: bool = False

@@ -82,3 +82,19 @@ def test_harbor_exec_and_files(world: World, tmp_path: Path) -> None:
     assert (tmp_path / "back" / "pkg" / "mod.py").read_text() == "VALUE = 3\n"
     assert (tmp_path / "single" / "run.sh").read_text() == "echo running\n"
     assert SimulatedEnvironment.type() == "agentworld" and not env.is_mounted
+
+
+def test_mini_swe_agent_timeouts_are_on_virtual_time_as_local_environment_reports_them(
+    world: World, tmp_path: Path
+) -> None:
+    """``execute(timeout=N)``: a command past N seconds of virtual time ends there at once and
+    comes back as mini-swe-agent's own LocalEnvironment reports subprocess's TimeoutExpired."""
+    local = pytest.importorskip("minisweagent.environments.local")
+    real = local.LocalEnvironment(cwd=str(tmp_path)).execute({"command": "echo partial; sleep 5"}, timeout=1)
+    env = MiniSweEnvironment(terminal=VirtualTerminal(world), cwd="/app")
+    ours = env.execute({"command": "echo partial; sleep 5"}, timeout=1)
+    assert ours == real
+    assert ours["returncode"] == -1 and ours["extra"]["exception_type"] == "TimeoutExpired"
+    # a busy loop ends when its work reaches the timeout; a command within it is untouched
+    assert env.execute({"command": "while :; do :; done"}, timeout=1)["returncode"] == -1
+    assert env.execute({"command": "sleep 2; echo ok"}, timeout=3)["output"] == "ok\n"

@@ -304,3 +304,23 @@ def test_a_relative_cassette_records_beside_the_caller(shim_env: dict[str, str],
     done = bash(env, "-c", "echo recorded", cwd=work)
     assert done.returncode == 0 and done.stdout == "recorded\n", done.stderr
     assert (work / "run.db").is_file()
+
+
+def test_the_callers_environment_reaches_the_command(shim_env: dict[str, str]) -> None:
+    """As a real ``bash -c`` inherits its caller's environment: exported variables are there
+    (for that command only), the machine keeps its own PATH and HOME, secrets stay on the host."""
+    env = {**shim_env, "FOO": "bar", "QUOTED": "a 'b' $c", "OPENAI_API_KEY": "sk-x", "DB_PASSWORD": "p"}
+    env["HOME"] = "/host/home"
+    ran = bash(env, "-c", 'echo "$FOO|$QUOTED|${OPENAI_API_KEY-unset}|${DB_PASSWORD-unset}|$HOME"')
+    assert (ran.stdout, ran.stderr, ran.returncode) == ("bar|a 'b' $c|unset|unset|/root\n", "", 0)
+    assert bash(shim_env, "-c", 'echo "[$FOO]"').stdout == "[]\n"  # it lasted for that command only
+    script = bash(env, "-c", "bash -c 'echo $FOO'; set -o | grep -c xtrace")
+    assert script.stdout.startswith("bar\n")
+
+
+def test_caller_env_keeps_the_machine_and_the_secrets() -> None:
+    from agentworld_plugins.adapters.shell.shim import caller_env
+
+    given = {"FOO": "1", "PATH": "/x", "GITHUB_TOKEN": "t", "AWS_REGION": "r", "my_secret": "s",
+             "LC_ALL": "C", "AGENTWORLD_HOME": "/h", "1BAD": "x", "PYTHONPATH": "/p", "BIG": "x" * 5000}  # fmt: skip
+    assert caller_env(given) == {"FOO": "1"}

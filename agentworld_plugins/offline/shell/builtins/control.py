@@ -6,9 +6,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ...vfs import FsError
-from ..errors import _ExitShell, _LoopControl, _Return
+from ..errors import _ExitShell, _LoopControl, _Replaced, _Return
 from ..pipes import delegating
-from ..registry import applet, builtin
+from ..registry import BUILTINS, applet, builtin
 
 if TYPE_CHECKING:
     from ..proc import _Proc
@@ -102,6 +102,24 @@ def _b_eval(p: _Proc) -> int:
 @builtin("exec")
 @delegating
 def _b_exec(p: _Proc) -> int:
+    """``exec CMD``: CMD takes the shell's place, which ends with its status (no EXIT trap);
+    ``exec`` with only redirections changes nothing here. An interactive shell's ``exec bash``
+    (a fresh login shell in its place) goes on as this one."""
     if not p.args:
         return 0
-    return p.vm._invoke(list(p.args), p.ctx)
+    vm = p.vm
+    name = p.args[0]
+    if (
+        vm.interactive
+        and not vm._scripts
+        and name in ("bash", "sh", "-bash")
+        and not {"-c"} & set(p.args[1:])
+    ):
+        return 0
+    known = name in vm.functions or name in BUILTINS or vm._locate(name) is not None
+    if not known:
+        p.shell_err(f"exec: {name}: not found")
+        if vm.interactive and not vm._scripts:
+            return 127
+        raise _Replaced(127)
+    raise _Replaced(vm._invoke(list(p.args), p.ctx))

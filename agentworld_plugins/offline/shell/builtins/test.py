@@ -97,8 +97,8 @@ def _test_eval(p: _Proc, args: list[str], double: bool) -> bool:
                     m = compile_regex(posix_regex(right, True)).search(left)
                 except re.error:
                     return False
-                if m:
-                    vm.vars["BASH_REMATCH"] = m.group(0)
+                # BASH_REMATCH: the match and each group ("" for one that took no part); none on failure
+                vm._array_replace("BASH_REMATCH", [m.group(0), *(g or "" for g in m.groups())] if m else [])
                 return m is not None
             if op in ("-nt", "-ot", "-ef"):
                 try:

@@ -1,4 +1,4 @@
-"""Builtins over variables: export, unset, read, set, shift, local, declare, let."""
+"""Builtins over variables: export, read, set, shift, let (declare, local, unset: ``declare``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 
 from ..arith import _arith_eval
 from ..constants import FLAG_OPTIONS, SIMULATED_OPTIONS
-from ..errors import _UsageError
+from ..errors import _ExpansionError, _UsageError
 from ..getopt import _getopt
 from ..names import _valid_name
 from ..proc import _Proc
@@ -40,30 +40,13 @@ def _b_export(p: _Proc) -> int:
             vm.exported.discard(name)
             continue
         if eq:
-            vm._assign(name, value, append)
+            try:
+                vm._assign(name, value, append)
+            except _ExpansionError as exc:  # readonly
+                p.shell_err(exc.message)
+                status = 1
+                continue
         vm.exported.add(name)
-    return status
-
-
-@builtin("unset")
-def _b_unset(p: _Proc) -> int:
-    vm = p.vm
-    functions = "-f" in p.args
-    status = 0
-    for name in p.args:
-        if name in ("-f", "-v"):
-            continue
-        if not _valid_name(name):
-            p.shell_err(f"unset: `{name}': not a valid identifier")
-            status = 1
-            continue
-        if functions:
-            vm.functions.pop(name, None)
-        elif name in vm.vars:
-            vm.vars.pop(name, None)
-            vm.exported.discard(name)
-        else:
-            vm.functions.pop(name, None)
     return status
 
 
@@ -181,46 +164,6 @@ def _b_shift(p: _Proc) -> int:
     return 0
 
 
-@builtin("local")
-def _b_local(p: _Proc) -> int:
-    vm = p.vm
-    if not vm._locals:
-        p.shell_err(f"{p.name}: can only be used in a function")
-        return 1
-    frame = vm._locals[-1]
-    for a in p.args:
-        if a.startswith("-"):
-            continue
-        name, eq, value = a.partition("=")
-        if name not in frame:
-            frame[name] = vm.vars.get(name)
-        vm._set_var(name, value if eq else vm.vars.get(name, ""))
-    return 0
-
-
-@builtin("declare", "typeset", "readonly")
-def _b_declare(p: _Proc) -> int:
-    vm = p.vm
-    export = any(a.startswith("-") and "x" in a for a in p.args)
-    names = [a for a in p.args if not a.startswith(("-", "+"))]
-    if not names:
-        return _b_export(p) if export else _b_set(_Proc(vm, "set", [], p.ctx))
-    for a in names:
-        name, eq, value = a.partition("=")
-        if not _valid_name(name):
-            p.shell_err(f"{p.name}: `{a}': not a valid identifier")
-            return 1
-        if vm._locals and p.name in ("declare", "typeset") and name not in vm._locals[-1]:
-            vm._locals[-1][name] = vm.vars.get(name)
-        if eq:
-            vm._set_var(name, value)
-        else:
-            vm.vars.setdefault(name, "")
-        if export:
-            vm.exported.add(name)
-    return 0
-
-
 @builtin("let")
 def _b_let(p: _Proc) -> int:
     value = 0
@@ -228,7 +171,7 @@ def _b_let(p: _Proc) -> int:
         name, eq, rhs = expr.partition("=")
         if eq and _valid_name(name.strip()) and not rhs.startswith("="):
             value = _arith_eval(rhs, lambda v: p.vm.getvar(v) or "")
-            p.vm.vars[name.strip()] = str(value)
+            p.vm._assign(name.strip(), str(value))
         else:
             value = _arith_eval(expr, lambda v: p.vm.getvar(v) or "")
     return 0 if value else 1

@@ -35,6 +35,8 @@ def _u_bash(p: _Proc) -> int:
                     (options.add if flags[0] == "-" else options.discard)(name)
             elif flag in FLAG_OPTIONS:
                 (options.add if flags[0] == "-" else options.discard)(FLAG_OPTIONS[flag])
+            elif flag == "n":  # read the commands, run none (a syntax check)
+                (options.add if flags[0] == "-" else options.discard)("noexec")
     if command_mode:
         args.insert(0, "-c")
     if args and args[0] in ("--version",):
@@ -49,8 +51,8 @@ def _u_bash(p: _Proc) -> int:
         return vm._run_script(command, script_args, p.ctx, name="bash", options=options)
     if not args:
         stdin = p.ctx.stdin.read()
-        if stdin:
-            return vm._run_script(stdin, [p.name], p.ctx, name="bash", options=options)
+        if stdin:  # a script read from stdin (its syntax errors say `bash: line N:`, not `-c:`)
+            return vm._run_script(stdin, [p.name], p.ctx, name="bash", options=options | {"stdin"})
         vm._unknown.append(p.name)
         return 0
     path = p.path(args[0])

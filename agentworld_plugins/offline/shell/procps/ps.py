@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..registry import applet, builtin
+from ..signals import kill_shell, signal_of
 
 if TYPE_CHECKING:
     from ..proc import _Proc
@@ -33,7 +34,11 @@ def _u_ps(p: _Proc) -> int:
 @builtin("kill")
 @applet("kill")
 def _u_kill(p: _Proc) -> int:
-    targets = [a for a in p.args if not a.startswith("-")]
+    signal, targets = signal_of(p)
+    if signal is None:
+        return 1
+    if "1" in targets:  # $$: the shell itself
+        return kill_shell(p, signal)
     if not targets:
         p.ctx.err.write(
             "kill: usage: kill [-s sigspec | -n signum | -sigspec] pid | jobspec ... or kill -l [sigspec]\n"

@@ -1,0 +1,222 @@
+"""declare, typeset, local, readonly and unset: variables with attributes and arrays.
+
+The attributes are bash's letters: ``-a`` indexed array, ``-A`` associative array, ``-i``
+integer (assignments are arithmetic), ``-l``/``-u`` lower/upper case, ``-r`` readonly, ``-x``
+exported; ``+x`` takes one off (never ``+r``). ``-p`` prints declarations as bash does
+(``declare -a a=([0]="x" [1]="y")``). Inside a function ``declare`` and ``local`` make the name
+local: its value, elements and attributes come back when the function returns.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from ..arrays import COMPOUND_MARKER, SUBSCRIPTED, Compound
+from ..brackets import _match_closing
+from ..errors import _ExpansionError
+from ..names import _valid_name
+from ..proc import _Proc
+from ..registry import BUILTINS, builtin
+
+if TYPE_CHECKING:
+    from ..machine import VirtualMachine
+
+#: the attribute letters, in the order bash prints them
+_LETTERS = "aAilnrtux"
+_SETTABLE = set("aAilrux")
+
+
+def _quoted(value: str) -> str:
+    """A value as ``declare -p`` shows it (``$'...'`` when it holds a newline or a control)."""
+    if any(ord(c) < 32 or c == "\x7f" for c in value):
+        escaped = value.replace("\\", "\\\\").replace("'", "\\'")
+        for c, e in (("\n", "\\n"), ("\t", "\\t"), ("\r", "\\r"), ("\x1b", "\\E")):
+            escaped = escaped.replace(c, e)
+        return "$'" + re.sub(r"[\x00-\x1f\x7f]", lambda m: f"\\{ord(m.group(0)):03o}", escaped) + "'"
+    return '"' + re.sub(r'([\\"$`])', r"\\\1", value) + '"'
+
+
+def declaration(vm: VirtualMachine, name: str) -> str | None:
+    """``declare -p name``'s line, or None when ``name`` is neither set nor declared."""
+    attrs = vm._attrs().get(name, set())
+    letters = {*attrs} | ({"x"} if name in vm.exported else set())
+    flags = "".join(c for c in _LETTERS if c in letters) or "-"
+    items = vm._arrays().get(name)
+    if items is not None:
+        if not items:
+            return f"declare -{flags} {name}"
+        keys = list(items) if vm._is_assoc(name) else sorted(items)
+        body = " ".join(f"[{k}]={_quoted(items[k])}" for k in keys)
+        return f"declare -{flags} {name}=({body}{' ' if vm._is_assoc(name) else ''})"
+    if name in vm.vars:
+        return f"declare -{flags} {name}={_quoted(vm.vars[name])}"
+    if attrs or name in vm.exported:
+        return f"declare -{flags} {name}"
+    return None
+
+
+def _parse_flags(p: _Proc) -> tuple[set[str], set[str], list[str], bool] | int:
+    on: set[str] = set()
+    off: set[str] = set()
+    names: list[str] = []
+    printing = False
+    for a in p.args:
+        if names or a[:1] not in ("-", "+") or a in ("-", "+"):
+            names.append(a)
+            continue
+        if a == "--":
+            names.append(a)
+            continue
+        for letter in a[1:]:
+            if letter == "p":
+                printing = True
+            elif letter in ("g", "f", "F"):
+                continue
+            elif letter in _SETTABLE or letter in "nt":
+                (on if a[0] == "-" else off).add(letter)
+            else:
+                p.shell_err(f"{p.name}: {a[0]}{letter}: invalid option")
+                p.ctx.err.write(
+                    f"{p.name}: usage: {p.name} [-aAfFgiIlnrtux] [name[=value] ...] or {p.name} -p [-aAfFilnrtux] [name ...]\n"
+                )
+                return 2
+    if names[:1] == ["--"]:
+        names = names[1:]
+    return on, off, names, printing
+
+
+@builtin("declare", "typeset", "local", "readonly")
+def _b_declare(p: _Proc) -> int:
+    vm = p.vm
+    if p.name == "local" and not vm._locals:
+        p.shell_err(f"{p.name}: can only be used in a function")
+        return 1
+    parsed = _parse_flags(p)
+    if isinstance(parsed, int):
+        return parsed
+    on, off, names, printing = parsed
+    if p.name == "readonly":
+        on.add("r")
+    if printing or not names:
+        return _print(p, names, on if (printing or p.name == "readonly" or on) else None)
+    status = 0
+    for word in names:
+        try:
+            status |= _declare_one(p, word, on, off)
+        except _ExpansionError as exc:  # `declare: x: readonly variable`, a bad subscript
+            p.shell_err(
+                f"{p.name}: {exc.message}" if exc.message.endswith("readonly variable") else exc.message
+            )
+            status = 1
+    return status
+
+
+def _declare_one(p: _Proc, word: str, on: set[str], off: set[str]) -> int:
+    vm = p.vm
+    name, eq, value = word.partition("=")
+    append = name.endswith("+")
+    if append:
+        name = name[:-1]
+    target = name
+    m = SUBSCRIPTED.match(name)
+    if m and name.endswith("]") and _match_closing(name, m.end(), "[]") == len(name) - 1:
+        name = m.group(1)
+    if not _valid_name(name):
+        p.shell_err(f"{p.name}: `{word}': not a valid identifier")
+        return 1
+    if vm._has_attr(name, "r") and (eq or off - {"x"} or on - {"r", "x"}):
+        raise _ExpansionError(f"{name}: readonly variable")
+    local = vm._locals and (p.name == "local" or (p.name in ("declare", "typeset") and "g" not in on))
+    if local and name not in vm._locals[-1]:
+        vm._locals[-1][name] = vm._snapshot_var(name)
+    attrs = vm._attrs().setdefault(name, set())
+    if "A" in on and name in vm._arrays() and not vm._is_assoc(name):
+        p.shell_err(f"{p.name}: {name}: cannot convert indexed to associative array")
+        return 1
+    attrs |= on - {"r", "x"}
+    attrs -= off
+    if "l" in on:
+        attrs.discard("u")
+    if "u" in on:
+        attrs.discard("l")
+    if ("a" in on or "A" in on) and name not in vm._arrays():
+        vm._to_array(name)
+    if eq:
+        marker = value if COMPOUND_MARKER.fullmatch(value) and value in p.ctx.src.arith else None
+        assigned: str = Compound.of(p.ctx.src.arith[marker], p.ctx) if marker else value
+        vm._assign(target, assigned, append)
+    elif name not in vm.vars and name not in vm._arrays() and not local:
+        pass  # declared, not set (`declare -i n`: `declare -p n` shows it, `$n` is empty)
+    if not vm._attrs().get(name):
+        vm._attrs().pop(name, None)
+    if "x" in on:
+        vm.exported.add(name)
+    if "x" in off:
+        vm.exported.discard(name)
+    if "r" in on:
+        vm._attrs().setdefault(name, set()).add("r")
+    return 0
+
+
+def _print(p: _Proc, names: list[str], having: set[str] | None) -> int:
+    vm = p.vm
+    if names:
+        status = 0
+        for name in names:
+            line = declaration(vm, name)
+            if line is None:
+                p.shell_err(f"{p.name}: {name}: not found")
+                status = 1
+            else:
+                p.out(line + "\n")
+        return status
+    if having is None:  # plain `declare`: what `set` prints
+        return BUILTINS["set"](_Proc(vm, "set", [], p.ctx))
+    shown = sorted(set(vm.vars) | set(vm._arrays()) | set(vm._attrs()) | vm.exported)
+    for name in shown:
+        letters = vm._attrs().get(name, set()) | ({"x"} if name in vm.exported else set())
+        if having - {"p"} <= letters:
+            line = declaration(vm, name)
+            if line is not None:
+                p.out(line + "\n")
+    return 0
+
+
+@builtin("unset")
+def _b_unset(p: _Proc) -> int:
+    vm = p.vm
+    functions = "-f" in p.args
+    status = 0
+    for word in p.args:
+        if word in ("-f", "-v", "-n"):
+            continue
+        name, sub = word, None
+        m = SUBSCRIPTED.match(word)
+        if m and word.endswith("]"):
+            name, sub = m.group(1), word[m.end() : -1]
+        if not _valid_name(name):
+            p.shell_err(f"unset: `{word}': not a valid identifier")
+            status = 1
+            continue
+        if functions:
+            vm.functions.pop(name, None)
+            continue
+        if vm._has_attr(name, "r"):
+            p.shell_err(f"unset: {name}: cannot unset: readonly variable")
+            status = 1
+            continue
+        if sub is not None:
+            if sub in ("@", "*"):
+                vm._drop_array(name)
+                vm.vars.pop(name, None)
+            else:
+                vm._array_unset(name, vm._array_key(name, sub, p.ctx))
+        elif name in vm.vars or name in vm._arrays() or name in vm._attrs():
+            vm._drop_array(name)
+            vm._attrs().pop(name, None)
+            vm.vars.pop(name, None)
+            vm.exported.discard(name)
+        else:
+            vm.functions.pop(name, None)
+    return status
