@@ -11,13 +11,23 @@ from agentworld_plugins.domains.terminal import TerminalDomain
 from agentworld_plugins.offline.shell import VirtualMachine
 
 
+#: what an agent types once git has refused to commit without an identity
+IDENTITY = "git config --global user.name 'Dev' && git config --global user.email dev@example.com"
+
+
+def with_identity() -> VirtualMachine:
+    vm = VirtualMachine(interactive=False)
+    vm.run(IDENTITY)
+    return vm
+
+
 def run(vm: VirtualMachine, command: str) -> tuple[str, str, int]:
     r = vm.run(command)
     return r.stdout, r.stderr, r.exit_code
 
 
 def test_init_status_add_commit_and_diff_like_git() -> None:
-    vm = VirtualMachine(interactive=False)
+    vm = with_identity()
     assert run(vm, "git status") == (
         "",
         "fatal: not a git repository (or any of the parent directories): .git\n",
@@ -50,7 +60,7 @@ def test_init_status_add_commit_and_diff_like_git() -> None:
 
 
 def test_branches_checkout_and_restore_move_the_work_tree() -> None:
-    vm = VirtualMachine(interactive=False)
+    vm = with_identity()
     vm.run("git init -q && git add . && git commit -qm base")
     assert run(vm, "git checkout -b feature") == ("", "Switched to a new branch 'feature'\n", 0)
     vm.run("echo changed > README.md && git commit -qam readme")
@@ -89,10 +99,10 @@ def test_gitignore_and_config_identity() -> None:
 def test_a_coding_agent_uses_git_in_the_terminal_domain() -> None:
     domain = TerminalDomain()
     state: dict[str, Any] = {}
-    keys = "git init -q && git add . && git commit -qm start\nsed -i 's/world/there/' main.py\ngit diff\n"
+    keys = f"{IDENTITY}\ngit init -q && git add . && git commit -qm start\nsed -i 's/world/there/' main.py\ngit diff\n"
     result = domain.offline_step(state, domain.validate_action([{"keystrokes": keys}]), {})
     assert '-    print(greet("world"))\n+    print(greet("there"))\n' in result.text
-    assert result.metadata["exit_codes"] == [0, 0, 0] and "offline_unknown_effect" not in result.metadata
+    assert result.metadata["exit_codes"] == [0, 0, 0, 0] and "offline_unknown_effect" not in result.metadata
     result = domain.offline_step(
         state,
         domain.validate_action([{"keystrokes": "git commit -qam fix && git log --oneline | wc -l\n"}]),
@@ -111,7 +121,9 @@ def test_a_coding_agent_uses_git_in_the_swe_domain() -> None:
 
     assert (
         "Exit Code: 0"
-        in call("run_shell_command", command="git init -q && git add -A && git commit -qm init").text
+        in call(
+            "run_shell_command", command=f"{IDENTITY} && git init -q && git add -A && git commit -qm init"
+        ).text
     )
     call("replace", file_path="/app/a.py", old_string="x = 1", new_string="x = 2")
     diff = call("run_shell_command", command="git diff").text

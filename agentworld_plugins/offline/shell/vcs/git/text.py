@@ -174,7 +174,21 @@ def diffstat(
     return "".join(out)
 
 
-def git_date(epoch: int) -> str:
-    """``Thu Jan 15 09:30:05 2026 +0000`` (git's default date format, in UTC)."""
-    t = time.gmtime(epoch)
-    return time.strftime("%a %b ", t) + f"{t.tm_mday} " + time.strftime("%H:%M:%S %Y", t) + " +0000"
+def _local(epoch: int, tz: str) -> time.struct_time:
+    sign = -1 if tz.startswith("-") else 1
+    return time.gmtime(epoch + sign * (int(tz[1:3]) * 3600 + int(tz[3:5]) * 60))
+
+
+def git_date(epoch: int, tz: str = "+0000") -> str:
+    """``Thu Jan 15 09:30:05 2026 +0000`` (git's default date format, in the author's zone)."""
+    t = _local(epoch, tz)
+    return time.strftime("%a %b ", t) + f"{t.tm_mday} " + time.strftime("%H:%M:%S %Y", t) + f" {tz}"
+
+
+def iso_date(epoch: int, tz: str = "+0000", strict: bool = False) -> str:
+    """``2026-01-15 09:30:05 +0000`` (``%ai``), or strict ISO 8601 ``2026-01-15T09:30:05+00:00``."""
+    t = _local(epoch, tz)
+    if strict:
+        zone = f"{tz[:3]}:{tz[3:]}"
+        return time.strftime("%Y-%m-%dT%H:%M:%S", t) + zone
+    return time.strftime("%Y-%m-%d %H:%M:%S", t) + f" {tz}"

@@ -6,6 +6,7 @@ import posixpath
 from typing import TYPE_CHECKING
 
 from ....vfs import FsError
+from .ident import person
 from .repo import Entries, GitError, Repo, read_config, write_config
 from .text import changed_paths, diffstat, shown_path
 
@@ -206,14 +207,6 @@ def cmd_rm(p: _Proc, args: list[str]) -> int:
     return 0
 
 
-def identity(p: _Proc, repo: Repo) -> str:
-    config = read_config(p.fs, repo.config_files())
-    env = p.vm.vars
-    name = env.get("GIT_AUTHOR_NAME") or config.get("user.name") or p.vm.user
-    email = env.get("GIT_AUTHOR_EMAIL") or config.get("user.email") or f"{p.vm.user}@{p.vm.hostname}"
-    return f"{name} <{email}> {p.fs.now()} +0000"
-
-
 def cmd_commit(p: _Proc, args: list[str]) -> int:
     repo = need_repo(p)
     messages: list[str] = []
@@ -274,7 +267,11 @@ def cmd_commit(p: _Proc, args: list[str]) -> int:
         p.ctx.err.write("Aborting commit due to empty commit message.\n")
         return 1
     message = "\n\n".join(m.strip("\n") for m in messages) + "\n"
-    sha = repo.write_commit(repo.write_tree(index), parents, identity(p, repo), message)
+    author = person(p, repo, "author")
+    committer = person(p, repo, "committer")
+    if amend and "--reset-author" not in args and repo.head():
+        author = repo.commit(repo.head() or "").author
+    sha = repo.write_commit(repo.write_tree(index), parents, author, message, committer)
     repo.set_head(sha)
     if not quiet:
         branch = repo.branch() or "detached HEAD"
