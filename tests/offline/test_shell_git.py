@@ -10,7 +10,6 @@ from agentworld_plugins.domains.swe import SweDomain
 from agentworld_plugins.domains.terminal import TerminalDomain
 from agentworld_plugins.offline.shell import VirtualMachine
 
-
 #: what an agent types once git has refused to commit without an identity
 IDENTITY = "git config --global user.name 'Dev' && git config --global user.email dev@example.com"
 
