@@ -32,7 +32,11 @@ def test_init_status_add_commit_and_diff_like_git() -> None:
         "fatal: not a git repository (or any of the parent directories): .git\n",
         128,
     )
-    assert run(vm, "git init") == ("Initialized empty Git repository in /app/.git/\n", "", 0)
+    out, err, code = run(vm, "git init")  # git 2.43 without init.defaultBranch: the branch-name hint
+    assert (out, code) == ("Initialized empty Git repository in /app/.git/\n", 0)
+    assert err.startswith("hint: Using 'master' as the name for the initial branch.") and err.endswith(
+        "hint: \tgit branch -m <name>\n"
+    )
     status = vm.run("git status").stdout
     assert "No commits yet" in status and "Untracked files:" in status and "\tmain.py\n" in status
     assert run(vm, "git add . && git commit -qm first") == ("", "", 0)

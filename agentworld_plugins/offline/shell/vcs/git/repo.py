@@ -123,14 +123,14 @@ class Repo:
             path = posixpath.dirname(path)
 
     @classmethod
-    def init(cls, fs: VirtualFS, root: str) -> tuple[Repo, bool]:
+    def init(cls, fs: VirtualFS, root: str, branch: str | None = None) -> tuple[Repo, bool]:
         """Create (or find) the repository at ``root``; whether it existed already."""
         repo = cls(fs, root)
         existed = fs.is_file(posixpath.join(repo.gitdir, "HEAD"))
         if not existed:
             for sub in ("objects", "refs/heads", "refs/tags", "info", "hooks"):
                 fs.mkdir(posixpath.join(repo.gitdir, sub), parents=True)
-            fs.write(posixpath.join(repo.gitdir, "HEAD"), f"ref: refs/heads/{DEFAULT_BRANCH}\n")
+            fs.write(posixpath.join(repo.gitdir, "HEAD"), f"ref: refs/heads/{branch or DEFAULT_BRANCH}\n")
             fs.write(
                 posixpath.join(repo.gitdir, "config"),
                 "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n"

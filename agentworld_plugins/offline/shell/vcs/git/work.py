@@ -22,16 +22,50 @@ def need_repo(p: _Proc) -> Repo:
     return repo
 
 
+_BRANCH_HINT = "".join(
+    f"hint: {line}\n"
+    for line in (
+        "Using 'master' as the name for the initial branch. This default branch name",
+        "is subject to change. To configure the initial branch name to use in all",
+        "of your new repositories, which will suppress this warning, call:",
+        "",
+        "\tgit config --global init.defaultBranch <name>",
+        "",
+        "Names commonly chosen instead of 'master' are 'main', 'trunk' and",
+        "'development'. The just-created branch can be renamed via this command:",
+        "",
+        "\tgit branch -m <name>",
+    )
+)
+
+
 def cmd_init(p: _Proc, args: list[str]) -> int:
+    from .ident import config
+
     quiet = "-q" in args or "--quiet" in args
-    operands = [a for a in args if not a.startswith("-")]
+    branch = None
+    operands = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-b", "--initial-branch") and i + 1 < len(args):
+            branch = args[i + 1]
+            i += 1
+        elif a.startswith("--initial-branch="):
+            branch = a.split("=", 1)[1]
+        elif not a.startswith("-"):
+            operands.append(a)
+        i += 1
     root = p.path(operands[0]) if operands else p.vm.cwd
     try:
         p.fs.mkdir(root, parents=True)
     except FsError as exc:
         raise GitError(f"cannot mkdir {operands[0]}: {exc.strerror}") from None
-    repo, existed = Repo.init(p.fs, root)
+    configured = config(p, None).get("init.defaultbranch")
+    repo, existed = Repo.init(p.fs, root, branch or configured)
     if not quiet:
+        if not existed and branch is None and configured is None:
+            p.ctx.err.write(_BRANCH_HINT)
         word = "Reinitialized existing" if existed else "Initialized empty"
         p.out(f"{word} Git repository in {repo.gitdir}/\n")
     return 0
