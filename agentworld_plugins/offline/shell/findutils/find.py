@@ -147,7 +147,14 @@ def _u_find(p: _Proc) -> Generator[str, None, int]:
                 return size == amount
 
             return size_test
-        if tok in ("-newer", "-mtime", "-mmin", "-perm", "-user", "-group", "-uid", "-gid"):
+        if tok == "-newer":
+            ref = need(tok)
+            try:
+                stamp = p.fs.stat(p.path(ref)).mtime
+            except FsError as exc:
+                raise _FindError(f"{locale_quote(ref)}: {exc.strerror}") from None
+            return lambda shown, path, node, depth: node.mtime > stamp
+        if tok in ("-mtime", "-mmin", "-perm", "-user", "-group", "-uid", "-gid"):
             need(tok)
             return lambda *x: True
         if tok in ("-true", "-print", "-print0", "-ls", "-prune", "-readable", "-writable", "-executable"):

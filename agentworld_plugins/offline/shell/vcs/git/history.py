@@ -187,7 +187,9 @@ def cmd_log(p: _Proc, args: list[str]) -> int:
         start = repo.resolve(rest[0])
         if start is None:
             raise GitError(
-                f"ambiguous argument '{rest[0]}': unknown revision or path not in the working tree."
+                f"ambiguous argument '{rest[0]}': unknown revision or path not in the working tree.\n"
+                "Use '--' to separate paths from revisions, like this:\n"
+                "'git <command> [<revision>...] -- [<file>...]'"
             )
     if start is None:
         raise GitError(f"your current branch '{repo.branch()}' does not have any commits yet")
@@ -217,7 +219,8 @@ def cmd_show(p: _Proc, args: list[str]) -> int:
         raise GitError(f"ambiguous argument '{target}': unknown revision or path not in the working tree.")
     commit = repo.commit(sha)
     parent = repo.commit_entries(commit.parents[0]) if commit.parents else {}
-    p.out(_entry(p, repo, commit, oneline, fmt))
+    if fmt != "":  # --format= (empty): no header at all
+        p.out(_entry(p, repo, commit, oneline, fmt))
     if "--stat" in args:
         p.out("\n" + diffstat(repo, parent, repo.commit_entries(sha)))
     elif "--name-only" in args:

@@ -399,8 +399,13 @@ class Repo:
     def worktree(self) -> dict[str, tuple[str, bytes]]:
         """Every file of the work tree not ignored: ``{path: (mode, content)}`` (``.git`` left out)."""
         rules = self._ignore_rules()
+        tracked = set(self.read_index()) if rules else set()
+        tracked_dirs = {q.rsplit("/", 1)[0] for q in tracked if "/" in q}
+        tracked_dirs |= {d.rsplit("/", k)[0] for d in list(tracked_dirs) for k in range(1, d.count("/") + 1)}
 
         def ignored(rel: str, is_dir: bool) -> bool:
+            if rel in tracked or (is_dir and rel in tracked_dirs):  # ignore rules never hide a tracked file
+                return False
             hit = False
             for rx, dir_only, negate in rules:
                 if (is_dir or not dir_only) and rx.match(rel):

@@ -109,8 +109,15 @@ def cmd_status(p: _Proc, args: list[str]) -> int:
     staged = changed_paths(head, index)
     unstaged = {path: kind for path, kind in changed_paths(index, work).items() if kind != "A"}
     untracked = untracked_paths(index, work)
-    if "-s" in args or "--short" in args or any(a.startswith("--porcelain") for a in args):
+    short = any(a in ("-s", "--short", "-sb", "-bs") or a.startswith("--porcelain") for a in args)
+    if short:
         lines = []
+        if any(a in ("-b", "--branch", "-sb", "-bs") for a in args):
+            branch = repo.branch()
+            if head_sha is None:
+                lines.append(f"## No commits yet on {branch}\n")
+            else:
+                lines.append(f"## {branch}\n" if branch else "## HEAD (no branch)\n")
         for path in sorted(set(staged) | set(unstaged)):
             lines.append(f"{staged.get(path, ' ')}{unstaged.get(path, ' ')} {_rel(p, repo, path)}\n")
         lines.extend(f"?? {_rel(p, repo, path)}\n" for path in untracked)
