@@ -123,7 +123,9 @@ def table(results: dict[str, list[tuple[str, Outcome, Outcome]]]) -> str:
     lines = ["| category | identical | share | floor |", "|---|---|---|---|"]
     for cat, (same, total) in counts.items():
         floor = FLOORS[cat]
-        lines.append(f"| {cat} | {same}/{total} | {same / total:.1%} | {'-' if floor is None else f'{floor:.0%}'} |")
+        lines.append(
+            f"| {cat} | {same}/{total} | {same / total:.1%} | {'-' if floor is None else f'{floor:.0%}'} |"
+        )
     same = sum(counts[c][0] for c in counts)
     total = sum(counts[c][1] for c in counts)
     held_same = sum(counts[c][0] for c in HELD)
@@ -137,7 +139,11 @@ def table(results: dict[str, list[tuple[str, Outcome, Outcome]]]) -> str:
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple[str, Outcome, Outcome]]]:
     bash = shutil.which("bash", path="/usr/bin:/bin")
-    if bash is None or shutil.which("git", path="/usr/bin:/bin") is None or not sys.platform.startswith("linux"):
+    if (
+        bash is None
+        or shutil.which("git", path="/usr/bin:/bin") is None
+        or not sys.platform.startswith("linux")
+    ):
         pytest.skip("no bash, GNU userland and git on this machine to compare with")
     return measure(tmp_path_factory.mktemp("realism"))
 

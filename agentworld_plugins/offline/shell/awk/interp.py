@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 #: units of work of one statement, one record, one function call
 STATEMENT_WORK = 2
 RECORD_WORK = 2
-#: the deepest awk function recursion (gawk's is bounded by memory)
-MAX_DEPTH = 500
+#: the deepest awk function recursion (gawk's is bounded by memory; here by the host's stack)
+MAX_DEPTH = 100
 
 
 class AwkFatal(Exception):

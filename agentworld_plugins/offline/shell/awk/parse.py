@@ -251,12 +251,18 @@ class Parser:
                 self.take()
                 self.newlines()
                 prog.begin.append(self.block())
+                self.terminators()
+                continue
             elif kind == "END":
                 self.take()
                 self.newlines()
                 prog.end.append(self.block())
+                self.terminators()
+                continue
             elif kind == "function":
                 self.function(prog)
+                self.terminators()
+                continue
             else:
                 pattern = pattern2 = None
                 if kind != "{":
@@ -267,6 +273,9 @@ class Parser:
                         pattern2 = self.expr()
                 action = self.block() if self.tok.kind == "{" else None
                 prog.main.append((pattern, pattern2, action))
+                if action is not None:  # `{...} pattern {...}`: a new item may follow a block at once
+                    self.terminators()
+                    continue
             if self.tok.kind not in ("NEWLINE", ";", "EOF", "{", "BEGIN", "END", "function"):
                 self.fail()
             self.terminators()
