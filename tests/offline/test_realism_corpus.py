@@ -19,10 +19,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from realism_corpus import CORPUS, EXECUTABLE, GIT_ENV, GIT_SETUP, SEED_FILES  # noqa: E402
+from realism_corpus import CORPUS, EXECUTABLE, GIT_ENV, GIT_SETUP, SEED_FILES
 
-from agentworld_plugins.offline.shell import VirtualMachine  # noqa: E402
-from agentworld_plugins.offline.shell.limits import StepLimits  # noqa: E402
+from agentworld_plugins.offline.shell import VirtualMachine
+from agentworld_plugins.offline.shell.limits import StepLimits
 
 #: the share of each category's lines that must be identical (python3 -c and pip are measured,
 #: not held: another branch brings a real Python; "shell syntax" is the floor measured here,

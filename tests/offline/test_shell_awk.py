@@ -149,6 +149,7 @@ def test_awk_is_bounded_by_the_step_budget() -> None:
             152,
             "bash: CPU time limit exceeded (the offline step budget is 0.5 s of work)\n",
         )
+    vm.limits = StepLimits(seconds=5, memory_mb=64)  # the memory budget ends this one first
     r = vm.run("awk 'BEGIN {s = \"x\"; while (1) s = s s}'")
     assert r.exit_code == 2 and "xmalloc: cannot allocate" in r.stderr
     r = vm.run("awk 'function f(n) {return f(n + 1)} BEGIN {f(1)}'")
