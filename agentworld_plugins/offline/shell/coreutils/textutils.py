@@ -66,11 +66,15 @@ def _fold_line(line: str, width: int, spaces: bool, count_bytes: bool) -> str:
 
 @applet("fold")
 def _u_fold(p: _Proc) -> int:
-    args = [("-w" + a[1:]) if re.fullmatch(r"-\d+", a) else a for a in p.args]
+    args: list[str] = []
+    for a in p.args:  # the obsolete -N (and -bN, -s12) mean -w N
+        m = re.fullmatch(r"-([bs]*)(\d+)", a)
+        args.extend(([f"-{m.group(1)}"] if m.group(1) else []) + [f"-w{m.group(2)}"] if m else [a])
     opts, files = _getopt(args, "bsw:", {"bytes": "b", "spaces": "s", "width=": "w"})
     raw = _last(opts, "w", "80") or "80"
     if not raw.isdigit() or int(raw) < 1:
-        p.err(f"invalid number of columns: {quote_always(raw)}")
+        reason = ": Numerical result out of range" if raw.isdigit() else ""
+        p.err(f"invalid number of columns: {locale_quote(raw)}{reason}")
         return 1
     width = int(raw)
     status = 0
@@ -172,7 +176,7 @@ def _u_shuf(p: _Proc) -> int:
         spec = _last(opts, "i") or ""
         m = re.fullmatch(r"(\d+)-(\d+)", spec)
         if not m or int(m.group(1)) > int(m.group(2)) + 1:
-            p.err(f"invalid input range: {quote_always(spec)}")
+            p.err(f"invalid input range: {locale_quote(spec)}")
             return 1
         lo, hi = int(m.group(1)), int(m.group(2))
         current().reserve((hi - lo) * 8)
