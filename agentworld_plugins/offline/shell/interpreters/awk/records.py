@@ -7,7 +7,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..proc import _Proc
+    from ...proc import _Proc
 
 _BLANKS = re.compile(r"[ \t\n]+")
 
@@ -68,8 +68,8 @@ class Reader:
                 return text[pos:]
             self.pos = end + 1
             return text[pos:end]
-        from ..patterns import posix_regex
-        from ..regex import compile_regex
+        from ...patterns import posix_regex
+        from ...regex import compile_regex
 
         m = compile_regex(posix_regex(rs, True), re.DOTALL).search(text, pos)
         if m is None or m.end() == m.start():

@@ -6,7 +6,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from .records import split_fields
-from .values import UNINIT, format_printf, strnum, to_num, to_str
+from .values import UNINIT, AwkFatal, format_printf, strnum, to_num, to_str
 
 if TYPE_CHECKING:
     from .interp import Awk
@@ -14,8 +14,6 @@ if TYPE_CHECKING:
 
 
 def _arity(name: str, args: list[Node], low: int, high: int) -> None:
-    from .interp import AwkFatal
-
     if not low <= len(args) <= high:
         raise AwkFatal(f"{name}: called with {len(args)} arguments")
 
@@ -122,8 +120,6 @@ def call_builtin(awk: Awk, name: str, args: list[Node]) -> Any:
         _arity(name, args, 2, 3)
         text = s(0)
         if args[1][0] != "var":
-            from .interp import AwkFatal
-
             raise AwkFatal("split: second argument is not an array")
         arr = awk.array(args[1][1])
         if len(args) > 2:
@@ -162,8 +158,6 @@ def call_builtin(awk: Awk, name: str, args: list[Node]) -> Any:
         return float(start)
     if name == "sprintf":
         if not args:
-            from .interp import AwkFatal
-
             raise AwkFatal("sprintf: no arguments")
         values = [awk.scalar(a) for a in args]
         text = format_printf(to_str(values[0], fmt), values[1:], fmt)

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...vfs import FsError
-from ..registry import applet
-from .interp import Awk, AwkFatal
+from ....vfs import FsError
+from ...registry import applet
+from .interp import Awk
 from .parse import AwkSyntaxError, parse, unescape
+from .values import AwkFatal
 
 if TYPE_CHECKING:
-    from ..proc import _Proc
+    from ...proc import _Proc
 
 _USAGE = "Usage: awk [POSIX or GNU style options] -f progfile [--] file ...\n" \
          "Usage: awk [POSIX or GNU style options] [--] 'program' file ...\n"  # fmt: skip

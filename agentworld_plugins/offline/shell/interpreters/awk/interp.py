@@ -8,30 +8,23 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ...vfs import FsError
-from ..limits import current
-from ..patterns import posix_regex
-from ..regex import compile_regex
-from .parse import Node, Program
+from ....vfs import FsError
+from ...limits import current
+from ...patterns import posix_regex
+from ...regex import compile_regex
+from .builtins import call_builtin
+from .parse import Node, Program, unescape
 from .records import Reader, split_fields
-from .values import UNINIT, StrNum, compare, format_printf, strnum, to_num, to_str, truth
+from .values import UNINIT, AwkFatal, StrNum, compare, format_printf, strnum, to_num, to_str, truth
 
 if TYPE_CHECKING:
-    from ..proc import _Proc
+    from ...proc import _Proc
 
 #: units of work of one statement, one record, one function call
 STATEMENT_WORK = 2
 RECORD_WORK = 2
 #: the deepest awk function recursion (gawk's is bounded by memory; here by the host's stack)
 MAX_DEPTH = 100
-
-
-class AwkFatal(Exception):
-    """A run-time error: ``awk: cmd. line:N: fatal: message``, status 2."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 class _Next(Exception):
@@ -175,8 +168,6 @@ class Awk:
             self.arg_index += 1
             m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", arg, re.S)
             if m:
-                from .parse import unescape
-
                 self.globals[m.group(1)] = strnum(unescape(m.group(2)))
                 continue
             if arg == "":
@@ -590,8 +581,6 @@ class Awk:
         return UNINIT
 
     def _e_builtin(self, node: Node) -> Any:
-        from .builtins import call_builtin
-
         return call_builtin(self, node[1], node[2])
 
     def _e_getline(self, node: Node) -> Any:
@@ -678,7 +667,7 @@ class Awk:
 
     def run_command(self, command: str, stdin: str, capture: bool = False) -> tuple[int, str]:
         """Run ``command`` in a child shell (``sh -c``); its status and, with ``capture``, its output."""
-        from ..proc import _Capture, _Input
+        from ...proc import _Capture, _Input
 
         out = _Capture() if capture else self.p.ctx.out
         ctx = self.p.ctx.with_(stdin=_Input(stdin), out=out)

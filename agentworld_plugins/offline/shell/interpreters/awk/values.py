@@ -12,6 +12,14 @@ _LOOKS_NUMERIC = re.compile(r"[ \t\n]*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[
 _LEADING_NUMBER = re.compile(r"[ \t\n]*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)")
 
 
+class AwkFatal(Exception):
+    """A run-time error: ``awk: cmd. line:N: fatal: message``, status 2."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
 class StrNum(str):
     """An input string that looks numeric (its number in ``num``), or the uninitialized value."""
 
