@@ -143,6 +143,7 @@ def call_builtin(awk: Awk, name: str, args: list[Node]) -> Any:
         if target[0] not in ("var", "index", "field"):
             text = to_str(awk.scalar(target), fmt)
             return float(substitute(rx, repl, text, 1 if name == "sub" else 0)[1])
+        target = awk.place(target)
         text = to_str(awk.lvalue(target), fmt)
         budget.spend(1 + len(text) // 64)
         new, count = substitute(rx, repl, text, 1 if name == "sub" else 0)

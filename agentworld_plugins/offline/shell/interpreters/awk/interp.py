@@ -297,33 +297,44 @@ class Awk:
             return str(int(value))
         return to_str(value, self.convfmt)
 
+    def place(self, target: Node) -> Node:
+        """``target`` with its subscript or field number evaluated once (``a[i++]++``)."""
+        kind = target[0]
+        if kind == "index":
+            return ("slot", self.array(target[1]), self.subscript(target[2]))
+        if kind == "field":
+            return ("fld", int(to_num(self.eval(target[1]))))
+        return target
+
     def assign(self, target: Node, value: Any) -> Any:
+        if target[0] in ("index", "field"):
+            target = self.place(target)
         kind = target[0]
         if isinstance(value, str) and not isinstance(value, StrNum):
             self.budget.hold(len(value))
         if kind == "var":
             self.set_var(target[1], value)
-        elif kind == "index":
-            arr = self.array(target[1])
-            key = self.subscript(target[2])
+        elif kind == "slot":
+            arr, key = target[1], target[2]
             if key not in arr:
                 self.budget.spend(8 + len(key) // 16)
             arr[key] = value
         else:
-            self.set_field(int(to_num(self.eval(target[1]))), to_str(value, self.convfmt))
+            self.set_field(target[1], to_str(value, self.convfmt))
         return value
 
     def lvalue(self, target: Node) -> Any:
+        if target[0] in ("index", "field"):
+            target = self.place(target)
         kind = target[0]
         if kind == "var":
             return self.get_var(target[1])
-        if kind == "index":
-            arr = self.array(target[1])
-            key = self.subscript(target[2])
+        if kind == "slot":
+            arr, key = target[1], target[2]
             if key not in arr:
                 arr[key] = UNINIT
             return arr[key]
-        return self.get_field(int(to_num(self.eval(target[1]))))
+        return self.get_field(target[1])
 
     # -- statements ------------------------------------------------------------------------------
 
@@ -434,6 +445,7 @@ class Awk:
     # -- expressions -----------------------------------------------------------------------------
 
     def eval(self, node: Node) -> Any:
+        self.budget.work += 1  # checked at the next statement's spend
         return self.ev[node[0]](node)
 
     def scalar(self, node: Node) -> Any:
@@ -468,6 +480,7 @@ class Awk:
 
     def _e_assign(self, node: Node) -> Any:
         _, op, target, expr = node
+        target = self.place(target)
         value = self.eval(expr)
         if isinstance(value, dict):
             raise AwkFatal("attempt to use array in a scalar context")
@@ -540,12 +553,13 @@ class Awk:
         return 0.0 if truth(self.scalar(node[1])) else 1.0
 
     def _e_preinc(self, node: Node) -> Any:
-        value = to_num(self.lvalue(node[2])) + (1 if node[1] == "++" else -1)
-        return self.assign(node[2], value)
+        target = self.place(node[2])
+        return self.assign(target, to_num(self.lvalue(target)) + (1 if node[1] == "++" else -1))
 
     def _e_postinc(self, node: Node) -> Any:
-        old = to_num(self.lvalue(node[2]))
-        self.assign(node[2], old + (1 if node[1] == "++" else -1))
+        target = self.place(node[2])
+        old = to_num(self.lvalue(target))
+        self.assign(target, old + (1 if node[1] == "++" else -1))
         return old
 
     def _e_call(self, node: Node) -> Any:
