@@ -168,6 +168,27 @@ COREUTILS = [
     "seq 12 | column",
     "setsid echo detached",
     "xargs echo < data/numbers.txt",
+    "wc -l < logs/app.log",
+    "head -n -2 data/numbers.txt",
+    "tail -c 6 README.md",
+    "sort -t, -k2,2 data/users.csv",
+    "printf '1.10\\n1.2\\n1.9\\n' | sort -V",
+    "sort data/words.txt | uniq -u",
+    "cut -d' ' -f3 logs/app.log | sort -u",
+    "tr -cd 'a-z\\n' < config.json",
+    "printf '%s\\n' *.md",
+    "cat -A Makefile",
+    "echo more | tee -a notes.txt > /dev/null && tail -1 notes.txt",
+    "ln -s README.md link.md && readlink link.md && cat link.md | head -1",
+    "chmod +x src/app.py && stat -c '%a %n' src/app.py",
+    "basename -s .py src/app.py src/util.py",
+    "env | grep '^GIT_AUTHOR_NAME='",
+    "which git",
+    "type -t cd",
+    "expr substr hello 2 3",
+    "date -u -d @1700000000 '+%Y-%m-%dT%H:%M:%S'",
+    "ls src | wc -l",
+
 ]
 
 TEXT_TOOLS = [
@@ -240,6 +261,22 @@ TEXT_TOOLS = [
     "echo a b c | xargs -n1",
     "printf '1\\n2\\n' | xargs -I{} echo item {}",
     "cat data/words.txt | sort | uniq | head -2",
+    "grep -c '' notes.txt",
+    "grep -n '^$' notes.txt",
+    "grep -e INFO -e WARN -c logs/app.log",
+    "sed -n 'p;n' data/numbers.txt",
+    "sed '=' data/words.txt | head -4",
+    "sed 's/[0-9]\\+/N/g' logs/app.log | head -2",
+    "awk 'NR % 2' data/numbers.txt",
+    "awk '{print length}' data/words.txt",
+    "find . -type f | wc -l",
+    "find . -path ./src -prune -o -name '*.py' -print | sort",
+    "echo 1 2 3 4 | xargs -n 2",
+    "diff -q README.md notes.txt",
+    "cmp README.md README.md && echo same",
+    "grep -rc def src | sort",
+    "sed -n '/^## /p' README.md",
+
 ]
 
 GIT = [
@@ -305,6 +342,19 @@ GIT = [
     "git -C src status --short; echo $?",
     "git cat-file -t HEAD",
     "git log --format=%ad --date=default -1",
+    "echo x >> README.md && git commit -qam second && git log --stat -1 | tail -3",
+    "echo x >> README.md && git commit -qam second && git diff HEAD~1 --stat",
+    "echo x >> README.md && git commit -qam second && git log -p -1 | tail -4",
+    "git log --graph --oneline",
+    "git branch -v",
+    "git log --author=Ada --oneline",
+    "git grep -n TODO",
+    "git mv notes.txt NOTES.txt && git status --short",
+    "echo u > untracked.txt && git clean -n",
+    "git shortlog -sn",
+    "git describe --tags --always",
+    "git blame -s src/util.py | head -2",
+
 ]
 
 SHELL_SYNTAX = [

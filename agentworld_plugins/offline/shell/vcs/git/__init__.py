@@ -1,6 +1,6 @@
 """``git`` over the virtual filesystem: init, status, add, rm, commit, diff, log, show, branch,
-checkout, switch, restore, reset, rev-parse, ls-files, config, stash, tag and remote, with git's
-output and git's identity rules (:mod:`.ident`).
+checkout, switch, restore, reset, rev-parse, ls-files, config, stash, tag, remote, cat-file, grep,
+mv, clean, describe and shortlog, with git's output and git's identity rules (:mod:`.ident`).
 
 Repositories live in ``.git`` folders of the virtual filesystem (see :mod:`.repo`), so a
 session's snapshot keeps them. Commands that need a network or another program (``push``,
@@ -26,6 +26,7 @@ from .history import (
     cmd_rev_parse,
     cmd_show,
 )
+from .more import cmd_clean, cmd_describe, cmd_grep, cmd_mv, cmd_shortlog
 from .refs import cmd_remote, cmd_tag
 from .repo import GitError
 from .stash import cmd_stash
@@ -53,14 +54,19 @@ COMMANDS: dict[str, Callable[[_Proc, list[str]], int]] = {
     "ls-files": cmd_ls_files,
     "stash": cmd_stash,
     "cat-file": cmd_cat_file,
+    "grep": cmd_grep,
+    "mv": cmd_mv,
+    "clean": cmd_clean,
+    "describe": cmd_describe,
+    "shortlog": cmd_shortlog,
     "tag": cmd_tag,
     "remote": cmd_remote,
 }
 
 #: real git commands this world cannot carry out (a network, an editor, a merge machinery)
 _NOT_SIMULATED = {"push", "pull", "fetch", "clone", "merge", "rebase", "cherry-pick", "am", "apply",
-                  "bisect", "blame", "submodule", "worktree", "gc", "clean", "mv", "revert",
-                  "grep", "describe", "reflog", "notes", "archive", "format-patch", "shortlog"}  # fmt: skip
+                  "bisect", "blame", "submodule", "worktree", "gc", "revert", "reflog", "notes", "archive",
+                  "format-patch"}  # fmt: skip
 
 
 @applet("git")

@@ -195,9 +195,20 @@ def cmd_log(p: _Proc, args: list[str]) -> int:
         raise GitError(f"your current branch '{repo.branch()}' does not have any commits yet")
     commits = _walk(repo, start, limit)
     separator = "" if oneline or fmt is not None else "\n"
-    p.out(separator.join(_entry(p, repo, c, oneline, fmt) for c in commits))
-    if "--stat" in args:
-        pass
+    patch = any(a in ("-p", "-u", "--patch") for a in args)
+    entries = []
+    for c in commits:
+        text = _entry(p, repo, c, oneline, fmt)
+        if "--graph" in args and (oneline or fmt is not None):
+            text = "* " + text.replace("\n", "\n  ").rstrip(" ")
+        if patch or "--stat" in args:
+            old = repo.commit_entries(c.parents[0]) if c.parents else {}
+            new = repo.commit_entries(c.sha)
+            extra = diffstat(repo, old, new) if "--stat" in args else tree_diff(repo, old, new)
+            if extra:
+                text += ("" if oneline or fmt is not None else "\n") + extra
+        entries.append(text)
+    p.out(separator.join(entries))
     return 0
 
 
@@ -254,10 +265,18 @@ def cmd_branch(p: _Proc, args: list[str]) -> int:
     if names:
         return _create_branch(repo, names[0], names[1] if len(names) > 1 else "HEAD")
     lines = []
+    verbose = any(a in ("-v", "-vv", "--verbose") for a in args)
+    names = repo.branches()
+    width = max((len(n) for n in names), default=0)
     if current is None and repo.head():
         lines.append(f"* (HEAD detached at {(repo.head() or '')[:7]})\n")
-    for name in repo.branches():
-        lines.append(f"{'* ' if name == current else '  '}{name}\n")
+    for name in names:
+        mark = "* " if name == current else "  "
+        if verbose:
+            sha = repo.ref(f"refs/heads/{name}") or ""
+            lines.append(f"{mark}{name:<{width}} {sha[:7]} {repo.commit(sha).subject}\n")
+        else:
+            lines.append(f"{mark}{name}\n")
     p.out("".join(lines))
     return 0
 

@@ -107,6 +107,7 @@ def cmd_status(p: _Proc, args: list[str]) -> int:
     head_sha = repo.head()
     head, index, work = status_sets(repo)
     staged = changed_paths(head, index)
+    renames = find_renames(staged, head, index)
     unstaged = {path: kind for path, kind in changed_paths(index, work).items() if kind != "A"}
     untracked = untracked_paths(index, work)
     short = any(a in ("-s", "--short", "-sb", "-bs") or a.startswith("--porcelain") for a in args)
@@ -119,12 +120,29 @@ def cmd_status(p: _Proc, args: list[str]) -> int:
             else:
                 lines.append(f"## {branch}\n" if branch else "## HEAD (no branch)\n")
         for path in sorted(set(staged) | set(unstaged)):
-            lines.append(f"{staged.get(path, ' ')}{unstaged.get(path, ' ')} {_rel(p, repo, path)}\n")
+            shown = _rel(p, repo, path)
+            if path in renames:
+                shown = f"{_rel(p, repo, renames[path])} -> {shown}"
+            lines.append(f"{staged.get(path, ' ')}{unstaged.get(path, ' ')} {shown}\n")
         lines.extend(f"?? {_rel(p, repo, path)}\n" for path in untracked)
         p.out("".join(lines))
         return 0
-    p.out(long_status(p, repo, head_sha, staged, unstaged, untracked))
+    p.out(long_status(p, repo, head_sha, staged, unstaged, untracked, renames))
     return 0
+
+
+def find_renames(staged: dict[str, str], head: Entries, index: Entries) -> dict[str, str]:
+    """Staged exact renames (a path gone and one added with the same blob): ``{new: old}``;
+    ``staged`` then says ``R`` for the new path and no longer lists the old one."""
+    gone = {head[q][1]: q for q, kind in staged.items() if kind == "D"}
+    renames = {}
+    for q, kind in sorted(staged.items()):
+        if kind == "A" and index[q][1] in gone:
+            old = gone.pop(index[q][1])
+            renames[q] = old
+            staged[q] = "R"
+            del staged[old]
+    return renames
 
 
 def long_status(
@@ -134,8 +152,10 @@ def long_status(
     staged: dict[str, str],
     unstaged: dict[str, str],
     untracked: list[str],
+    renames: dict[str, str] | None = None,
 ) -> str:
-    names = {"A": "new file", "M": "modified", "D": "deleted"}
+    names = {"A": "new file", "M": "modified", "D": "deleted", "R": "renamed"}
+    renames = renames or {}
     branch = repo.branch()
     out = [f"On branch {branch}\n" if branch else f"HEAD detached at {(head_sha or '')[:7]}\n"]
     if head_sha is None:
@@ -144,7 +164,10 @@ def long_status(
         hint = "git rm --cached <file>..." if head_sha is None else "git restore --staged <file>..."
         out.append(f'Changes to be committed:\n  (use "{hint}" to unstage)\n')
         out.extend(
-            f"\t{names[kind] + ':':<12}{_rel(p, repo, path)}\n" for path, kind in sorted(staged.items())
+            f"\t{names[kind] + ':':<12}"
+            + (f"{_rel(p, repo, renames[path])} -> " if path in renames else "")
+            + f"{_rel(p, repo, path)}\n"
+            for path, kind in sorted(staged.items())
         )
         out.append("\n")
     if unstaged:
