@@ -188,7 +188,6 @@ COREUTILS = [
     "expr substr hello 2 3",
     "date -u -d @1700000000 '+%Y-%m-%dT%H:%M:%S'",
     "ls src | wc -l",
-
 ]
 
 TEXT_TOOLS = [
@@ -276,7 +275,6 @@ TEXT_TOOLS = [
     "cmp README.md README.md && echo same",
     "grep -rc def src | sort",
     "sed -n '/^## /p' README.md",
-
 ]
 
 GIT = [
@@ -354,7 +352,6 @@ GIT = [
     "git shortlog -sn",
     "git describe --tags --always",
     "git blame -s src/util.py | head -2",
-
 ]
 
 SHELL_SYNTAX = [

@@ -45,6 +45,16 @@ SAME_AS_GIT = [
     "GIT_AUTHOR_DATE='Fri, 01 Mar 2024 12:00:00 -0500' git commit -q --allow-empty -m rfc && "
     "git log -1 --format='%ad|%at' && git rev-parse HEAD",
     "GIT_AUTHOR_DATE='@1700000000 +0530' git commit -q --allow-empty -m epoch && git log -1 && git rev-parse HEAD",
+    "git grep -n one; git grep -c o; git grep -l -e two -e b; git grep -i ONE -- a.txt; git grep zzz; echo rc=$?",
+    "git mv a.txt c.txt && git status --short && git status && mkdir d && git mv b.txt d && git status --short",
+    "git mv nope x; echo rc=$?; git mv a.txt b.txt; echo rc=$?",
+    "echo u > u.txt && mkdir -p new/sub && echo n > new/sub/n && git clean; echo rc=$?; git clean -n; git clean -nd; "
+    "git clean -fd && git status --short",
+    "git describe; echo rc=$?; git tag light && git describe; echo rc=$?; git describe --tags; "
+    "git tag -a v1 -m one && git commit -q --allow-empty -m two && git describe && git describe --always HEAD~1",
+    "git commit -q --allow-empty -m two && git shortlog -sn HEAD && git shortlog HEAD && git shortlog -s < /dev/null",
+    "echo 3 >> a.txt && git commit -qam second && git log -p && git log --stat --oneline && git log --graph --oneline",
+    "git branch feature && git branch -v && git log --format='%h %s' --graph",
 ]
 
 

@@ -70,6 +70,9 @@ SAME_AS_GNU = [
     "setsid echo hi",
     "setsid sh -c 'exit 4'; echo $?",
     "printf 'b\\na\\nb\\nc\\na\\n' | sort -R | sort",
+    "expr substr hello 2 3; expr substr hello 9 3; echo $?; expr index hello lo",
+    "mkdir w && cd w && mkdir -p src/x tests && touch src/a.py src/x/b.py tests/c.py && find . -path ./src -prune -o -name '*.py' -print"
+    " | sort && find . -name x -prune -o -type f -print | sort",
 ]
 
 
