@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agentworld_plugins.offline.shell import VirtualMachine
-from agentworld_plugins.offline.shell.editors.gnu_diff import gnu_hunks
+from agentworld_plugins.offline.shell.gnu_diff import gnu_hunks
 from agentworld_plugins.offline.shell.limits import StepLimits
 
 

@@ -9,7 +9,7 @@ Opcode = tuple[str, int, int, int, int]
 
 
 class _Fixed(difflib.SequenceMatcher):  # type: ignore[type-arg]
-    """A matcher whose edit script was chosen elsewhere (GNU diff's, :mod:`.editors.gnu_diff`)."""
+    """A matcher whose edit script was chosen elsewhere (GNU diff's, :mod:`.gnu_diff`)."""
 
     def __init__(self, codes: list[Opcode]) -> None:
         super().__init__(None, [], [])

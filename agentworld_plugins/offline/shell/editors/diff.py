@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 from ...vfs import FsError
 from ..errors import _UsageError
 from ..getopt import _getopt
+from ..gnu_diff import opcodes
 from ..quoting import quote_always
 from ..registry import applet
 from ..unified import unified
-from .gnu_diff import opcodes
 
 if TYPE_CHECKING:
     from ..proc import _Proc

@@ -10,7 +10,7 @@ past an expense bound and splits at the best diagonal found.
 
 from __future__ import annotations
 
-from ..limits import current
+from .limits import current
 
 Hunk = tuple[int, int, int, int]  # (a_start, a_end, b_start, b_end), half-open
 
