@@ -10,6 +10,15 @@ from agentworld_plugins.domains.swe import SweDomain
 from agentworld_plugins.domains.terminal import TerminalDomain
 from agentworld_plugins.offline.shell import VirtualMachine
 
+#: what an agent types once git has refused to commit without an identity
+IDENTITY = "git config --global user.name 'Dev' && git config --global user.email dev@example.com"
+
+
+def with_identity() -> VirtualMachine:
+    vm = VirtualMachine(interactive=False)
+    vm.run(IDENTITY)
+    return vm
+
 
 def run(vm: VirtualMachine, command: str) -> tuple[str, str, int]:
     r = vm.run(command)
@@ -17,13 +26,17 @@ def run(vm: VirtualMachine, command: str) -> tuple[str, str, int]:
 
 
 def test_init_status_add_commit_and_diff_like_git() -> None:
-    vm = VirtualMachine(interactive=False)
+    vm = with_identity()
     assert run(vm, "git status") == (
         "",
         "fatal: not a git repository (or any of the parent directories): .git\n",
         128,
     )
-    assert run(vm, "git init") == ("Initialized empty Git repository in /app/.git/\n", "", 0)
+    out, err, code = run(vm, "git init")  # git 2.43 without init.defaultBranch: the branch-name hint
+    assert (out, code) == ("Initialized empty Git repository in /app/.git/\n", 0)
+    assert err.startswith("hint: Using 'master' as the name for the initial branch.") and err.endswith(
+        "hint: \tgit branch -m <name>\n"
+    )
     status = vm.run("git status").stdout
     assert "No commits yet" in status and "Untracked files:" in status and "\tmain.py\n" in status
     assert run(vm, "git add . && git commit -qm first") == ("", "", 0)
@@ -50,7 +63,7 @@ def test_init_status_add_commit_and_diff_like_git() -> None:
 
 
 def test_branches_checkout_and_restore_move_the_work_tree() -> None:
-    vm = VirtualMachine(interactive=False)
+    vm = with_identity()
     vm.run("git init -q && git add . && git commit -qm base")
     assert run(vm, "git checkout -b feature") == ("", "Switched to a new branch 'feature'\n", 0)
     vm.run("echo changed > README.md && git commit -qam readme")
@@ -89,10 +102,10 @@ def test_gitignore_and_config_identity() -> None:
 def test_a_coding_agent_uses_git_in_the_terminal_domain() -> None:
     domain = TerminalDomain()
     state: dict[str, Any] = {}
-    keys = "git init -q && git add . && git commit -qm start\nsed -i 's/world/there/' main.py\ngit diff\n"
+    keys = f"{IDENTITY}\ngit init -q && git add . && git commit -qm start\nsed -i 's/world/there/' main.py\ngit diff\n"
     result = domain.offline_step(state, domain.validate_action([{"keystrokes": keys}]), {})
     assert '-    print(greet("world"))\n+    print(greet("there"))\n' in result.text
-    assert result.metadata["exit_codes"] == [0, 0, 0] and "offline_unknown_effect" not in result.metadata
+    assert result.metadata["exit_codes"] == [0, 0, 0, 0] and "offline_unknown_effect" not in result.metadata
     result = domain.offline_step(
         state,
         domain.validate_action([{"keystrokes": "git commit -qam fix && git log --oneline | wc -l\n"}]),
@@ -111,7 +124,9 @@ def test_a_coding_agent_uses_git_in_the_swe_domain() -> None:
 
     assert (
         "Exit Code: 0"
-        in call("run_shell_command", command="git init -q && git add -A && git commit -qm init").text
+        in call(
+            "run_shell_command", command=f"{IDENTITY} && git init -q && git add -A && git commit -qm init"
+        ).text
     )
     call("replace", file_path="/app/a.py", old_string="x = 1", new_string="x = 2")
     diff = call("run_shell_command", command="git diff").text

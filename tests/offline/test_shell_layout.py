@@ -25,7 +25,22 @@ APPLET_FOLDERS = {
 def test_importing_the_package_registers_every_applet_folder() -> None:
     folders = {fn.__module__.split(".")[3] for fn in [*BUILTINS.values(), *PROGRAMS.values()]}
     assert folders == APPLET_FOLDERS
-    for name in ("ls", "grep", "find", "sed", "diff", "xargs", "ps", "which", "python3", "md5sum", "df"):
+    for name in (
+        "ls",
+        "grep",
+        "find",
+        "sed",
+        "diff",
+        "xargs",
+        "ps",
+        "which",
+        "python3",
+        "md5sum",
+        "df",
+        "awk",
+        "fold",
+        "column",
+    ):
         assert name in PROGRAMS, name
     for name in ("cd", "export", "test", "[[", "read", "break", "kill", "echo"):
         assert name in BUILTINS, name

@@ -2,19 +2,70 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterator
 
-def unified(a: str, b: str, from_name: str, to_name: str, from_date: str = "", to_date: str = "") -> str:
+Opcode = tuple[str, int, int, int, int]
+
+
+class _Fixed(difflib.SequenceMatcher):  # type: ignore[type-arg]
+    """A matcher whose edit script was chosen elsewhere (GNU diff's, :mod:`.gnu_diff`)."""
+
+    def __init__(self, codes: list[Opcode]) -> None:
+        super().__init__(None, [], [])
+        self.codes = codes
+
+    def get_opcodes(self) -> list[Opcode]:  # type: ignore[override]
+        return self.codes
+
+
+def _range(start: int, stop: int) -> str:
+    length = stop - start
+    if length == 1:
+        return str(start + 1)
+    return f"{start + 1 if length else start},{length}"
+
+
+def _hunks(a: list[str], b: list[str], codes: list[Opcode], head: list[str]) -> Iterator[str]:
+    for k, group in enumerate(_Fixed(codes).get_grouped_opcodes(3)):
+        if not k:
+            yield from head
+        yield f"@@ -{_range(group[0][1], group[-1][2])} +{_range(group[0][3], group[-1][4])} @@\n"
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                yield from (" " + line for line in a[i1:i2])
+                continue
+            if tag in ("replace", "delete"):
+                yield from ("-" + line for line in a[i1:i2])
+            if tag in ("replace", "insert"):
+                yield from ("+" + line for line in b[j1:j2])
+
+
+def unified(
+    a: str,
+    b: str,
+    from_name: str,
+    to_name: str,
+    from_date: str = "",
+    to_date: str = "",
+    codes: list[Opcode] | None = None,
+) -> str:
     """``diff -u`` of two texts: the ``---``/``+++`` header (none when both names are empty),
-    hunks, and ``\\ No newline at end of file`` after a last line without one."""
-    import difflib
-
-    lines = list(
-        difflib.unified_diff(
-            a.splitlines(keepends=True), b.splitlines(keepends=True), from_name, to_name, from_date, to_date
-        )
-    )
-    if not from_name and not to_name:
-        lines = lines[2:]
+    hunks, and ``\\ No newline at end of file`` after a last line without one. ``codes``: the
+    edit script to show (default difflib's)."""
+    left, right = a.splitlines(keepends=True), b.splitlines(keepends=True)
+    if codes is None:
+        lines = list(difflib.unified_diff(left, right, from_name, to_name, from_date, to_date))
+        if not from_name and not to_name:
+            lines = lines[2:]
+    else:
+        head = []
+        if from_name or to_name:
+            head = [
+                f"--- {from_name}{chr(9) + from_date if from_date else ''}\n",
+                f"+++ {to_name}{chr(9) + to_date if to_date else ''}\n",
+            ]
+        lines = list(_hunks(left, right, codes, head))
     return "".join(
         line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
     )

@@ -54,6 +54,17 @@ class GitServer:
             raise _Refused((done.stderr or done.stdout).strip() or f"git {args[0]} failed ({done.exit_code})")
         return done.stdout[:-1] if done.stdout.endswith("\n") else done.stdout  # GitPython strips it
 
+    def _identity(self, repo: str) -> tuple[str, ...]:
+        """GitPython's fallback where git has no identity: ``user@host`` (it never refuses)."""
+        try:
+            self._git(repo, "config", "user.email")
+            return ()
+        except _Refused:
+            from ...shell import VirtualMachine
+
+            vm = VirtualMachine(self.fs, repo, interactive=False)
+            return ("-c", f"user.name={vm.user}", "-c", f"user.email={vm.user}@{vm.hostname}")
+
     def call(self, name: str, arguments: dict[str, Any]) -> tuple[str, Any, bool]:
         try:
             repo = str(arguments.get("repo_path") or "")
@@ -86,7 +97,7 @@ class GitServer:
         if name == "git_commit":
             if not self._git(repo, "diff", "--cached", "--name-only").strip() and self._has_head(repo):
                 raise _Refused(_NOT_STAGED)
-            self._git(repo, "commit", "-m", str(arguments.get("message", "")))
+            self._git(repo, *self._identity(repo), "commit", "-m", str(arguments.get("message", "")))
             return f"Changes committed successfully with hash {self._git(repo, 'rev-parse', 'HEAD')}"
         if name == "git_log":
             return "Commit history:\n" + "\n".join(self._log(repo, int(arguments.get("max_count", 10))))

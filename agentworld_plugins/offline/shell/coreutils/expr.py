@@ -49,6 +49,13 @@ def _u_expr(p: _Proc) -> int:
             value = int(ops[args[1]](a2, b2))
         elif len(args) == 2 and args[0] == "length":
             value = len(args[1])
+        elif len(args) == 4 and args[0] == "substr":
+            start, length = int(args[2]), int(args[3])
+            text = args[1][start - 1 : start - 1 + length] if start > 0 and length > 0 else ""
+            p.out(text + "\n")
+            return 0 if text not in ("", "0") else 1
+        elif len(args) == 3 and args[0] == "index":
+            value = next((k + 1 for k, c in enumerate(args[1]) if c in args[2]), 0)
         elif len(args) == 1:
             p.out(args[0] + "\n")
             return 0 if args[0] not in ("", "0") else 1

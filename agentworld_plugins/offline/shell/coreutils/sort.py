@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from functools import cmp_to_key
 from typing import TYPE_CHECKING, Any
@@ -9,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ...vfs import FsError
 from ..applet_io import _lines, _write_or_err
 from ..getopt import _getopt, _last
-from ..limits import spend
+from ..limits import current, spend
 from ..quoting import quote_if_needed
 from ..registry import applet
 
@@ -48,6 +49,19 @@ def _human_value(text: str) -> float:
     return float(m.group(1)) * (1024 ** _HUMAN_UNITS[m.group(2)])
 
 
+def _shuffled(p: _Proc, lines: list[str], key_of: Any, stable: bool, reverse: bool) -> list[str]:
+    """``sort -R``: lines ordered by a hash of their key salted from the world's random source
+    (a new order each run, the same runs in the same world; equal keys end up together)."""
+    salt = p.vm.device_random().getrandbits(128).to_bytes(16, "big")
+
+    def rank(line: str) -> tuple[bytes, str, str]:
+        key = key_of(line)
+        digest = hashlib.blake2b(key.encode("utf-8", "surrogateescape"), digest_size=16, key=salt).digest()
+        return digest, key, "" if stable else line
+
+    return sorted(lines, key=rank, reverse=reverse)
+
+
 @applet("sort")
 def _u_sort(p: _Proc) -> int:
     opts, files = _getopt(
@@ -66,6 +80,8 @@ def _u_sort(p: _Proc) -> int:
             "stable": "s",
             "general-numeric-sort": "g",
             "check": "c",
+            "random-sort": "R",
+            "random-source=": None,
         },
         status=2,
     )
@@ -114,7 +130,12 @@ def _u_sort(p: _Proc) -> int:
             c = (a > b) - (a < b)
         return -c if "r" in opts else c
 
-    ordered = sorted(lines, key=cmp_to_key(compare))
+    budget = current()
+    budget.spend(1 + len(lines) * max(1, len(lines).bit_length()) // 2)
+    if "R" in opts:
+        ordered = _shuffled(p, lines, key_of, "s" in opts, "r" in opts)
+    else:
+        ordered = sorted(lines, key=cmp_to_key(compare))
     if "u" in opts:
         unique: list[str] = []
         for line in ordered:

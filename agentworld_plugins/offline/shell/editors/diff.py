@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from ...vfs import FsError
 from ..errors import _UsageError
 from ..getopt import _getopt
+from ..gnu_diff import opcodes
 from ..quoting import quote_always
 from ..registry import applet
 from ..unified import unified
@@ -42,8 +43,6 @@ def _u_cmp(p: _Proc) -> int:
 
 @applet("diff")
 def _u_diff(p: _Proc) -> int:
-    import difflib
-
     opts, files = _getopt(p.args, "uqrNwBi", {"unified": "u", "brief": "q", "recursive": "r"})
     if len(files) != 2:
         p.err(f"missing operand after {quote_always(files[-1])}" if files else "missing operand")
@@ -65,17 +64,17 @@ def _u_diff(p: _Proc) -> int:
         p.out(f"Files {files[0]} and {files[1]} differ\n")
         return 1
     a, b = texts[0].splitlines(keepends=True), texts[1].splitlines(keepends=True)
+    codes = opcodes(a, b, 3 if "u" in opts else 0)
     if "u" in opts:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S.000000000 +0000", time.gmtime(p.fs.now()))
-        p.out(unified(texts[0], texts[1], files[0], files[1], stamp, stamp))
+        p.out(unified(texts[0], texts[1], files[0], files[1], stamp, stamp, codes))
         return 1
-    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
     out: list[str] = []
 
     def rng(lo: int, hi: int) -> str:
         return f"{lo + 1}" if hi - lo == 1 else f"{lo + 1},{hi}"
 
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in codes:
         if tag == "equal":
             continue
         if tag == "replace":

@@ -147,10 +147,24 @@ def _u_find(p: _Proc) -> Generator[str, None, int]:
                 return size == amount
 
             return size_test
-        if tok in ("-newer", "-mtime", "-mmin", "-perm", "-user", "-group", "-uid", "-gid"):
+        if tok == "-newer":
+            ref = need(tok)
+            try:
+                stamp = p.fs.stat(p.path(ref)).mtime
+            except FsError as exc:
+                raise _FindError(f"{locale_quote(ref)}: {exc.strerror}") from None
+            return lambda shown, path, node, depth: node.mtime > stamp
+        if tok in ("-mtime", "-mmin", "-perm", "-user", "-group", "-uid", "-gid"):
             need(tok)
             return lambda *x: True
-        if tok in ("-true", "-print", "-print0", "-ls", "-prune", "-readable", "-writable", "-executable"):
+        if tok == "-prune":
+
+            def prune(shown: str, path: str, node: Node, depth: int) -> bool:
+                pruned.add(path)  # true, and the walk does not go below this directory
+                return True
+
+            return prune
+        if tok in ("-true", "-print", "-print0", "-ls", "-readable", "-writable", "-executable"):
             if tok == "-print":
                 return lambda shown, path, node, depth: emit(shown + "\n")
             if tok == "-print0":
@@ -197,6 +211,8 @@ def _u_find(p: _Proc) -> Generator[str, None, int]:
 
     buffer: list[str] = []  # what find printed since its last yield
 
+    pruned: set[str] = set()
+
     def emit(text: str) -> bool:
         buffer.append(text)
         return True
@@ -224,7 +240,7 @@ def _u_find(p: _Proc) -> Generator[str, None, int]:
         if not visited % 256:  # hand over what was found (a pause, even if nothing was)
             yield "".join(buffer)
             buffer.clear()
-        if isinstance(node, DirNode) and (maxdepth is None or depth < maxdepth):
+        if isinstance(node, DirNode) and (maxdepth is None or depth < maxdepth) and path not in pruned:
             for name in sorted(node.children):
                 child = node.children.get(name)
                 if child is None:

@@ -1,7 +1,7 @@
-"""python and bash as programs (importing registers them)."""
+"""awk, python and bash as programs (importing registers them)."""
 
 from __future__ import annotations
 
-from . import bash, python
+from . import awk, bash, python
 
-__all__ = ["bash", "python"]
+__all__ = ["awk", "bash", "python"]

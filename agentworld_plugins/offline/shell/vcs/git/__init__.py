@@ -1,21 +1,35 @@
 """``git`` over the virtual filesystem: init, status, add, rm, commit, diff, log, show, branch,
-checkout, switch, restore, reset, rev-parse, ls-files and config, with git's output.
+checkout, switch, restore, reset, rev-parse, ls-files, config, stash, tag, remote, cat-file, grep,
+mv, clean, describe and shortlog, with git's output and git's identity rules (:mod:`.ident`).
 
 Repositories live in ``.git`` folders of the virtual filesystem (see :mod:`.repo`), so a
 session's snapshot keeps them. Commands that need a network or another program (``push``,
-``pull``, ``fetch``, ``clone``, ``stash``, ``merge``, ``rebase``, ...) are not simulated: they
+``pull``, ``fetch``, ``clone``, ``merge``, ``rebase``, ...) are not simulated: they
 answer like any program the offline world cannot run.
 """
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ...constants import _VERSIONS
 from ...registry import applet
-from .history import cmd_branch, cmd_checkout, cmd_diff, cmd_log, cmd_ls_files, cmd_rev_parse, cmd_show
+from .history import (
+    cmd_branch,
+    cmd_cat_file,
+    cmd_checkout,
+    cmd_diff,
+    cmd_log,
+    cmd_ls_files,
+    cmd_rev_parse,
+    cmd_show,
+)
+from .more import cmd_clean, cmd_describe, cmd_grep, cmd_mv, cmd_shortlog
+from .refs import cmd_remote, cmd_tag
 from .repo import GitError
+from .stash import cmd_stash
 from .work import cmd_add, cmd_commit, cmd_config, cmd_init, cmd_reset, cmd_restore, cmd_rm, cmd_status
 
 if TYPE_CHECKING:
@@ -38,30 +52,56 @@ COMMANDS: dict[str, Callable[[_Proc, list[str]], int]] = {
     "switch": lambda p, args: cmd_checkout(p, args, switch=True),
     "rev-parse": cmd_rev_parse,
     "ls-files": cmd_ls_files,
+    "stash": cmd_stash,
+    "cat-file": cmd_cat_file,
+    "grep": cmd_grep,
+    "mv": cmd_mv,
+    "clean": cmd_clean,
+    "describe": cmd_describe,
+    "shortlog": cmd_shortlog,
+    "tag": cmd_tag,
+    "remote": cmd_remote,
 }
 
 #: real git commands this world cannot carry out (a network, an editor, a merge machinery)
-_NOT_SIMULATED = {"push", "pull", "fetch", "clone", "stash", "merge", "rebase", "cherry-pick", "am", "apply",
-                  "bisect", "blame", "remote", "submodule", "tag", "worktree", "gc", "clean", "mv", "revert",
-                  "grep", "describe", "reflog", "notes", "archive", "format-patch", "shortlog"}  # fmt: skip
+_NOT_SIMULATED = {"push", "pull", "fetch", "clone", "merge", "rebase", "cherry-pick", "am", "apply",
+                  "bisect", "blame", "submodule", "worktree", "gc", "revert", "reflog", "notes", "archive",
+                  "format-patch"}  # fmt: skip
 
 
 @applet("git")
 def _u_git(p: _Proc) -> int:
     args = list(p.args)
+    overrides: list[str] = []
     while args and args[0] in ("-c", "-C") and len(args) > 1:  # git -C dir / -c key=value
         if args[0] == "-C":
             target = p.path(args[1])
             if not p.fs.is_dir(target):
                 p.ctx.err.write(f"fatal: cannot change to '{args[1]}': No such file or directory\n")
                 return 128
-            saved = p.vm.cwd
+            cwd = p.vm.cwd
             p.vm.cwd = target
+            again = [x for item in overrides for x in ("-c", item)] + args[2:]
             try:
-                return _u_git(type(p)(p.vm, p.name, args[2:], p.ctx))
+                return _u_git(type(p)(p.vm, p.name, again, p.ctx))
             finally:
-                p.vm.cwd = saved
+                p.vm.cwd = cwd
+        overrides.append(args[1])
         args = args[2:]
+    if overrides:  # what real git hands its own child processes: GIT_CONFIG_PARAMETERS
+        saved = p.vm.vars.get("GIT_CONFIG_PARAMETERS")
+        quoted = " ".join(
+            shlex.quote(item.partition("=")[0]) + "=" + shlex.quote(item.partition("=")[2])
+            for item in overrides
+        )
+        p.vm.vars["GIT_CONFIG_PARAMETERS"] = ((saved + " ") if saved else "") + quoted
+        try:
+            return _u_git(type(p)(p.vm, p.name, args, p.ctx))
+        finally:
+            if saved is None:
+                p.vm.vars.pop("GIT_CONFIG_PARAMETERS", None)
+            else:
+                p.vm.vars["GIT_CONFIG_PARAMETERS"] = saved
     while args and args[0] in ("--no-pager", "--paginate", "-P"):
         args = args[1:]
     if not args:
@@ -82,7 +122,6 @@ def _u_git(p: _Proc) -> int:
     try:
         return command(p, rest)
     except GitError as exc:
-        p.ctx.err.write(
-            ("" if exc.message.startswith(("error:", "fatal:")) else "fatal: ") + exc.message + "\n"
-        )
+        plain = exc.raw or exc.message.startswith(("error:", "fatal:"))
+        p.ctx.err.write(("" if plain else "fatal: ") + exc.message + "\n")
         return exc.status

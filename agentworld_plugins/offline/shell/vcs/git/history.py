@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from .repo import Commit, Entries, GitError, Repo
-from .text import changed_paths, diffstat, git_date, shown_path, tree_diff
+from .text import changed_paths, diffstat, git_date, iso_date, shown_path, tree_diff
 from .work import need_repo, pathspec_filter, status_sets
 
 if TYPE_CHECKING:
@@ -120,16 +120,20 @@ def _format(commit: Commit, fmt: str) -> str:
         "B": commit.message,
         "an": commit.author_name,
         "ae": commit.author_email,
-        "ad": git_date(commit.time),
+        "ad": git_date(commit.time, commit.tz),
+        "ai": iso_date(commit.time, commit.tz),
+        "aI": iso_date(commit.time, commit.tz, strict=True),
         "at": str(commit.time),
-        "cn": commit.author_name,
-        "ce": commit.author_email,
-        "cd": git_date(commit.time),
-        "ct": str(commit.time),
+        "cn": commit.committer_name,
+        "ce": commit.committer_email,
+        "cd": git_date(commit.commit_time, commit.commit_tz),
+        "ci": iso_date(commit.commit_time, commit.commit_tz),
+        "cI": iso_date(commit.commit_time, commit.commit_tz, strict=True),
+        "ct": str(commit.commit_time),
         "n": "\n",
         "%": "%",
     }
-    return re.sub(r"%(an|ae|ad|at|cn|ce|cd|ct|[HhTtPpsbBn%])", lambda m: values[m.group(1)], fmt)
+    return re.sub(r"%(an|ae|ad|ai|aI|at|cn|ce|cd|ci|cI|ct|[HhTtPpsbBn%])", lambda m: values[m.group(1)], fmt)
 
 
 def _entry(p: _Proc, repo: Repo, commit: Commit, oneline: bool, fmt: str | None) -> str:
@@ -142,7 +146,7 @@ def _entry(p: _Proc, repo: Repo, commit: Commit, oneline: bool, fmt: str | None)
     merge = f"Merge: {' '.join(x[:7] for x in commit.parents)}\n" if len(commit.parents) > 1 else ""
     return (
         f"commit {commit.sha}{decorate}\n{merge}Author: {commit.author_name} <{commit.author_email}>\n"
-        f"Date:   {git_date(commit.time)}\n\n{body}"
+        f"Date:   {git_date(commit.time, commit.tz)}\n\n{body}"
     )
 
 
@@ -183,15 +187,28 @@ def cmd_log(p: _Proc, args: list[str]) -> int:
         start = repo.resolve(rest[0])
         if start is None:
             raise GitError(
-                f"ambiguous argument '{rest[0]}': unknown revision or path not in the working tree."
+                f"ambiguous argument '{rest[0]}': unknown revision or path not in the working tree.\n"
+                "Use '--' to separate paths from revisions, like this:\n"
+                "'git <command> [<revision>...] -- [<file>...]'"
             )
     if start is None:
         raise GitError(f"your current branch '{repo.branch()}' does not have any commits yet")
     commits = _walk(repo, start, limit)
     separator = "" if oneline or fmt is not None else "\n"
-    p.out(separator.join(_entry(p, repo, c, oneline, fmt) for c in commits))
-    if "--stat" in args:
-        pass
+    patch = any(a in ("-p", "-u", "--patch") for a in args)
+    entries = []
+    for c in commits:
+        text = _entry(p, repo, c, oneline, fmt)
+        if "--graph" in args and (oneline or fmt is not None):
+            text = "* " + text.replace("\n", "\n  ").rstrip(" ")
+        if patch or "--stat" in args:
+            old = repo.commit_entries(c.parents[0]) if c.parents else {}
+            new = repo.commit_entries(c.sha)
+            extra = diffstat(repo, old, new) if "--stat" in args else tree_diff(repo, old, new)
+            if extra:
+                text += ("" if oneline or fmt is not None else "\n") + extra
+        entries.append(text)
+    p.out(separator.join(entries))
     return 0
 
 
@@ -213,7 +230,8 @@ def cmd_show(p: _Proc, args: list[str]) -> int:
         raise GitError(f"ambiguous argument '{target}': unknown revision or path not in the working tree.")
     commit = repo.commit(sha)
     parent = repo.commit_entries(commit.parents[0]) if commit.parents else {}
-    p.out(_entry(p, repo, commit, oneline, fmt))
+    if fmt != "":  # --format= (empty): no header at all
+        p.out(_entry(p, repo, commit, oneline, fmt))
     if "--stat" in args:
         p.out("\n" + diffstat(repo, parent, repo.commit_entries(sha)))
     elif "--name-only" in args:
@@ -247,10 +265,18 @@ def cmd_branch(p: _Proc, args: list[str]) -> int:
     if names:
         return _create_branch(repo, names[0], names[1] if len(names) > 1 else "HEAD")
     lines = []
+    verbose = any(a in ("-v", "-vv", "--verbose") for a in args)
+    names = repo.branches()
+    width = max((len(n) for n in names), default=0)
     if current is None and repo.head():
         lines.append(f"* (HEAD detached at {(repo.head() or '')[:7]})\n")
-    for name in repo.branches():
-        lines.append(f"{'* ' if name == current else '  '}{name}\n")
+    for name in names:
+        mark = "* " if name == current else "  "
+        if verbose:
+            sha = repo.ref(f"refs/heads/{name}") or ""
+            lines.append(f"{mark}{name:<{width}} {sha[:7]} {repo.commit(sha).subject}\n")
+        else:
+            lines.append(f"{mark}{name}\n")
     p.out("".join(lines))
     return 0
 
@@ -410,6 +436,8 @@ def cmd_rev_parse(p: _Proc, args: list[str]) -> int:
                 p.out((repo.branch() or "HEAD") + "\n")
                 continue
             sha = repo.resolve(a)
+            if sha is not None and a.endswith("^{tree}"):
+                sha = repo.commit(sha).tree
             if sha is None:
                 p.out(a + "\n")
                 raise GitError(
@@ -426,3 +454,60 @@ def cmd_ls_files(p: _Proc, args: list[str]) -> int:
     index = repo.read_index()
     p.out("".join(f"{shown_path(repo, p.vm.cwd, q)}\n" for q in sorted(index)))
     return 0
+
+
+def cmd_cat_file(p: _Proc, args: list[str]) -> int:
+    """git cat-file -t / -s / -p / -e OBJECT."""
+    repo = need_repo(p)
+    flags = [a for a in args if a.startswith("-")]
+    names = [a for a in args if not a.startswith("-")]
+    if len(flags) != 1 or len(names) != 1 or flags[0] not in ("-t", "-s", "-p", "-e"):
+        p.ctx.err.write("usage: git cat-file (-t | -s | -e | -p) <object>\n")
+        return 129
+    name = names[0]
+    sha = _object_id(repo, name)
+    if sha is None:
+        if flags[0] == "-e":
+            return 1
+        raise GitError(f"Not a valid object name {name}")
+    kind, body = repo.read_object(sha)
+    if flags[0] == "-e":
+        return 0
+    if flags[0] == "-t":
+        p.out(kind + "\n")
+    elif flags[0] == "-s":
+        p.out(f"{len(body)}\n")
+    elif kind == "tree":
+        entries = []
+        i = 0
+        while i < len(body):
+            space = body.index(b" ", i)
+            nul = body.index(b"\x00", space)
+            mode = body[i:space].decode()
+            entry = body[nul + 1 : nul + 21].hex()
+            what = "tree" if mode == "40000" else "blob"
+            entries.append(
+                f"{mode.zfill(6)} {what} {entry}\t{body[space + 1 : nul].decode('utf-8', 'replace')}\n"
+            )
+            i = nul + 21
+        p.out("".join(entries))
+    else:
+        p.out(body.decode("utf-8", "surrogateescape"))
+    return 0
+
+
+def _object_id(repo: Repo, name: str) -> str | None:
+    if name.endswith("^{tree}"):
+        sha = repo.resolve(name)
+        return repo.commit(sha).tree if sha else None
+    if ":" in name:
+        rev, _, path = name.partition(":")
+        sha = repo.resolve(rev or "HEAD")
+        entry = repo.commit_entries(sha).get(path.lstrip("./")) if sha else None
+        return entry[1] if entry else None
+    if re.fullmatch(r"[0-9a-f]{40}", name) and repo.has_object(name):
+        return name
+    tag = repo.ref(f"refs/tags/{name}")
+    if tag is not None and not name.endswith("}"):
+        return tag
+    return repo.resolve(name)

@@ -48,21 +48,48 @@ class Commit:
 
     @property
     def time(self) -> int:
-        m = re.search(r"> (\d+) ", self.author)
-        return int(m.group(1)) if m else 0
+        return _when(self.author)[0]
+
+    @property
+    def tz(self) -> str:
+        return _when(self.author)[1]
+
+    @property
+    def committer_name(self) -> str:
+        return self.committer.split(" <")[0]
+
+    @property
+    def committer_email(self) -> str:
+        m = re.search(r"<([^>]*)>", self.committer)
+        return m.group(1) if m else ""
+
+    @property
+    def commit_time(self) -> int:
+        return _when(self.committer)[0]
+
+    @property
+    def commit_tz(self) -> str:
+        return _when(self.committer)[1]
 
     @property
     def subject(self) -> str:
         return self.message.strip("\n").split("\n")[0]
 
 
+def _when(ident: str) -> tuple[int, str]:
+    m = re.search(r"> (\d+) ([-+]\d{4})", ident)
+    return (int(m.group(1)), m.group(2)) if m else (0, "+0000")
+
+
 class GitError(Exception):
     """A failure git reports as ``fatal: ...`` (status 128) or ``error: ...`` (given status)."""
 
-    def __init__(self, message: str, status: int = 128) -> None:
+    def __init__(self, message: str, status: int = 128, raw: bool = False) -> None:
         super().__init__(message)
         self.message = message
         self.status = status
+        #: printed as it is, without ``fatal: `` (``No stash entries found.``)
+        self.raw = raw
 
 
 def _bytes(content: str | bytes) -> bytes:
@@ -96,14 +123,14 @@ class Repo:
             path = posixpath.dirname(path)
 
     @classmethod
-    def init(cls, fs: VirtualFS, root: str) -> tuple[Repo, bool]:
+    def init(cls, fs: VirtualFS, root: str, branch: str | None = None) -> tuple[Repo, bool]:
         """Create (or find) the repository at ``root``; whether it existed already."""
         repo = cls(fs, root)
         existed = fs.is_file(posixpath.join(repo.gitdir, "HEAD"))
         if not existed:
             for sub in ("objects", "refs/heads", "refs/tags", "info", "hooks"):
                 fs.mkdir(posixpath.join(repo.gitdir, sub), parents=True)
-            fs.write(posixpath.join(repo.gitdir, "HEAD"), f"ref: refs/heads/{DEFAULT_BRANCH}\n")
+            fs.write(posixpath.join(repo.gitdir, "HEAD"), f"ref: refs/heads/{branch or DEFAULT_BRANCH}\n")
             fs.write(
                 posixpath.join(repo.gitdir, "config"),
                 "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n"
@@ -184,8 +211,15 @@ class Repo:
                 out[path] = (mode, sha_hex)
         return out
 
-    def write_commit(self, tree: str, parents: list[str], author: str, message: str) -> str:
-        lines = [f"tree {tree}", *(f"parent {p}" for p in parents), f"author {author}", f"committer {author}"]
+    def write_commit(
+        self, tree: str, parents: list[str], author: str, message: str, committer: str | None = None
+    ) -> str:
+        lines = [
+            f"tree {tree}",
+            *(f"parent {p}" for p in parents),
+            f"author {author}",
+            f"committer {committer or author}",
+        ]
         return self.write_object(
             "commit", ("\n".join(lines) + "\n\n" + message).encode("utf-8", "surrogateescape")
         )
@@ -261,18 +295,25 @@ class Repo:
 
     def resolve(self, rev: str) -> str | None:
         """A commit id for ``rev``: HEAD, a branch or tag, a (short) id, with ``~N``/``^`` suffixes."""
-        m = re.fullmatch(r"(.+?)((?:[~^]\d*)*)", rev)
+        m = re.fullmatch(r"(.+?)((?:[~^]\d*|\^\{\w*\})*)", rev)
         if not m:
             return None
         base, suffix = m.group(1), m.group(2)
         sha: str | None
+        stash = re.fullmatch(r"stash(?:@\{(\d+)\})?", base)
         if base == "HEAD" or base == "@":
             sha = self.head()
+        elif stash:
+            sha = self._stash_entry(int(stash.group(1) or 0))
+        elif base.startswith("refs/"):
+            sha = self.ref(base)
         else:
-            sha = self.ref(f"refs/heads/{base}") or self.ref(f"refs/tags/{base}")
+            sha = self.ref(f"refs/heads/{base}")
+            if sha is None and self.ref(f"refs/tags/{base}"):
+                sha = self.peel(self.ref(f"refs/tags/{base}") or "")
             if sha is None and re.fullmatch(r"[0-9a-f]{4,40}", base):
                 sha = self._expand(base)
-        for op, count in re.findall(r"([~^])(\d*)", suffix):
+        for op, count in re.findall(r"([~^])(\d*)", re.sub(r"\^\{\w*\}", "", suffix)):
             steps = int(count) if count else 1
             for _ in range(steps if op == "~" else 1):
                 if sha is None:
@@ -280,6 +321,25 @@ class Repo:
                 parents = self.commit(sha).parents
                 index = (steps - 1) if op == "^" else 0
                 sha = parents[index] if index < len(parents) else None
+        return sha
+
+    def _stash_entry(self, k: int) -> str | None:
+        try:
+            lines = self.fs.read_text(self._git("logs", "refs", "stash")).splitlines()
+        except FsError:
+            return None
+        if k >= len(lines):
+            return None
+        parts = lines[len(lines) - 1 - k].split(" ")
+        return parts[1] if len(parts) > 1 else None
+
+    def peel(self, sha: str) -> str:
+        """The commit a tag object (or a commit) names."""
+        for _ in range(10):
+            kind, body = self.read_object(sha)
+            if kind != "tag":
+                return sha
+            sha = body.split(b"\n", 1)[0].split(b" ")[1].decode()
         return sha
 
     def _expand(self, short: str) -> str | None:
@@ -339,8 +399,13 @@ class Repo:
     def worktree(self) -> dict[str, tuple[str, bytes]]:
         """Every file of the work tree not ignored: ``{path: (mode, content)}`` (``.git`` left out)."""
         rules = self._ignore_rules()
+        tracked = set(self.read_index()) if rules else set()
+        tracked_dirs = {q.rsplit("/", 1)[0] for q in tracked if "/" in q}
+        tracked_dirs |= {d.rsplit("/", k)[0] for d in list(tracked_dirs) for k in range(1, d.count("/") + 1)}
 
         def ignored(rel: str, is_dir: bool) -> bool:
+            if rel in tracked or (is_dir and rel in tracked_dirs):  # ignore rules never hide a tracked file
+                return False
             hit = False
             for rx, dir_only, negate in rules:
                 if (is_dir or not dir_only) and rx.match(rel):
@@ -437,6 +502,9 @@ def read_config(fs: VirtualFS, paths: list[str]) -> dict[str, str]:
 def write_config(fs: VirtualFS, path: str, key: str, value: str | None) -> None:
     """Set (or with ``value`` None remove) ``section.key`` in the config file at ``path``."""
     section, _, name = key.rpartition(".")
+    head, dot, sub = section.partition(".")
+    if dot:  # remote.origin.url lives in [remote "origin"]
+        section = f'{head} "{sub}"'
     parser = configparser.ConfigParser(strict=False, interpolation=None)
     try:
         parser.read_string(fs.read_text(path))
@@ -456,3 +524,23 @@ def write_config(fs: VirtualFS, path: str, key: str, value: str | None) -> None:
             buffer.write(f"\t{k} = {v}\n")
     fs.mkdir(posixpath.dirname(path), parents=True)
     fs.write(path, buffer.getvalue())
+
+
+def remove_section(fs: VirtualFS, path: str, section: str) -> bool:
+    """Remove a whole ``[section]`` (``remote "origin"``) from a config file; whether it was there."""
+    try:
+        text = fs.read_text(path)
+    except FsError:
+        return False
+    out: list[str] = []
+    skipping = found = False
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            skipping = stripped == f"[{section}]"
+            found = found or skipping
+        if not skipping:
+            out.append(line)
+    if found:
+        fs.write(path, "".join(out))
+    return found

@@ -133,6 +133,48 @@ def summary_line(files: int, added: int, removed: int) -> str:
     return ", ".join(parts) + "\n"
 
 
+def _scale(it: int, width: int, most: int) -> int:
+    return 0 if not it else 1 + (it * (width - 1) // most)
+
+
+def _stat_lines(rows: list[tuple[str, int, int, bool]], width: int = 80) -> list[str]:
+    """The ``--stat`` lines, the graph scaled to a terminal of ``width`` columns as git does."""
+    most = max((a + d for _, a, d, binary in rows if not binary), default=0)
+    number_width = max(len(str(most)), 3 if any(binary for *_, binary in rows) else 0)
+    width = max(width, 16 + 6 + number_width)
+    graph_width = most
+    name_width = max(len(path) for path, *_ in rows)
+    if name_width + number_width + 6 + graph_width > width:
+        if graph_width > width * 3 // 8 - number_width - 6:
+            graph_width = max(6, width * 3 // 8 - number_width - 6)
+        if name_width > width - number_width - 6 - graph_width:
+            name_width = width - number_width - 6 - graph_width
+        else:
+            graph_width = width - number_width - 6 - name_width
+    out = []
+    for path, added, removed, binary in rows:
+        shown = path if len(path) <= name_width else "..." + path[len(path) - name_width + 3 :]
+        if binary:
+            out.append(f" {shown:<{name_width}} | {'Bin':>{number_width}}\n")
+            continue
+        add, rem = added, removed
+        if graph_width <= most:
+            total = _scale(add + rem, graph_width, most)
+            if total < 2 and add and rem:
+                total = 2
+            if add < rem:
+                add = _scale(add, graph_width, most)
+                rem = total - add
+            else:
+                rem = _scale(rem, graph_width, most)
+                add = total - rem
+        bars = "+" * add + "-" * rem
+        out.append(
+            f" {shown:<{name_width}} | {added + removed:>{number_width}}{' ' + bars if bars else ''}\n"
+        )
+    return out
+
+
 def diffstat(
     repo: Repo, old: Entries, new: Entries, summary_only: bool = False, paths: list[str] | None = None
 ) -> str:
@@ -150,17 +192,7 @@ def diffstat(
         total_add += added
         total_del += removed
         rows.append((path, added, removed, binary))
-    out = []
-    if not summary_only:
-        width = max(len(path) for path, *_ in rows)
-        for path, added, removed, binary in rows:
-            if binary:
-                out.append(f" {path:<{width}} | Bin\n")
-            else:
-                n = added + removed
-                out.append(
-                    f" {path:<{width}} | {n} {'+' * min(added, 50)}{'-' * min(removed, 50)}".rstrip() + "\n"
-                )
+    out = [] if summary_only else _stat_lines(rows)
     out.append(summary_line(len(rows), total_add, total_del))
     if summary_only:
         for path in sorted(changed):
@@ -174,7 +206,21 @@ def diffstat(
     return "".join(out)
 
 
-def git_date(epoch: int) -> str:
-    """``Thu Jan 15 09:30:05 2026 +0000`` (git's default date format, in UTC)."""
-    t = time.gmtime(epoch)
-    return time.strftime("%a %b ", t) + f"{t.tm_mday} " + time.strftime("%H:%M:%S %Y", t) + " +0000"
+def _local(epoch: int, tz: str) -> time.struct_time:
+    sign = -1 if tz.startswith("-") else 1
+    return time.gmtime(epoch + sign * (int(tz[1:3]) * 3600 + int(tz[3:5]) * 60))
+
+
+def git_date(epoch: int, tz: str = "+0000") -> str:
+    """``Thu Jan 15 09:30:05 2026 +0000`` (git's default date format, in the author's zone)."""
+    t = _local(epoch, tz)
+    return time.strftime("%a %b ", t) + f"{t.tm_mday} " + time.strftime("%H:%M:%S %Y", t) + f" {tz}"
+
+
+def iso_date(epoch: int, tz: str = "+0000", strict: bool = False) -> str:
+    """``2026-01-15 09:30:05 +0000`` (``%ai``), or strict ISO 8601 ``2026-01-15T09:30:05+00:00``."""
+    t = _local(epoch, tz)
+    if strict:
+        zone = f"{tz[:3]}:{tz[3:]}"
+        return time.strftime("%Y-%m-%dT%H:%M:%S", t) + zone
+    return time.strftime("%Y-%m-%d %H:%M:%S", t) + f" {tz}"

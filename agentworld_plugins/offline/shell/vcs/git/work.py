@@ -6,6 +6,7 @@ import posixpath
 from typing import TYPE_CHECKING
 
 from ....vfs import FsError
+from .ident import person
 from .repo import Entries, GitError, Repo, read_config, write_config
 from .text import changed_paths, diffstat, shown_path
 
@@ -21,16 +22,50 @@ def need_repo(p: _Proc) -> Repo:
     return repo
 
 
+_BRANCH_HINT = "".join(
+    f"hint: {line}\n"
+    for line in (
+        "Using 'master' as the name for the initial branch. This default branch name",
+        "is subject to change. To configure the initial branch name to use in all",
+        "of your new repositories, which will suppress this warning, call:",
+        "",
+        "\tgit config --global init.defaultBranch <name>",
+        "",
+        "Names commonly chosen instead of 'master' are 'main', 'trunk' and",
+        "'development'. The just-created branch can be renamed via this command:",
+        "",
+        "\tgit branch -m <name>",
+    )
+)
+
+
 def cmd_init(p: _Proc, args: list[str]) -> int:
+    from .ident import config
+
     quiet = "-q" in args or "--quiet" in args
-    operands = [a for a in args if not a.startswith("-")]
+    branch = None
+    operands = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-b", "--initial-branch") and i + 1 < len(args):
+            branch = args[i + 1]
+            i += 1
+        elif a.startswith("--initial-branch="):
+            branch = a.split("=", 1)[1]
+        elif not a.startswith("-"):
+            operands.append(a)
+        i += 1
     root = p.path(operands[0]) if operands else p.vm.cwd
     try:
         p.fs.mkdir(root, parents=True)
     except FsError as exc:
         raise GitError(f"cannot mkdir {operands[0]}: {exc.strerror}") from None
-    repo, existed = Repo.init(p.fs, root)
+    configured = config(p, None).get("init.defaultbranch")
+    repo, existed = Repo.init(p.fs, root, branch or configured)
     if not quiet:
+        if not existed and branch is None and configured is None:
+            p.ctx.err.write(_BRANCH_HINT)
         word = "Reinitialized existing" if existed else "Initialized empty"
         p.out(f"{word} Git repository in {repo.gitdir}/\n")
     return 0
@@ -72,17 +107,42 @@ def cmd_status(p: _Proc, args: list[str]) -> int:
     head_sha = repo.head()
     head, index, work = status_sets(repo)
     staged = changed_paths(head, index)
+    renames = find_renames(staged, head, index)
     unstaged = {path: kind for path, kind in changed_paths(index, work).items() if kind != "A"}
     untracked = untracked_paths(index, work)
-    if "-s" in args or "--short" in args or any(a.startswith("--porcelain") for a in args):
+    short = any(a in ("-s", "--short", "-sb", "-bs") or a.startswith("--porcelain") for a in args)
+    if short:
         lines = []
+        if any(a in ("-b", "--branch", "-sb", "-bs") for a in args):
+            branch = repo.branch()
+            if head_sha is None:
+                lines.append(f"## No commits yet on {branch}\n")
+            else:
+                lines.append(f"## {branch}\n" if branch else "## HEAD (no branch)\n")
         for path in sorted(set(staged) | set(unstaged)):
-            lines.append(f"{staged.get(path, ' ')}{unstaged.get(path, ' ')} {_rel(p, repo, path)}\n")
+            shown = _rel(p, repo, path)
+            if path in renames:
+                shown = f"{_rel(p, repo, renames[path])} -> {shown}"
+            lines.append(f"{staged.get(path, ' ')}{unstaged.get(path, ' ')} {shown}\n")
         lines.extend(f"?? {_rel(p, repo, path)}\n" for path in untracked)
         p.out("".join(lines))
         return 0
-    p.out(long_status(p, repo, head_sha, staged, unstaged, untracked))
+    p.out(long_status(p, repo, head_sha, staged, unstaged, untracked, renames))
     return 0
+
+
+def find_renames(staged: dict[str, str], head: Entries, index: Entries) -> dict[str, str]:
+    """Staged exact renames (a path gone and one added with the same blob): ``{new: old}``;
+    ``staged`` then says ``R`` for the new path and no longer lists the old one."""
+    gone = {head[q][1]: q for q, kind in staged.items() if kind == "D"}
+    renames = {}
+    for q, kind in sorted(staged.items()):
+        if kind == "A" and index[q][1] in gone:
+            old = gone.pop(index[q][1])
+            renames[q] = old
+            staged[q] = "R"
+            del staged[old]
+    return renames
 
 
 def long_status(
@@ -92,8 +152,10 @@ def long_status(
     staged: dict[str, str],
     unstaged: dict[str, str],
     untracked: list[str],
+    renames: dict[str, str] | None = None,
 ) -> str:
-    names = {"A": "new file", "M": "modified", "D": "deleted"}
+    names = {"A": "new file", "M": "modified", "D": "deleted", "R": "renamed"}
+    renames = renames or {}
     branch = repo.branch()
     out = [f"On branch {branch}\n" if branch else f"HEAD detached at {(head_sha or '')[:7]}\n"]
     if head_sha is None:
@@ -102,7 +164,10 @@ def long_status(
         hint = "git rm --cached <file>..." if head_sha is None else "git restore --staged <file>..."
         out.append(f'Changes to be committed:\n  (use "{hint}" to unstage)\n')
         out.extend(
-            f"\t{names[kind] + ':':<12}{_rel(p, repo, path)}\n" for path, kind in sorted(staged.items())
+            f"\t{names[kind] + ':':<12}"
+            + (f"{_rel(p, repo, renames[path])} -> " if path in renames else "")
+            + f"{_rel(p, repo, path)}\n"
+            for path, kind in sorted(staged.items())
         )
         out.append("\n")
     if unstaged:
@@ -206,14 +271,6 @@ def cmd_rm(p: _Proc, args: list[str]) -> int:
     return 0
 
 
-def identity(p: _Proc, repo: Repo) -> str:
-    config = read_config(p.fs, repo.config_files())
-    env = p.vm.vars
-    name = env.get("GIT_AUTHOR_NAME") or config.get("user.name") or p.vm.user
-    email = env.get("GIT_AUTHOR_EMAIL") or config.get("user.email") or f"{p.vm.user}@{p.vm.hostname}"
-    return f"{name} <{email}> {p.fs.now()} +0000"
-
-
 def cmd_commit(p: _Proc, args: list[str]) -> int:
     repo = need_repo(p)
     messages: list[str] = []
@@ -274,7 +331,11 @@ def cmd_commit(p: _Proc, args: list[str]) -> int:
         p.ctx.err.write("Aborting commit due to empty commit message.\n")
         return 1
     message = "\n\n".join(m.strip("\n") for m in messages) + "\n"
-    sha = repo.write_commit(repo.write_tree(index), parents, identity(p, repo), message)
+    author = person(p, repo, "author")
+    committer = person(p, repo, "committer")
+    if amend and "--reset-author" not in args and repo.head():
+        author = repo.commit(repo.head() or "").author
+    sha = repo.write_commit(repo.write_tree(index), parents, author, message, committer)
     repo.set_head(sha)
     if not quiet:
         branch = repo.branch() or "detached HEAD"

@@ -1,0 +1,694 @@
+"""The awk language read into a tree: tokens (with awk's regex-or-division rule) and a
+recursive-descent parser following the POSIX grammar's precedence.
+
+Nodes are tuples whose first item names them (``("bin", "+", a, b)``, ``("print", args,
+redirect)``); :mod:`.interp` evaluates them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+Node = tuple[Any, ...]
+
+KEYWORDS = {"BEGIN", "END", "function", "func", "if", "else", "while", "for", "do", "break", "continue",
+            "next", "nextfile", "exit", "return", "delete", "in", "getline", "print", "printf"}  # fmt: skip
+BUILTINS = {"length", "substr", "index", "split", "sub", "gsub", "match", "sprintf", "sin", "cos", "atan2",
+            "exp", "log", "sqrt", "int", "rand", "srand", "tolower", "toupper", "system", "close",
+            "fflush"}  # fmt: skip
+
+_PUNCT = ("+=", "-=", "*=", "/=", "%=", "^=", "**=", "==", "<=", ">=", "!=", "++", "--", "&&", "||", ">>",
+          "!~", "**", "{", "}", "(", ")", "[", "]", ";", ",", "+", "-", "*", "/", "%", "^", "!", ">",
+          "<", "|", "?", ":", "~", "$", "=")  # fmt: skip
+_NUMBER = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: tokens after which ``/`` divides (an operand ended); anywhere else it starts a regex
+_OPERAND_END = {"NUMBER", "STRING", "ERE", "NAME", "BUILTIN", ")", "]", "$", "++", "--"}
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "/": "/", "a": "\a", "b": "\b",
+            "f": "\f", "v": "\v"}  # fmt: skip
+
+
+class AwkSyntaxError(Exception):
+    def __init__(self, message: str, line: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+@dataclass
+class Tok:
+    kind: str  # NUMBER STRING ERE NAME FUNC_NAME BUILTIN NEWLINE EOF, a keyword or a punctuator
+    value: Any
+    line: int
+
+
+def unescape(text: str) -> str:
+    """The escapes of an awk string (``-v`` values and ``var=value`` operands get them too)."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c != "\\" or i + 1 >= len(text):
+            out.append(c)
+            i += 1
+            continue
+        d = text[i + 1]
+        if d in _ESCAPES:
+            out.append(_ESCAPES[d])
+            i += 2
+        elif d in "01234567":
+            m = re.match(r"[0-7]{1,3}", text[i + 1 :])
+            assert m is not None
+            out.append(chr(int(m.group(0), 8)))
+            i += 1 + len(m.group(0))
+        else:  # an unknown escape keeps its backslash (what a regex built from it needs)
+            out.append("\\" + d)
+            i += 2
+    return "".join(out)
+
+
+def tokenize(src: str) -> list[Tok]:
+    toks: list[Tok] = []
+    i, line, n = 0, 1, len(src)
+
+    def prev_kind() -> str:
+        return toks[-1].kind if toks else ""
+
+    while i < n:
+        c = src[i]
+        if c == "\\" and src.startswith("\n", i + 1):
+            i, line = i + 2, line + 1
+            continue
+        if c in " \t\r":
+            i += 1
+            continue
+        if c == "#":
+            while i < n and src[i] != "\n":
+                i += 1
+            continue
+        if c == "\n":
+            toks.append(Tok("NEWLINE", None, line))
+            i, line = i + 1, line + 1
+            continue
+        if c == '"':
+            j = i + 1
+            buf: list[str] = []
+            while j < n and src[j] != '"':
+                if src[j] == "\n":
+                    raise AwkSyntaxError("unterminated string", line)
+                if src[j] == "\\" and j + 1 < n:
+                    if src[j + 1] == "\n":
+                        j += 2
+                        continue
+                    buf.append(src[j : j + 2])
+                    j += 2
+                    continue
+                buf.append(src[j])
+                j += 1
+            if j >= n:
+                raise AwkSyntaxError("unterminated string", line)
+            toks.append(Tok("STRING", unescape("".join(buf)), line))
+            i = j + 1
+            continue
+        if c == "/" and prev_kind() not in _OPERAND_END:
+            j = i + 1
+            buf = []
+            in_bracket = False
+            while j < n and (src[j] != "/" or in_bracket):
+                if src[j] == "\n":
+                    raise AwkSyntaxError("unterminated regexp", line)
+                if src[j] == "\\" and j + 1 < n:
+                    buf.append("/" if src[j + 1] == "/" else src[j : j + 2])
+                    j += 2
+                    continue
+                if src[j] == "[" and not in_bracket:
+                    in_bracket = True
+                    buf.append("[")
+                    j += 1
+                    if j < n and src[j] == "^":
+                        buf.append("^")
+                        j += 1
+                    if j < n and src[j] == "]":
+                        buf.append("]")
+                        j += 1
+                    continue
+                if src[j] == "]" and in_bracket:
+                    in_bracket = False
+                buf.append(src[j])
+                j += 1
+            if j >= n:
+                raise AwkSyntaxError("unterminated regexp", line)
+            toks.append(Tok("ERE", "".join(buf), line))
+            i = j + 1
+            continue
+        if c.isdigit() or (c == "." and i + 1 < n and src[i + 1].isdigit()):
+            m = _NUMBER.match(src, i)
+            assert m is not None
+            toks.append(Tok("NUMBER", float(m.group(0)), line))
+            i = m.end()
+            continue
+        m = _NAME.match(src, i)
+        if m:
+            word = m.group(0)
+            i = m.end()
+            if word in KEYWORDS:
+                toks.append(Tok("function" if word == "func" else word, word, line))
+            elif word in BUILTINS:
+                toks.append(Tok("BUILTIN", word, line))
+            elif i < n and src[i] == "(":
+                toks.append(Tok("FUNC_NAME", word, line))
+            else:
+                toks.append(Tok("NAME", word, line))
+            continue
+        for punct in _PUNCT:
+            if src.startswith(punct, i):
+                kind = {"**": "^", "**=": "^="}.get(punct, punct)
+                toks.append(Tok(kind, punct, line))
+                i += len(punct)
+                break
+        else:
+            raise AwkSyntaxError(f"invalid char '{c}' in expression", line)
+    toks.append(Tok("EOF", None, line))
+    return toks
+
+
+@dataclass
+class Program:
+    begin: list[Node] = field(default_factory=list)
+    end: list[Node] = field(default_factory=list)
+    #: (pattern or None, second pattern of a range or None, action or None)
+    main: list[tuple[Node | None, Node | None, Node | None]] = field(default_factory=list)
+    #: name -> (parameters, body, the parameters used as arrays)
+    functions: dict[str, tuple[list[str], Node, set[str]]] = field(default_factory=dict)
+
+
+_LVALUES = ("var", "index", "field")
+_CONCAT_START = {
+    "NUMBER",
+    "STRING",
+    "ERE",
+    "NAME",
+    "FUNC_NAME",
+    "BUILTIN",
+    "$",
+    "!",
+    "(",
+    "++",
+    "--",
+    "-",
+    "+",
+}
+_ASSIGN = {"=", "+=", "-=", "*=", "/=", "%=", "^="}
+_SIMPLE_END = {";", "NEWLINE", "}", "EOF"}
+
+
+class Parser:
+    def __init__(self, src: str) -> None:
+        self.toks = tokenize(src)
+        self.pos = 0
+        self.no_gt = False  # in print's list: `>` redirects (unless inside parentheses)
+        self.no_in = False  # in a for's first clause
+
+    # -- token helpers ---------------------------------------------------------------------------
+
+    @property
+    def tok(self) -> Tok:
+        return self.toks[self.pos]
+
+    def peek(self, k: int = 1) -> Tok:
+        return self.toks[min(self.pos + k, len(self.toks) - 1)]
+
+    def take(self, kind: str | None = None) -> Tok:
+        t = self.tok
+        if kind is not None and t.kind != kind:
+            self.fail(t)
+        self.pos += 1
+        return t
+
+    def fail(self, t: Tok | None = None) -> Any:
+        t = t or self.tok
+        shown = {"NEWLINE": "end of line", "EOF": "end of file"}.get(t.kind, str(t.value))
+        raise AwkSyntaxError(f"syntax error at or near {shown}", t.line)
+
+    def newlines(self) -> None:
+        while self.tok.kind == "NEWLINE":
+            self.pos += 1
+
+    def terminators(self) -> None:
+        while self.tok.kind in ("NEWLINE", ";"):
+            self.pos += 1
+
+    # -- program ---------------------------------------------------------------------------------
+
+    def program(self) -> Program:
+        prog = Program()
+        self.terminators()
+        while self.tok.kind != "EOF":
+            kind = self.tok.kind
+            if kind == "BEGIN":
+                self.take()
+                self.newlines()
+                prog.begin.append(self.block())
+                self.terminators()
+                continue
+            elif kind == "END":
+                self.take()
+                self.newlines()
+                prog.end.append(self.block())
+                self.terminators()
+                continue
+            elif kind == "function":
+                self.function(prog)
+                self.terminators()
+                continue
+            else:
+                pattern = pattern2 = None
+                if kind != "{":
+                    pattern = self.expr()
+                    if self.tok.kind == ",":
+                        self.take()
+                        self.newlines()
+                        pattern2 = self.expr()
+                action = self.block() if self.tok.kind == "{" else None
+                prog.main.append((pattern, pattern2, action))
+                if action is not None:  # `{...} pattern {...}`: a new item may follow a block at once
+                    self.terminators()
+                    continue
+            if self.tok.kind not in ("NEWLINE", ";", "EOF", "{", "BEGIN", "END", "function"):
+                self.fail()
+            self.terminators()
+        for params, body, arrays in prog.functions.values():
+            arrays.update(_array_params(body, set(params)))
+        return prog
+
+    def function(self, prog: Program) -> None:
+        self.take()
+        t = self.take()
+        if t.kind not in ("NAME", "FUNC_NAME"):
+            self.fail(t)
+        name = t.value
+        self.take("(")
+        params: list[str] = []
+        while self.tok.kind != ")":
+            params.append(self.take("NAME").value)
+            if self.tok.kind == ",":
+                self.take()
+                self.newlines()
+            elif self.tok.kind != ")":
+                self.fail()
+        self.take(")")
+        self.newlines()
+        if name in prog.functions:
+            raise AwkSyntaxError(f"function name `{name}' previously defined", t.line)
+        prog.functions[name] = (params, self.block(), set())
+
+    def block(self) -> Node:
+        self.take("{")
+        body: list[Node] = []
+        self.terminators()
+        while self.tok.kind != "}":
+            if self.tok.kind == "EOF":
+                self.fail()
+            body.append(self.statement())
+            self.terminators()
+        self.take("}")
+        return ("block", body)
+
+    # -- statements ------------------------------------------------------------------------------
+
+    def simple_end(self) -> None:
+        if self.tok.kind in (";", "NEWLINE"):
+            self.take()
+        elif self.tok.kind not in ("}", "EOF"):
+            self.fail()
+
+    def body(self) -> Node:
+        self.newlines()
+        if self.tok.kind == ";":
+            self.take()
+            return ("block", [])
+        return self.statement()
+
+    def statement(self) -> Node:
+        kind = self.tok.kind
+        if kind == "{":
+            return self.block()
+        if kind == "if":
+            self.take()
+            self.take("(")
+            cond = self.expr()
+            self.take(")")
+            then = self.body()
+            save = self.pos
+            self.terminators()
+            if self.tok.kind == "else":
+                self.take()
+                return ("if", cond, then, self.body())
+            self.pos = save
+            return ("if", cond, then, None)
+        if kind == "while":
+            self.take()
+            self.take("(")
+            cond = self.expr()
+            self.take(")")
+            if self.tok.kind == ";":
+                self.take()
+                return ("while", cond, ("block", []))
+            return ("while", cond, self.body())
+        if kind == "do":
+            self.take()
+            loop_body = self.body()
+            self.terminators()
+            self.take("while")
+            self.take("(")
+            cond = self.expr()
+            self.take(")")
+            self.simple_end()
+            return ("do", loop_body, cond)
+        if kind == "for":
+            return self.for_statement()
+        if kind == ";":
+            self.take()
+            return ("block", [])
+        node = self.simple_statement()
+        self.simple_end()
+        return node
+
+    def for_statement(self) -> Node:
+        self.take()
+        self.take("(")
+        if (
+            self.tok.kind == "NAME"
+            and self.peek().kind == "in"
+            and self.peek(2).kind == "NAME"
+            and self.peek(3).kind == ")"
+        ):
+            var = self.take().value
+            self.take()
+            arr = self.take().value
+            self.take(")")
+            return ("forin", var, arr, self.body())
+        init = None if self.tok.kind == ";" else self.simple_statement()
+        self.take(";")
+        self.newlines()
+        cond = None if self.tok.kind == ";" else self.expr()
+        self.take(";")
+        self.newlines()
+        step = None if self.tok.kind == ")" else self.simple_statement()
+        self.take(")")
+        if self.tok.kind == ";":
+            self.take()
+            return ("for", init, cond, step, ("block", []))
+        return ("for", init, cond, step, self.body())
+
+    def simple_statement(self) -> Node:
+        kind = self.tok.kind
+        if kind in ("print", "printf"):
+            self.take()
+            args: list[Node] = []
+            self.no_gt = True
+            try:
+                if self.tok.kind not in _SIMPLE_END and self.tok.kind not in (">", ">>", "|"):
+                    args = self.expr_list()
+            finally:
+                self.no_gt = False
+            if len(args) == 1 and args[0][0] == "group":
+                args = args[0][1]
+            redirect = None
+            if self.tok.kind in (">", ">>", "|"):
+                how = self.take().kind
+                redirect = (how, self.concat(no_gt=True))
+            if kind == "printf" and not args:
+                self.fail()
+            return (kind, args, redirect)
+        if kind in ("next", "nextfile", "break", "continue"):
+            self.take()
+            return (kind,)
+        if kind in ("exit", "return"):
+            self.take()
+            value = None if self.tok.kind in _SIMPLE_END else self.expr()
+            return (kind, value)
+        if kind == "delete":
+            self.take()
+            name = self.take("NAME").value
+            subs = None
+            if self.tok.kind == "[":
+                self.take()
+                subs = self.expr_list()
+                self.take("]")
+            return ("delete", name, subs)
+        return ("expr", self.expr())
+
+    # -- expressions -----------------------------------------------------------------------------
+
+    def expr_list(self) -> list[Node]:
+        items = [self.expr()]
+        while self.tok.kind == ",":
+            self.take()
+            self.newlines()
+            items.append(self.expr())
+        return items
+
+    def expr(self) -> Node:
+        left = self.ternary()
+        if self.tok.kind in _ASSIGN:
+            if left[0] not in _LVALUES:
+                self.fail()
+            op = self.take().kind
+            self.newlines()
+            return ("assign", op, left, self.expr())
+        return left
+
+    def ternary(self) -> Node:
+        cond = self.or_()
+        if self.tok.kind == "?":
+            self.take()
+            self.newlines()
+            a = self.expr()
+            self.newlines()
+            self.take(":")
+            self.newlines()
+            return ("cond", cond, a, self.expr())
+        return cond
+
+    def or_(self) -> Node:
+        left = self.and_()
+        while self.tok.kind == "||":
+            self.take()
+            self.newlines()
+            left = ("or", left, self.and_())
+        return left
+
+    def and_(self) -> Node:
+        left = self.in_()
+        while self.tok.kind == "&&":
+            self.take()
+            self.newlines()
+            left = ("and", left, self.in_())
+        return left
+
+    def in_(self) -> Node:
+        left = self.match()
+        while self.tok.kind == "in" and not self.no_in:
+            self.take()
+            subs = left[1] if left[0] == "group" else [left]
+            left = ("in", subs, self.take("NAME").value)
+        return left
+
+    def match(self) -> Node:
+        left = self.relational()
+        while self.tok.kind in ("~", "!~"):
+            neg = self.take().kind == "!~"
+            left = ("match", neg, left, self.relational())
+        return left
+
+    def relational(self) -> Node:
+        left = self.concat()
+        while self.tok.kind == "|" and self.peek().kind == "getline":
+            self.take()
+            self.take()
+            var = self.getline_var()
+            left = ("getline", "cmd", var, left)
+        kind = self.tok.kind
+        if kind in ("<", "<=", "!=", "==", ">=") or (kind == ">" and not self.no_gt):
+            self.take()
+            right = self.concat()
+            left = ("cmp", kind, left, right)
+        return left
+
+    def concat(self, no_gt: bool | None = None) -> Node:
+        saved = self.no_gt
+        if no_gt is not None:
+            self.no_gt = no_gt
+        try:
+            left = self.additive()
+            while self.tok.kind in _CONCAT_START and self.tok.kind not in ("-", "+", "!"):
+                if self.tok.kind == "in":
+                    break
+                left = ("concat", left, self.additive())
+            return left
+        finally:
+            self.no_gt = saved
+
+    def additive(self) -> Node:
+        left = self.multiplicative()
+        while self.tok.kind in ("+", "-"):
+            op = self.take().kind
+            left = ("bin", op, left, self.multiplicative())
+        return left
+
+    def multiplicative(self) -> Node:
+        left = self.unary()
+        while self.tok.kind in ("*", "/", "%"):
+            op = self.take().kind
+            left = ("bin", op, left, self.unary())
+        return left
+
+    def unary(self) -> Node:
+        kind = self.tok.kind
+        if kind == "!":
+            self.take()
+            return ("not", self.unary())
+        if kind == "-":
+            self.take()
+            return ("neg", self.unary())
+        if kind == "+":
+            self.take()
+            return ("pos", self.unary())
+        return self.power()
+
+    def power(self) -> Node:
+        base = self.incdec()
+        if self.tok.kind == "^":
+            self.take()
+            if self.tok.kind in ("-", "+", "!"):
+                return ("bin", "^", base, self.unary())
+            return ("bin", "^", base, self.power())
+        return base
+
+    def incdec(self) -> Node:
+        if self.tok.kind in ("++", "--"):
+            op = self.take().kind
+            target = self.dollar()
+            if target[0] not in _LVALUES:
+                self.fail()
+            return ("preinc", op, target)
+        node = self.dollar()
+        if self.tok.kind in ("++", "--") and node[0] in _LVALUES:
+            return ("postinc", self.take().kind, node)
+        return node
+
+    def dollar(self) -> Node:
+        if self.tok.kind == "$":
+            self.take()
+            if self.tok.kind in ("++", "--"):
+                return ("field", self.incdec())
+            if self.tok.kind == "-":
+                self.take()
+                return ("field", ("neg", self.dollar()))
+            return ("field", self.dollar())
+        return self.primary()
+
+    def getline_var(self) -> Node | None:
+        if self.tok.kind in ("NAME", "$"):
+            return self.dollar()
+        return None
+
+    def primary(self) -> Node:
+        t = self.tok
+        kind = t.kind
+        if kind == "NUMBER":
+            self.take()
+            return ("num", t.value)
+        if kind == "STRING":
+            self.take()
+            return ("str", t.value)
+        if kind == "ERE":
+            self.take()
+            return ("regex", t.value)
+        if kind == "(":
+            self.take()
+            saved, self.no_gt, saved_in, self.no_in = self.no_gt, False, self.no_in, False
+            try:
+                self.newlines()
+                items = self.expr_list()
+                self.newlines()
+                self.take(")")
+            finally:
+                self.no_gt, self.no_in = saved, saved_in
+            return ("group", items) if len(items) > 1 else ("paren", items[0])
+        if kind == "NAME":
+            self.take()
+            if self.tok.kind == "[":
+                self.take()
+                subs = self.expr_list()
+                self.take("]")
+                return ("index", t.value, subs)
+            return ("var", t.value)
+        if kind == "FUNC_NAME":
+            self.take()
+            return ("call", t.value, self.call_args())
+        if kind == "BUILTIN":
+            self.take()
+            if self.tok.kind == "(":
+                return ("builtin", t.value, self.call_args())
+            if t.value == "length":
+                return ("builtin", "length", [])
+            self.fail()
+        if kind == "getline":
+            self.take()
+            var = self.getline_var()
+            if self.tok.kind == "<":
+                self.take()
+                return ("getline", "file", var, self.incdec())
+            return ("getline", "simple", var, None)
+        if kind in ("-", "+", "!"):
+            return self.unary()
+        return self.fail()
+
+    def call_args(self) -> list[Node]:
+        self.take("(")
+        saved, self.no_gt, saved_in, self.no_in = self.no_gt, False, self.no_in, False
+        try:
+            self.newlines()
+            args = [] if self.tok.kind == ")" else self.expr_list()
+            self.newlines()
+            self.take(")")
+        finally:
+            self.no_gt, self.no_in = saved, saved_in
+        return args
+
+
+def _array_params(node: Any, params: set[str]) -> set[str]:
+    """The parameters a function body uses as arrays (so an unset variable passed there becomes
+    an array in the caller, as awk does)."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, list):
+            stack.extend(n)
+            continue
+        if not isinstance(n, tuple) or not n:
+            continue
+        head = n[0]
+        if head in ("index", "delete") and n[1] in params:
+            found.add(n[1])
+        elif head in ("in", "forin") and n[2] in params:
+            found.add(n[2])
+        elif (
+            head == "builtin"
+            and n[1] == "split"
+            and len(n[2]) > 1
+            and n[2][1][0] == "var"
+            and n[2][1][1] in params
+        ):
+            found.add(n[2][1][1])
+        stack.extend(x for x in n[1:] if isinstance(x, (tuple, list)))
+    return found
+
+
+def parse(src: str) -> Program:
+    return Parser(src).program()

@@ -1,0 +1,205 @@
+"""git grep, mv, clean, describe and shortlog."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import TYPE_CHECKING
+
+from ....vfs import FsError
+from ...patterns import posix_regex
+from ...regex import compile_regex
+from .repo import GitError
+from .text import shown_path
+from .work import need_repo, pathspec_filter, status_sets, under, untracked_paths
+
+if TYPE_CHECKING:
+    from ...proc import _Proc
+
+
+def cmd_grep(p: _Proc, args: list[str]) -> int:
+    repo = need_repo(p)
+    flags: set[str] = set()
+    patterns: list[str] = []
+    specs: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            specs.extend(args[i + 1 :])
+            break
+        if a == "-e" and i + 1 < len(args):
+            patterns.append(args[i + 1])
+            i += 1
+        elif a.startswith("--"):
+            flags.add({"--line-number": "n", "--ignore-case": "i", "--files-with-matches": "l", "--count": "c",
+                       "--word-regexp": "w", "--extended-regexp": "E", "--fixed-strings": "F",
+                       "--invert-match": "v"}.get(a, a))  # fmt: skip
+        elif a.startswith("-") and len(a) > 1:
+            flags.update(a[1:])
+        elif not patterns:
+            patterns.append(a)
+        else:
+            specs.append(a)
+        i += 1
+    if not patterns:
+        raise GitError("no pattern given")
+    pieces = [re.escape(x) if "F" in flags else posix_regex(x, "E" in flags) for x in patterns]
+    if "w" in flags:
+        pieces = [rf"(?<!\w)(?:{x})(?!\w)" for x in pieces]
+    try:
+        rx = compile_regex("|".join(f"(?:{x})" for x in pieces), re.IGNORECASE if "i" in flags else 0)
+    except re.error as exc:
+        raise GitError(f"command line, '{patterns[0]}': {exc}") from None
+    prefixes = pathspec_filter(p, repo, specs) if specs else [repo.relpath(p.vm.cwd) or ""]
+    out: list[str] = []
+    for path in sorted(repo.read_index()):
+        if not any(under(path, prefix) for prefix in prefixes):
+            continue
+        try:
+            data = p.fs.read(repo.abspath(path))
+        except FsError:
+            continue
+        text = data.decode("utf-8", "surrogateescape") if isinstance(data, bytes) else data
+        if "\x00" in text[:8000]:
+            continue
+        shown = shown_path(repo, p.vm.cwd, path)
+        hits = [
+            (k, line)
+            for k, line in enumerate(text.split("\n")[: -1 if text.endswith("\n") else None], 1)
+            if (rx.search(line) is not None) != ("v" in flags)
+        ]
+        if not hits:
+            continue
+        if "l" in flags:
+            out.append(shown + "\n")
+        elif "c" in flags:
+            out.append(f"{shown}:{len(hits)}\n")
+        else:
+            out.extend(f"{shown}:{k}:{line}\n" if "n" in flags else f"{shown}:{line}\n" for k, line in hits)
+    p.out("".join(out))
+    return 0 if out else 1
+
+
+def cmd_mv(p: _Proc, args: list[str]) -> int:
+    repo = need_repo(p)
+    force = any(a in ("-f", "--force") for a in args)
+    names = [a for a in args if not a.startswith("-")]
+    if len(names) < 2:
+        p.ctx.err.write("usage: git mv [<options>] <source>... <destination>\n")
+        return 129
+    *sources, dest = names
+    index = repo.read_index()
+    dest_path = p.path(dest)
+    into = p.fs.is_dir(dest_path)
+    for src in sources:
+        rel = repo.relpath(p.path(src))
+        target = posixpath.join(dest_path, posixpath.basename(src)) if into else dest_path
+        shown_target = posixpath.join(dest, posixpath.basename(src)) if into else dest
+        moved = [q for q in index if rel is not None and under(q, rel)]
+        if rel is None or not moved or not p.fs.lexists(p.path(src)):
+            why = "not under version control" if p.fs.lexists(p.path(src)) else "bad source"
+            raise GitError(f"{why}, source={src}, destination={shown_target}")
+        if p.fs.lexists(target) and not force:
+            raise GitError(f"destination exists, source={src}, destination={shown_target}")
+        new_rel = repo.relpath(target) or ""
+        p.fs.move(p.path(src), target)
+        for q in moved:
+            index[new_rel + q[len(rel) :]] = index.pop(q)
+    repo.write_index(index)
+    return 0
+
+
+def cmd_clean(p: _Proc, args: list[str]) -> int:
+    repo = need_repo(p)
+    flags = set("".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--")))
+    flags |= {{"--dry-run": "n", "--force": "f", "--quiet": "q"}.get(a, "") for a in args}
+    if "n" not in flags and "f" not in flags:
+        raise GitError(
+            "clean.requireForce defaults to true and neither -i, -n, nor -f given; refusing to clean"
+        )
+    _, index, work = status_sets(repo)
+    out = []
+    for path in untracked_paths(index, work):
+        if path.endswith("/") and "d" not in flags:
+            continue
+        shown = shown_path(repo, p.vm.cwd, path)
+        if "n" in flags:
+            out.append(f"Would remove {shown}\n")
+            continue
+        full = repo.abspath(path.rstrip("/"))
+        if path.endswith("/"):
+            p.fs.rmtree(full)
+        else:
+            p.fs.remove(full)
+        if "q" not in flags:
+            out.append(f"Removing {shown}\n")
+    p.out("".join(out))
+    return 0
+
+
+def cmd_describe(p: _Proc, args: list[str]) -> int:
+    repo = need_repo(p)
+    lightweight = "--tags" in args
+    always = "--always" in args
+    revs = [a for a in args if not a.startswith("-")]
+    start = repo.resolve(revs[0] if revs else "HEAD")
+    if start is None:
+        raise GitError(f"Not a valid object name {revs[0] if revs else 'HEAD'}")
+    tags: dict[str, list[str]] = {}
+    folder = repo.gitdir + "/refs/tags"
+    names = sorted(p.fs.listdir(folder)) if p.fs.is_dir(folder) else []
+    unannotated = False
+    for name in names:
+        tag_sha = repo.ref(f"refs/tags/{name}") or ""
+        annotated = repo.read_object(tag_sha)[0] == "tag"
+        if annotated or lightweight:
+            tags.setdefault(repo.peel(tag_sha), []).append(name)
+        else:
+            unannotated = True
+    sha: str | None = start
+    depth = 0
+    while sha:
+        if sha in tags:
+            name = tags[sha][0]
+            p.out(f"{name}\n" if depth == 0 else f"{name}-{depth}-g{start[:7]}\n")
+            return 0
+        parents = repo.commit(sha).parents
+        sha = parents[0] if parents else None
+        depth += 1
+    if always:
+        p.out(start[:7] + "\n")
+        return 0
+    if unannotated:
+        raise GitError(
+            f"No annotated tags can describe '{start}'.\nHowever, there were unannotated tags: try --tags."
+        )
+    raise GitError("No names found, cannot describe anything.")
+
+
+def cmd_shortlog(p: _Proc, args: list[str]) -> int:
+    repo = need_repo(p)
+    flags = set("".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--")))
+    flags |= {{"--summary": "s", "--numbered": "n", "--email": "e"}.get(a, "") for a in args}
+    revs = [a for a in args if not a.startswith("-")]
+    if not revs and not p.ctx.out.tty:  # away from a terminal git shortlog reads a log from stdin
+        p.ctx.stdin.read()
+        return 0
+    sha = repo.resolve(revs[0] if revs else "HEAD")
+    authors: dict[str, list[str]] = {}
+    while sha:
+        commit = repo.commit(sha)
+        who = commit.author_name + (f" <{commit.author_email}>" if "e" in flags else "")
+        authors.setdefault(who, []).append(commit.subject)
+        sha = commit.parents[0] if commit.parents else None
+    order = sorted(authors, key=lambda w: (-len(authors[w]), w) if "n" in flags else (0, w))
+    out = []
+    for who in order:
+        if "s" in flags:
+            out.append(f"{len(authors[who]):6d}\t{who}\n")
+        else:
+            out.append(f"{who} ({len(authors[who])}):\n")
+            out.extend(f"      {subject}\n" for subject in reversed(authors[who]))
+            out.append("\n")
+    p.out("".join(out))
+    return 0
