@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ...vfs import FsError
 from ..applet_io import _lines, _write_or_err
 from ..getopt import _getopt, _last
-from ..limits import current, spend
+from ..limits import spend
 from ..quoting import quote_if_needed
 from ..registry import applet
 
@@ -130,8 +130,6 @@ def _u_sort(p: _Proc) -> int:
             c = (a > b) - (a < b)
         return -c if "r" in opts else c
 
-    budget = current()
-    budget.spend(1 + len(lines) * max(1, len(lines).bit_length()) // 2)
     if "R" in opts:
         ordered = _shuffled(p, lines, key_of, "s" in opts, "r" in opts)
     else:
