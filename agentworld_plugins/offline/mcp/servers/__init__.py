@@ -16,7 +16,29 @@ from typing import Any
 
 from ....observation import OfflineResult
 
-__all__ = ["KnownServer", "answer", "known_server", "read_resource"]
+__all__ = ["CONTENT_KEY", "KnownServer", "answer", "content_blocks", "known_server", "read_resource"]
+
+#: ``OfflineResult.metadata`` key of a result's MCP content blocks, where it has more than one
+#: text: ``{"text": the observation text they stand for, "blocks": [...]}``
+CONTENT_KEY = "mcp_content"
+
+
+def content_blocks(blocks: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    """The observation text of MCP content ``blocks`` (their texts, one a line; an image or a
+    resource by its kind and URI) and the metadata entry that carries the blocks themselves."""
+    lines = []
+    for block in blocks:
+        kind = block.get("type")
+        if kind == "text":
+            lines.append(str(block.get("text", "")))
+        elif kind == "resource":
+            lines.append(f"[resource {block.get('resource', {}).get('uri', '')}]")
+        elif kind == "resource_link":
+            lines.append(f"[resource link {block.get('uri', '')}]")
+        else:
+            lines.append(f"[{kind} {block.get('mimeType', '')}]")
+    text = "\n".join(lines)
+    return text, {"text": text, "blocks": blocks}
 
 
 @dataclass(frozen=True)
@@ -68,7 +90,37 @@ def _git(world: dict[str, Any], context: dict[str, Any]) -> Any:
     return GitServer(files.fs)  # the file tools' (a named world's) machine
 
 
+def _everything(world: dict[str, Any], context: dict[str, Any]) -> Any:
+    from ...shell import VirtualMachine
+    from .everything import EverythingServer
+
+    machine = VirtualMachine(interactive=False)  # the server process's environment on the machine
+    return EverythingServer({k: v for k, v in machine.vars.items() if k in machine.exported})
+
+
 SERVERS: tuple[KnownServer, ...] = (
+    KnownServer(
+        "everything",
+        frozenset(
+            {
+                "echo",
+                "get-annotated-message",
+                "get-env",
+                "get-resource-links",
+                "get-resource-reference",
+                "get-structured-content",
+                "get-sum",
+                "get-tiny-image",
+                "gzip-file-as-resource",
+                "toggle-simulated-logging",
+                "toggle-subscriber-updates",
+                "trigger-long-running-operation",
+                "simulate-research-query",
+            }
+        ),
+        6,
+        _everything,
+    ),
     KnownServer(
         "git",
         frozenset(
@@ -151,6 +203,8 @@ def answer(
         engine = world[key] = server.make(world, context)
     text, structured, is_error = engine.call(name, arguments)
     metadata: dict[str, Any] = {"offline_family": f"server:{server.name}", "offline_operation": name}
+    if isinstance(text, list):  # content blocks beyond one text (images, resources, annotations)
+        text, metadata[CONTENT_KEY] = content_blocks(text)
     if structured is not None:
         metadata["structured_content"] = structured
     return OfflineResult(text=text, is_error=is_error, metadata=metadata)

@@ -1,0 +1,244 @@
+"""More of the offline world against the real reference servers it mirrors (see
+test_known_servers.py): server-everything (npm) and mcp-server-git (PyPI), pinned and installed on
+demand into the conformance cache. The same call sequences go to the real server and to
+``agentworld mcp serve --snapshot`` of its mirrored tools; every content block, the
+``structuredContent`` and the error flag must be equal, modulo what the test names. The figure
+per server is printed (``-s``) and kept >= 95 %."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import random
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from conformance_support import mirror_snapshot, npm_server, offline_server, throwaway_python
+from mcp import Client, StdioServerParameters
+
+from agentworld_plugins import World
+
+EVERYTHING_VERSION = "2026.8.31"  # @modelcontextprotocol/server-everything
+GIT_VERSION = "2026.10.19"  # mcp-server-git
+
+
+async def _blocks(params: StdioServerParameters, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    """Each call's whole result: every content block, structuredContent, isError."""
+    out = []
+    async with Client(params) as client:
+        for name, arguments in calls:
+            result = await client.call_tool(name, arguments)
+            blocks = [b.model_dump(by_alias=True, mode="json", exclude_none=True) for b in result.content]
+            out.append((bool(result.is_error), blocks, result.structured_content))
+    return out
+
+
+def _compare(
+    label: str, sequences: list[Any], real: Any, ours: Any, normalise: Any = json.dumps
+) -> tuple[int, list[Any]]:
+    same, differences = 0, []
+    for index, calls in enumerate(sequences):
+        want = [normalise(a) for a in anyio.run(_blocks, real(index), calls)]
+        got = [normalise(a) for a in anyio.run(_blocks, ours(index), calls)]
+        if want == got:
+            same += 1
+        else:
+            differences.append(next((c, w, g) for c, w, g in zip(calls, want, got) if w != g))
+    print(f"{label}: {same}/{len(sequences)} call sequences identical")
+    return same, differences
+
+
+# -- @modelcontextprotocol/server-everything ---------------------------------------------------------
+
+#: what differs by when the call is made: the time in a dynamic resource's text (also inside blobs)
+_CREATED = re.compile(r"created at \d{1,2}:\d{2}:\d{2}\s?[AP]M")
+
+
+def _everything_normalised(answer: Any) -> str:
+    is_error, blocks, structured = answer
+    for block in blocks:
+        resource = block.get("resource") if block.get("type") == "resource" else None
+        if resource and resource.get("uri", "").startswith("demo://resource/dynamic/") and "blob" in resource:
+            resource["blob"] = base64.b64decode(resource["blob"]).decode()
+    return _CREATED.sub("created at TIME", json.dumps([is_error, blocks, structured]))
+
+
+def _everything_calls(seed: int) -> list[tuple[str, dict[str, Any]]]:
+    """Calls to every tool that answers the same wherever it runs (get-env shows the process
+    environment, get-roots-list the client's roots, and gzip of an http URL the internet: left
+    out), valid and not (missing, wrong type, out of range, unknown option, extra argument)."""
+    rng = random.Random(seed)
+    choices: list[Any] = [
+        lambda: ("echo", {"message": rng.choice(["hi", "", "Ünïcode ✓", "two\nlines"])}),
+        lambda: ("echo", rng.choice([{}, {"message": 3}, {"message": None}, {"message": "x", "extra": 1}])),
+        lambda: (
+            "get-sum",
+            {"a": rng.choice([1, 2.5, -3, 0.1, 1e21, 1e-7]), "b": rng.choice([2, 0.2, -0.5])},
+        ),
+        lambda: ("get-sum", rng.choice([{"a": "1", "b": 2}, {"a": 1}, {"a": [1], "b": True}])),
+        lambda: ("get-tiny-image", {}),
+        lambda: (
+            "get-annotated-message",
+            {
+                "messageType": rng.choice(["error", "success", "debug", "bad"]),
+                "includeImage": rng.random() < 0.5,
+            },
+        ),
+        lambda: ("get-annotated-message", rng.choice([{}, {"messageType": "debug", "includeImage": "yes"}])),
+        lambda: (
+            "get-resource-reference",
+            rng.choice(
+                [
+                    {},
+                    {"resourceType": "Blob", "resourceId": 2},
+                    {"resourceType": "Text", "resourceId": 7},
+                    {"resourceId": 0},
+                    {"resourceId": 1.5},
+                    {"resourceType": "Blob"},
+                ]
+            ),  # fmt: skip
+        ),
+        lambda: (
+            "get-resource-links",
+            rng.choice([{}, {"count": 1}, {"count": 4}, {"count": 11}, {"count": 0}]),
+        ),
+        lambda: ("get-structured-content", {"location": rng.choice(["New York", "Chicago", "Los Angeles"])}),
+        lambda: ("get-structured-content", rng.choice([{}, {"location": "Paris"}])),
+        lambda: (
+            "trigger-long-running-operation",
+            rng.choice([{"duration": 0, "steps": 1}, {"duration": 0.01, "steps": 2}, {"duration": "x"}]),
+        ),
+        lambda: (rng.choice(["toggle-simulated-logging", "toggle-subscriber-updates"]), {}),
+        lambda: (
+            "gzip-file-as-resource",
+            {
+                "name": rng.choice(["a.gz", "notes.txt.gz"]),
+                "data": rng.choice(
+                    ["data:text/plain,hello", "data:text/plain;base64,aGVsbG8gd29ybGQ=", "ftp://x/y"]
+                ),
+                "outputType": rng.choice(["resource", "resourceLink"]),
+            },
+        ),
+        lambda: ("simulate-research-query", {"topic": "tides"}),
+    ]
+    return [rng.choice(choices)() for _ in range(10)]
+
+
+def test_everything_server_sequences_answer_as_the_real_one(tmp_path: Path) -> None:
+    real_cmd = npm_server(
+        "@modelcontextprotocol/server-everything", EVERYTHING_VERSION, "mcp-server-everything"
+    )
+    snapshot = tmp_path / "everything.json"
+    mirror_snapshot(snapshot, real_cmd, tmp_path)
+    sequences = [_everything_calls(seed) for seed in range(20)]
+    same, differences = _compare(
+        "server-everything",
+        sequences,
+        lambda _: StdioServerParameters(
+            command=real_cmd[0], args=real_cmd[1:], env={"PATH": os.environ["PATH"]}
+        ),
+        lambda index: offline_server(snapshot, tmp_path / f"home-{index}"),
+        _everything_normalised,
+    )
+    assert same / len(sequences) >= 0.95, differences[:3]
+
+
+# -- mcp-server-git (PyPI) -------------------------------------------------------------------------
+
+#: the repository both sides start from: a commit, then a modified, a staged and an untracked file
+SEED = (
+    "mkdir -p {repo} && cd {repo} && git init -q && git config user.name Dev && "
+    "git config user.email dev@example.com && printf 'one\\ntwo\\nthree\\n' > a.txt && "
+    "printf '# Notes\\n' > b.md && git add a.txt b.md && git commit -q -m 'first commit' && "
+    "printf 'one\\nTWO\\nthree\\n' > a.txt && printf 'staged\\n' > c.txt && git add c.txt && "
+    "printf 'new\\n' > d.txt"
+)
+#: what differs by when and where a commit is made: hashes (full and abbreviated) and dates
+_HASH = re.compile(r"\b[0-9a-f]{7,40}\b")
+_DATES = re.compile(r"(Date: +)[^\n\\]+|\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}")
+
+
+def _git_normalised(answer: Any) -> str:
+    return _DATES.sub(r"\1DATE", _HASH.sub("HASH", json.dumps(answer)))
+
+
+def _git_calls(repo: str, seed: int) -> list[tuple[str, dict[str, Any]]]:
+    rng = random.Random(seed)
+    calls: list[tuple[str, dict[str, Any]]] = [("git_status", {"repo_path": repo})]
+    for _ in range(8):
+        kind = rng.randrange(12)
+        if kind == 0:
+            calls.append(("git_status", {"repo_path": repo}))
+        elif kind == 1:
+            calls.append(("git_diff_unstaged", {"repo_path": repo}))
+        elif kind == 2:
+            calls.append(("git_diff_staged", {"repo_path": repo, "context_lines": rng.choice([0, 1, 3])}))
+        elif kind == 3:
+            calls.append(("git_add", {"repo_path": repo, "files": rng.sample(["a.txt", "d.txt", "b.md"], 1)}))
+        elif kind == 4:
+            calls.append(("git_reset", {"repo_path": repo}))
+        elif kind == 5:
+            calls.append(("git_commit", {"repo_path": repo, "message": rng.choice(["second", "fix: TWO ✓"])}))
+        elif kind == 6:
+            calls.append(("git_log", {"repo_path": repo, "max_count": rng.choice([1, 5])}))
+        elif kind == 7:
+            calls.append(
+                ("git_create_branch", {"repo_path": repo, "branch_name": rng.choice(["feature", "fix-1"])})
+            )
+        elif kind == 8:
+            calls.append(
+                ("git_checkout", {"repo_path": repo, "branch_name": rng.choice(["feature", "master"])})
+            )
+        elif kind == 9:
+            calls.append(("git_branch", {"repo_path": repo, "branch_type": "local"}))
+        elif kind == 10:
+            calls.append(("git_show", {"repo_path": repo, "revision": "HEAD"}))
+        else:
+            calls.append(("git_status", rng.choice([{}, {"repo_path": 3}])))
+    return calls
+
+
+@pytest.fixture(scope="module")
+def git_server() -> list[str]:
+    python = throwaway_python(f"mcp-server-git-{GIT_VERSION}", [f"mcp-server-git=={GIT_VERSION}"])
+    return [python, "-m", "mcp_server_git"]
+
+
+def _real_git_env(home: Path) -> dict[str, str]:
+    """git with no user or system configuration of the host's (default branch: master)."""
+    home.mkdir(parents=True, exist_ok=True)
+    return {"PATH": os.environ["PATH"], "HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": os.devnull, "LANG": "C"}  # fmt: skip
+
+
+def test_git_server_sequences_answer_as_the_real_one(git_server: list[str], tmp_path: Path) -> None:
+    snapshot = tmp_path / "git.json"
+    mirror_snapshot(snapshot, git_server, tmp_path)
+    home = tmp_path / "home"
+    repos = [str((tmp_path / f"seq-{index}" / "repo").resolve()) for index in range(20)]
+    for index, repo in enumerate(repos):  # the same seed on the host's git and in the world's shell
+        env = _real_git_env(tmp_path / "git-home")
+        done = subprocess.run(["bash", "-c", SEED.format(repo=repo)], capture_output=True, text=True, env=env)
+        assert done.returncode == 0, done.stderr
+        with World(backend="offline", name=f"git-{index}", home=home) as world:
+            shell = world.session("swe", front="shell", tools=[{"name": "run_shell_command"}])
+            seeded = shell.step(
+                {"tool_name": "run_shell_command", "arguments": {"command": SEED.format(repo=repo)}}
+            )
+            assert "Exit Code: 0" in seeded.text, seeded.text
+    sequences = [_git_calls(repo, index) for index, repo in enumerate(repos)]
+    same, differences = _compare(
+        "mcp-server-git",
+        sequences,
+        lambda _: StdioServerParameters(
+            command=git_server[0], args=git_server[1:], env=_real_git_env(tmp_path / "git-home")
+        ),
+        lambda index: offline_server(snapshot, home, "--world", f"git-{index}"),
+        _git_normalised,
+    )
+    assert same / len(sequences) >= 0.95, differences[:3]
