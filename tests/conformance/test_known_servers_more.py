@@ -103,7 +103,7 @@ def _everything_calls(seed: int) -> list[tuple[str, dict[str, Any]]]:
                     {"resourceId": 1.5},
                     {"resourceType": "Blob"},
                 ]
-            ),  # fmt: skip
+            ),
         ),
         lambda: (
             "get-resource-links",
@@ -249,3 +249,85 @@ def test_git_server_sequences_answer_as_the_real_one(git_server: list[str], tmp_
         _git_normalised,
     )
     assert same / len(sequences) >= 0.95, differences[:3]
+
+
+# -- validation errors in each SDK's words -------------------------------------------------------
+
+TIME_VERSION = "2026.10.19"
+MEMORY_VERSION = "2026.8.31"
+FILESYSTEM_VERSION = "2026.8.31"
+#: per server: (tool, arguments) with a missing argument, a wrong type, an extra one, a huge one
+BAD_CALLS = {
+    "memory": [
+        ("create_entities", {}),
+        ("create_entities", {"entities": "Ada"}),
+        ("create_entities", {"entities": [{"name": "Ada", "entityType": 3, "observations": []}]}),
+        ("open_nodes", {"names": ["Ada"], "extra": True}),
+        ("search_nodes", {"query": 7}),
+        ("search_nodes", {"query": ["x" * 1_000_000]}),
+    ],
+    "filesystem": [
+        ("read_text_file", {}),
+        ("read_text_file", {"path": 3}),
+        ("read_text_file", {"path": "{root}/a.txt", "head": "2"}),
+        ("list_directory", {"path": "{root}", "extra": 1}),
+        ("write_file", {"path": "{root}/big.txt", "content": 1_000_000}),
+    ],
+    "git": [
+        ("git_status", {}),
+        ("git_status", {"repo_path": 3}),
+        ("git_log", {"repo_path": "{root}", "max_count": 2.5}),
+        ("git_log", {"repo_path": "{root}", "max_count": "x" * 1_000_000}),
+        ("git_branch", {"repo_path": "{root}"}),
+    ],
+    "time": [
+        ("get_current_time", {}),
+        ("get_current_time", {"timezone": 9}),
+        ("convert_time", {"source_timezone": "UTC", "time": "10:00"}),
+        ("get_current_time", {"timezone": ["UTC" * 300_000]}),
+    ],
+}
+
+
+def _first_texts(answers: list[Any]) -> list[Any]:
+    return [
+        (is_error, _PYDANTIC.sub("errors.pydantic.dev/VERSION/", blocks[0]["text"]))
+        for is_error, blocks, _ in answers
+    ]
+
+
+def test_invalid_arguments_are_refused_in_each_real_servers_words(
+    git_server: list[str], tmp_path: Path
+) -> None:
+    """Missing, mistyped, extra and 1 MB arguments: the TypeScript SDK's ``MCP error -32602``
+    zod text (memory, filesystem) and the Python SDK's pydantic text (git, time), as the real
+    servers answer them; a huge value is never echoed whole."""
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "a.txt").write_text("one\ntwo\n")
+    subprocess.run(["git", "init", "-q", str(root)], check=True, env=_real_git_env(tmp_path / "gh"))
+    time_python = throwaway_python(f"mcp-server-time-{TIME_VERSION}", [f"mcp-server-time=={TIME_VERSION}"])
+    commands = {
+        "memory": npm_server("@modelcontextprotocol/server-memory", MEMORY_VERSION, "mcp-server-memory"),
+        "filesystem": [
+            *npm_server(
+                "@modelcontextprotocol/server-filesystem", FILESYSTEM_VERSION, "mcp-server-filesystem"
+            ),
+            str(root),
+        ],
+        "git": git_server,
+        "time": [time_python, "-m", "mcp_server_time", "--local-timezone", "UTC"],
+    }
+    for server, command in commands.items():
+        snapshot = tmp_path / f"{server}.json"
+        mirror_snapshot(snapshot, command, tmp_path)
+        calls = [
+            (name, json.loads(json.dumps(args).replace("{root}", str(root))))
+            for name, args in BAD_CALLS[server]
+        ]
+        env = {"PATH": os.environ["PATH"], "MEMORY_FILE_PATH": str(tmp_path / "memory.jsonl")}
+        real = StdioServerParameters(command=command[0], args=command[1:], env=env)
+        want = _first_texts(anyio.run(_blocks, real, calls))
+        got = _first_texts(anyio.run(_blocks, offline_server(snapshot, tmp_path / f"home-{server}"), calls))
+        assert got == want, (server, [(c, w, g) for c, w, g in zip(calls, want, got) if w != g][:2])
+        assert all(len(text) < 2000 for _, text in got)
