@@ -331,3 +331,38 @@ def test_invalid_arguments_are_refused_in_each_real_servers_words(
         got = _first_texts(anyio.run(_blocks, offline_server(snapshot, tmp_path / f"home-{server}"), calls))
         assert got == want, (server, [(c, w, g) for c, w, g in zip(calls, want, got) if w != g][:2])
         assert all(len(text) < 2000 for _, text in got)
+
+
+# -- the surface, through the MCP Inspector CLI --------------------------------------------------
+
+INSPECTED = ["tools/list", "resources/list", "resources/templates/list", "prompts/list"]
+
+
+def _inspect(inspector: list[str], command: list[str], method: str, env: dict[str, str], cwd: Path) -> Any:
+    pairs = [arg for key, value in env.items() for arg in ("-e", f"{key}={value}")]
+    done = subprocess.run(
+        [*inspector, *pairs, *command, "--method", method], capture_output=True, text=True, timeout=180,
+        cwd=cwd,
+    )  # fmt: skip
+    return done.returncode, json.loads(done.stdout) if done.returncode == 0 else done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("server", ["memory", "everything"])
+def test_the_inspector_cli_sees_the_real_servers_surface_on_the_mirror(
+    inspector: list[str], server: str, tmp_path: Path
+) -> None:
+    """tools, resources, resource templates and prompts as the MCP Inspector CLI lists them:
+    the same from the real server and from its mirror (``mcp serve --snapshot``)."""
+    package = {"memory": "server-memory", "everything": "server-everything"}[server]
+    version = MEMORY_VERSION if server == "memory" else EVERYTHING_VERSION
+    real = npm_server(f"@modelcontextprotocol/{package}", version, f"mcp-{package}")
+    snapshot = tmp_path / f"{server}.json"
+    mirror_snapshot(snapshot, real, tmp_path)
+    ours = offline_server(snapshot, tmp_path / "home")
+    real_env = {"MEMORY_FILE_PATH": str(tmp_path / "m.jsonl")}
+    ours_env = {"AGENTWORLD_HOME": str(tmp_path / "home")}
+    for method in INSPECTED:
+        want = _inspect(inspector, real, method, real_env, tmp_path)
+        got = _inspect(inspector, [ours.command, *ours.args], method, ours_env, tmp_path)
+        assert got == want, method
+        assert want[0] == 0 and want[1], (method, want)
