@@ -366,3 +366,79 @@ def test_the_inspector_cli_sees_the_real_servers_surface_on_the_mirror(
         got = _inspect(inspector, [ours.command, *ours.args], method, ours_env, tmp_path)
         assert got == want, method
         assert want[0] == 0 and want[1], (method, want)
+
+
+# -- mcp-server-fetch (PyPI), against pages on 127.0.0.1 ---------------------------------------------
+
+FETCH_VERSION = "2026.10.24"
+PAGES = {
+    "/notes.md": "# Field notes\n\nTides rise twice a day. Ünïcode ✓\n\n- one\n- two",
+    "/long.md": "\n\n".join(f"Paragraph {n}: " + "lorem ipsum " * 40 for n in range(30)),
+    "/": "# Home\n\nWelcome.",
+}
+
+
+class _Pages:
+    """The pages on a real HTTP server on 127.0.0.1, as markdown (anything else: 404)."""
+
+    def __enter__(self) -> str:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                body = PAGES.get(self.path)
+                data = (body or "not found").encode()
+                self.send_response(200 if body is not None else 404)
+                self.send_header("Content-Type", "text/markdown; charset=utf-8")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __exit__(self, *exc: Any) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _fetch_calls(base: str, seed: int) -> list[tuple[str, dict[str, Any]]]:
+    rng = random.Random(seed)
+    calls = []
+    for _ in range(6):
+        url = rng.choice(
+            [f"{base}/notes.md", f"{base}/long.md", base, f"{base}/missing.md", "http://127.0.0.1:9/page"]
+        )  # fmt: skip  (port 9: refused, as no host of the web)
+        arguments: dict[str, Any] = {"url": url}
+        if rng.random() < 0.6:
+            arguments["max_length"] = rng.choice([1, 20, 500, 5000, 999999])
+        if rng.random() < 0.5:
+            arguments["start_index"] = rng.choice([0, 10, 4999, 20000, 100000])
+        if rng.random() < 0.2:
+            arguments["raw"] = True
+        calls.append(("fetch", arguments))
+    return calls
+
+
+def test_fetch_server_sequences_answer_as_the_real_one(tmp_path: Path) -> None:
+    """The real server fetches pages from 127.0.0.1 (robots.txt checked, private addresses
+    allowed); the mirror reads the same pages from the offline web (``--corpus``)."""
+    python = throwaway_python(f"mcp-server-fetch-{FETCH_VERSION}", [f"mcp-server-fetch=={FETCH_VERSION}"])
+    real_cmd = [python, "-m", "mcp_server_fetch", "--allow-private-ips"]
+    snapshot = tmp_path / "fetch.json"
+    mirror_snapshot(snapshot, real_cmd, tmp_path)
+    with _Pages() as base:
+        corpus = tmp_path / "web"
+        corpus.mkdir()
+        for index, (path, body) in enumerate(PAGES.items()):
+            (corpus / f"page-{index}.md").write_text(f"url: {base}{path}\n\n{body}\n")
+        ours = offline_server(snapshot, tmp_path / "home", "--corpus", str(corpus))
+        real = StdioServerParameters(command=real_cmd[0], args=real_cmd[1:], env={"PATH": os.environ["PATH"]})
+        sequences = [_fetch_calls(base, seed) for seed in range(20)]
+        same, differences = _compare("mcp-server-fetch", sequences, lambda _: real, lambda _: ours)
+    assert same / len(sequences) >= 0.95, differences[:3]

@@ -98,7 +98,14 @@ def _everything(world: dict[str, Any], context: dict[str, Any]) -> Any:
     return EverythingServer({k: v for k, v in machine.vars.items() if k in machine.exported})
 
 
+def _fetch(world: dict[str, Any], context: dict[str, Any]) -> Any:
+    from .fetch import FetchServer
+
+    return FetchServer(context)
+
+
 SERVERS: tuple[KnownServer, ...] = (
+    KnownServer("fetch", frozenset({"fetch"}), 1, _fetch, structured=False),
     KnownServer(
         "everything",
         frozenset(
