@@ -80,14 +80,35 @@ def _sqlite(world: dict[str, Any], context: dict[str, Any]) -> Any:
     return SqliteServer()
 
 
-def _git(world: dict[str, Any], context: dict[str, Any]) -> Any:
+def _machine_fs(world: dict[str, Any], context: dict[str, Any]) -> Any:
+    """The file tools' (a named world's) machine: the filesystem the shell fronts share."""
     from ..families.files import FileStore
-    from .git import GitServer
 
     files = world.get("files")
     if files is None:  # the file tools' engine, made as the files family makes it
         files = world["files"] = FileStore.from_context(context)
-    return GitServer(files.fs)  # the file tools' (a named world's) machine
+    return files.fs
+
+
+def _git(world: dict[str, Any], context: dict[str, Any]) -> Any:
+    from .git import GitServer
+
+    return GitServer(_machine_fs(world, context))
+
+
+class _CodingTools:
+    """Gemini CLI / Qwen Code / OpenHands tools on the world's machine, as the shell answers."""
+
+    def __init__(self, world: dict[str, Any], context: dict[str, Any]) -> None:
+        from ...shell import VirtualMachine
+        from ...swe_tools import SweTools
+
+        cwd = str(context.get("cwd") or "/app")
+        self.tools = SweTools(VirtualMachine(_machine_fs(world, context), cwd, interactive=False), root=cwd)
+
+    def call(self, name: str, arguments: dict[str, Any]) -> tuple[Any, Any, bool]:
+        result = self.tools.call(name, arguments)
+        return result.text, None, result.is_error
 
 
 def _everything(world: dict[str, Any], context: dict[str, Any]) -> Any:
@@ -104,8 +125,29 @@ def _fetch(world: dict[str, Any], context: dict[str, Any]) -> Any:
     return FetchServer(context)
 
 
+#: the coding-agent tool set (``--pack coding-agent``, ``openhands``): answered on the machine
+CODING_TOOLS = frozenset(
+    {
+        "run_shell_command",
+        "execute_bash",
+        "read_file",
+        "write_file",
+        "edit",
+        "replace",
+        "list_directory",
+        "glob",
+        "grep_search",
+        "search_file_content",
+        "str_replace_editor",
+        "save_memory",
+        "todo_write",
+        "write_todos",
+    }
+)
+
 SERVERS: tuple[KnownServer, ...] = (
     KnownServer("fetch", frozenset({"fetch"}), 1, _fetch, structured=False),
+    KnownServer("coding-agent", CODING_TOOLS, 4, _CodingTools, structured=False),
     KnownServer(
         "everything",
         frozenset(
