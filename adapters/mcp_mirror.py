@@ -186,6 +186,14 @@ def mirrored_context(catalog: Catalog) -> dict[str, Any]:
     except ValueError:
         return {}
     for index, word in enumerate(words):
+        if "mcp-server-fetch" in word or "mcp_server_fetch" in word:  # the fetch server's flags
+            flags = words[index + 1 :]
+            return {
+                "fetch_options": {
+                    "ignore_robots_txt": "--ignore-robots-txt" in flags,
+                    "allow_private_ips": "--allow-private-ips" in flags,
+                }
+            }
         if "server-filesystem" not in word:
             continue
         dirs = [os.path.realpath(os.path.expanduser(a)) for a in words[index + 1 :] if not a.startswith("-")]

@@ -65,7 +65,7 @@ from agentworld_plugins.worlds import SharedWorld
 from .mcp_catalog import Catalog
 from .mcp_replay import Recorded, Replay
 from .mcp_surface import MirroredServer, surface_handlers
-from .mcp_validation import StructuredOutput, ToolSchemas, argument_errors, parse_structured
+from .mcp_validation import StructuredOutput, ToolSchemas, argument_errors, content_of, parse_structured
 
 __all__ = [
     "ISOLATION",
@@ -250,9 +250,11 @@ class ConnectionSessions:
 # -- dispatcher layer ------------------------------------------------------------------------------
 
 
-def _text_result(text: str, *, is_error: bool = False, structured: Any = None) -> types.CallToolResult:
+def _text_result(
+    text: str, *, is_error: bool = False, structured: Any = None, metadata: dict[str, Any] | None = None
+) -> types.CallToolResult:
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)],
+        content=content_of(text, metadata),
         structured_content=structured,
         is_error=is_error,
     )
@@ -303,7 +305,9 @@ class ToolDispatcher:
             return await self._answer_without_model(session, action, problem)
         observation = await session.astep(action)
         if observation.is_error or schemas.output is None:
-            return _text_result(observation.text, is_error=observation.is_error)
+            return _text_result(
+                observation.text, is_error=observation.is_error, metadata=observation.metadata
+            )
         known = observation.metadata.get("structured_content")
         if (
             known is not None

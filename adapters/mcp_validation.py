@@ -32,7 +32,14 @@ from referencing import Registry
 
 from agentworld_plugins.tool_arguments import argument_checker
 
-__all__ = ["StructuredOutput", "ToolSchemas", "argument_errors", "parse_structured", "schema_problem"]
+__all__ = [
+    "StructuredOutput",
+    "ToolSchemas",
+    "argument_errors",
+    "content_of",
+    "parse_structured",
+    "schema_problem",
+]
 
 _WRAP_RESULT = "x-fastmcp-wrap-result"
 _RESULT_KEYS = frozenset({"content", "structuredContent", "isError", "_meta"})
@@ -154,3 +161,34 @@ def parse_structured(text: str, schemas: ToolSchemas) -> StructuredOutput:
         where = "".join(f"[{p!r}]" for p in error.absolute_path) or "the top level"
         problem = problem or f"at {where}: {error.message}"
     return StructuredOutput(problem=problem)
+
+
+# -- content blocks --------------------------------------------------------------------------------
+
+#: the observation metadata key of a known server's content blocks (``servers.CONTENT_KEY``)
+_CONTENT_KEY = "mcp_content"
+
+
+def content_of(text: str, metadata: dict[str, Any] | None) -> list[Any]:
+    """The result's MCP content: the blocks a known server's engine answered (images, embedded
+    resources, links, annotations) while the observation is still its text, else one text."""
+    import mcp_types as types
+    from pydantic import ValidationError
+
+    entry = (metadata or {}).get(_CONTENT_KEY)
+    if isinstance(entry, dict) and entry.get("text") == text and isinstance(entry.get("blocks"), list):
+        try:
+            return list(_BLOCKS.validate_python(entry["blocks"]))
+        except ValidationError:
+            pass
+    return [types.TextContent(type="text", text=text)]
+
+
+def _blocks_adapter() -> Any:
+    import mcp_types as types
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(list[types.ContentBlock])
+
+
+_BLOCKS = _blocks_adapter()

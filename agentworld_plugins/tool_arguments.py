@@ -39,6 +39,8 @@ from jsonschema.validators import extend, validator_for
 from pydantic_core import ValidationError
 from referencing import Registry
 
+from .zod_errors import is_zod_schema, zod_errors
+
 __all__ = ["ArgumentChecker", "argument_checker", "check_arguments", "coerce_arguments"]
 
 _CACHE_SIZE = 256
@@ -380,6 +382,8 @@ class ArgumentChecker:
         ``strict`` checks with jsonschema alone ("yes" is not a boolean, "3" not an integer), for
         tools whose arguments reach the function unconverted. Errors show the input as sent.
         """
+        if is_zod_schema(self.schema):  # a TypeScript SDK server: zod's checks and words
+            return zod_errors(tool_name, arguments, self.schema)
         errors: list[dict[str, Any]] = []
         seen: set[tuple[str, tuple[Any, ...]]] = set()
         try:
@@ -403,6 +407,10 @@ class ArgumentChecker:
         if not errors:
             return None
         errors.sort(key=lambda err: _place(self.schema, err["loc"]) if err["loc"] else (math.inf,))
+        title = self.schema.get("title")
+        if isinstance(title, str) and title.endswith("Arguments"):
+            # a Python SDK server's function tool (FastMCP, MCPServer): its argument model's name
+            return f"Error executing tool {tool_name}: " + _render(title, errors)
         return f"Error calling tool '{tool_name}': " + _render(f"call[{tool_name}]", errors)
 
 

@@ -83,6 +83,11 @@ def mcp() -> None:
     "across restarts), as real servers do; connection: a fresh world per client connection "
     "(parallel tests).",
 )
+@click.option(
+    "--corpus",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A folder of .md/.txt pages: the offline web that fetch tools read (default: the bundled corpus).",
+)
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def serve(
     tools_files: tuple[Path, ...],
@@ -105,6 +110,7 @@ def serve(
     session_idle: float,
     isolate: str,
     replay_file: Path | None,
+    corpus: Path | None,
     **world_args: Any,
 ) -> None:
     """Serve tools over MCP (stdio by default); every call is answered by the world model.
@@ -173,9 +179,10 @@ def serve(
     from ..adapters.mcp_replay import Replay
 
     replay = Replay.load(replay_file) if replay_file is not None else None
-    fake = FakeMcpServer(
-        world, catalog, name=name, record=record, isolate=isolate, replay=replay, **mirrored_context(catalog)
-    )
+    context = mirrored_context(catalog)
+    if corpus is not None:
+        context["corpus"] = str(corpus)
+    fake = FakeMcpServer(world, catalog, name=name, record=record, isolate=isolate, replay=replay, **context)
     where = f"http://{host}:{port}/mcp" if use_http else "stdio"
     kept = (
         f"world {world.name!r} in {world.settings.home}"

@@ -116,8 +116,8 @@ async def test_the_drop_in_replacement_mirrors_and_answers(real_server: Path, tm
     assert added.structured_content["title"] == "Milk"
     assert not found.is_error
     assert bad.is_error and bad.content[0].text.startswith(  # type: ignore[union-attr]
-        "Error calling tool 'delete_note': 1 validation error for call[delete_note]"
-    )
+        "Error executing tool delete_note: 1 validation error for delete_noteArguments\nnote_id\n"
+    )  # what the real MCPServer answers (its argument model is named after the function)
 
     # the snapshot round-trips: loaded again it lists exactly what the real server listed
     saved = json.loads(snapshot.read_text())

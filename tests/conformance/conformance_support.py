@@ -4,9 +4,14 @@ app served on 127.0.0.1."""
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
+
+from mcp import StdioServerParameters
 
 from agentworld_plugins.http_guard import serving
 from agentworld_plugins.testing import clean_env as clean_env  # re-exported for the suite
@@ -76,3 +81,50 @@ def run_json(argv: list[str], **env: str) -> Any:
     done = subprocess.run(argv, capture_output=True, text=True, timeout=300, env=clean_env(**env))
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+# -- the known-server comparisons -----------------------------------------------------------------
+
+
+def mirror_snapshot(snapshot: Path, command: list[str], home: Path) -> None:
+    """The real server's tools, capabilities and command line into ``snapshot`` (mcp serve --mirror)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "agentworld_plugins", "mcp", "serve", "--list", "--save-snapshot", str(snapshot),
+         "--mirror", "--", *command],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "AGENTWORLD_HOME": str(home)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+
+def offline_server(snapshot: Path, home: Path, *extra: str) -> StdioServerParameters:
+    """``agentworld mcp serve`` of ``snapshot`` on the offline world, in ``home``."""
+    return StdioServerParameters(
+        command=sys.executable,
+        args=[
+            "-m",
+            "agentworld_plugins",
+            "mcp",
+            "serve",
+            "--backend",
+            "offline",
+            "--snapshot",
+            str(snapshot),
+            *extra,
+        ],
+        env={"PATH": os.environ["PATH"], "AGENTWORLD_HOME": str(home)},
+    )
+
+
+def npm_server(package: str, version: str, bin_name: str) -> list[str]:
+    """The command of an npm-published MCP server, installed into the cache (once per version)."""
+    npm = shutil.which("npm")
+    assert npm and shutil.which("node"), "node and npm are needed for the reference MCP servers"
+    home = cache_dir(f"{package.rsplit('/', 1)[-1]}-{version}")
+    exe = home / "node_modules" / ".bin" / bin_name
+    if not exe.exists():
+        done = subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--loglevel=error", f"{package}@{version}"],
+            cwd=home, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+        assert done.returncode == 0 and exe.exists(), done.stderr[-1000:]
+    return ["node", str(exe)]

@@ -9,47 +9,19 @@ import json
 import os
 import random
 import re
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from conformance_support import cache_dir, throwaway_python
+from conformance_support import mirror_snapshot as _mirror
+from conformance_support import npm_server as _npm_server
+from conformance_support import offline_server as _offline_server
+from conformance_support import throwaway_python
 from mcp import Client, StdioServerParameters
 
 MEMORY_VERSION = "2026.8.31"  # @modelcontextprotocol/server-memory, serverInfo 0.6.3
-
-
-def _mirror(snapshot: Path, command: list[str], home: Path) -> None:
-    """The real server's tools, capabilities and command line into ``snapshot`` (mcp serve --mirror)."""
-    done = subprocess.run(
-        [sys.executable, "-m", "agentworld_plugins", "mcp", "serve", "--list", "--save-snapshot", str(snapshot),
-         "--mirror", "--", *command],
-        capture_output=True, text=True, timeout=120, env={**os.environ, "AGENTWORLD_HOME": str(home)},
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-
-
-def _offline_server(snapshot: Path, home: Path, *extra: str) -> StdioServerParameters:
-    """``agentworld mcp serve`` of ``snapshot`` on the offline world, in ``home``."""
-    return StdioServerParameters(
-        command=sys.executable,
-        args=[
-            "-m",
-            "agentworld_plugins",
-            "mcp",
-            "serve",
-            "--backend",
-            "offline",
-            "--snapshot",
-            str(snapshot),
-            *extra,
-        ],
-        env={"PATH": os.environ["PATH"], "AGENTWORLD_HOME": str(home)},
-    )
 
 
 @pytest.fixture(scope="module")
@@ -227,20 +199,6 @@ def test_time_server_sequences_answer_as_the_real_one(tmp_path: Path) -> None:
 FILESYSTEM_VERSION = "2026.8.31"
 #: what differs by when the files were made: get_file_info's created/modified/accessed lines
 _STAMP = re.compile(r"(created|modified|accessed): [^\n\"]*")
-
-
-def _npm_server(package: str, version: str, bin_name: str) -> list[str]:
-    npm = shutil.which("npm")
-    assert npm and shutil.which("node"), "node and npm are needed for the reference MCP servers"
-    home = cache_dir(f"{package.rsplit('/', 1)[-1]}-{version}")
-    exe = home / "node_modules" / ".bin" / bin_name
-    if not exe.exists():
-        done = subprocess.run(
-            [npm, "install", "--no-audit", "--no-fund", "--loglevel=error", f"{package}@{version}"],
-            cwd=home, capture_output=True, text=True, timeout=600,
-        )  # fmt: skip
-        assert done.returncode == 0 and exe.exists(), done.stderr[-1000:]
-    return ["node", str(exe)]
 
 
 def _fs_calls(root: str, seed: int) -> list[tuple[str, dict[str, Any]]]:

@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import httpx2
-import pytest
 from agentworld_plugins.adapters.mcp_catalog import Catalog
 from agentworld_plugins.adapters.mcp_server import FakeMcpServer
 from click.testing import CliRunner
@@ -138,40 +136,6 @@ def test_mirror_declares_roots(tmp_path: Path) -> None:
 
 
 # -- the MCP Inspector CLI (npm) ---------------------------------------------------------------------
-
-INSPECTOR_VERSION = "2.12.0"
-
-
-@pytest.fixture(scope="module")
-def inspector() -> list[str]:
-    """The Inspector installed into the conformance cache (once per version)."""
-    npm = shutil.which("npm")
-    if not shutil.which("node") or not npm:
-        pytest.skip("node/npm are not installed: the MCP Inspector CLI is a Node program")
-    home = cache_dir(f"inspector-{INSPECTOR_VERSION}")
-    exe = home / "node_modules" / ".bin" / "mcp-inspector"
-    if not exe.exists():
-        done = subprocess.run(
-            [
-                npm,
-                "install",
-                "--no-audit",
-                "--no-fund",
-                "--loglevel=error",
-                "--fetch-timeout=60000",
-                "--fetch-retries=1",
-                f"@modelcontextprotocol/inspector@{INSPECTOR_VERSION}",
-            ],
-            cwd=home,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        if done.returncode != 0 or not exe.exists():
-            pytest.skip(
-                f"npm could not install @modelcontextprotocol/inspector: {done.stderr.strip()[-300:]}"
-            )
-    return [str(exe), "--cli"]
 
 
 def _inspect(inspector: list[str], *args: str) -> Any:

@@ -16,7 +16,29 @@ from typing import Any
 
 from ....observation import OfflineResult
 
-__all__ = ["KnownServer", "answer", "known_server", "read_resource"]
+__all__ = ["CONTENT_KEY", "KnownServer", "answer", "content_blocks", "known_server", "read_resource"]
+
+#: ``OfflineResult.metadata`` key of a result's MCP content blocks, where it has more than one
+#: text: ``{"text": the observation text they stand for, "blocks": [...]}``
+CONTENT_KEY = "mcp_content"
+
+
+def content_blocks(blocks: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    """The observation text of MCP content ``blocks`` (their texts, one a line; an image or a
+    resource by its kind and URI) and the metadata entry that carries the blocks themselves."""
+    lines = []
+    for block in blocks:
+        kind = block.get("type")
+        if kind == "text":
+            lines.append(str(block.get("text", "")))
+        elif kind == "resource":
+            lines.append(f"[resource {block.get('resource', {}).get('uri', '')}]")
+        elif kind == "resource_link":
+            lines.append(f"[resource link {block.get('uri', '')}]")
+        else:
+            lines.append(f"[{kind} {block.get('mimeType', '')}]")
+    text = "\n".join(lines)
+    return text, {"text": text, "blocks": blocks}
 
 
 @dataclass(frozen=True)
@@ -58,17 +80,96 @@ def _sqlite(world: dict[str, Any], context: dict[str, Any]) -> Any:
     return SqliteServer()
 
 
-def _git(world: dict[str, Any], context: dict[str, Any]) -> Any:
+def _machine_fs(world: dict[str, Any], context: dict[str, Any]) -> Any:
+    """The file tools' (a named world's) machine: the filesystem the shell fronts share."""
     from ..families.files import FileStore
-    from .git import GitServer
 
     files = world.get("files")
     if files is None:  # the file tools' engine, made as the files family makes it
         files = world["files"] = FileStore.from_context(context)
-    return GitServer(files.fs)  # the file tools' (a named world's) machine
+    return files.fs
 
+
+def _git(world: dict[str, Any], context: dict[str, Any]) -> Any:
+    from .git import GitServer
+
+    return GitServer(_machine_fs(world, context))
+
+
+class _CodingTools:
+    """Gemini CLI / Qwen Code / OpenHands tools on the world's machine, as the shell answers."""
+
+    def __init__(self, world: dict[str, Any], context: dict[str, Any]) -> None:
+        from ...shell import VirtualMachine
+        from ...swe_tools import SweTools
+
+        cwd = str(context.get("cwd") or "/app")
+        self.tools = SweTools(VirtualMachine(_machine_fs(world, context), cwd, interactive=False), root=cwd)
+
+    def call(self, name: str, arguments: dict[str, Any]) -> tuple[Any, Any, bool]:
+        result = self.tools.call(name, arguments)
+        return result.text, None, result.is_error
+
+
+def _everything(world: dict[str, Any], context: dict[str, Any]) -> Any:
+    from ...shell import VirtualMachine
+    from .everything import EverythingServer
+
+    machine = VirtualMachine(interactive=False)  # the server process's environment on the machine
+    return EverythingServer({k: v for k, v in machine.vars.items() if k in machine.exported})
+
+
+def _fetch(world: dict[str, Any], context: dict[str, Any]) -> Any:
+    from .fetch import FetchServer
+
+    return FetchServer(context)
+
+
+#: the coding-agent tool set (``--pack coding-agent``, ``openhands``): answered on the machine
+CODING_TOOLS = frozenset(
+    {
+        "run_shell_command",
+        "execute_bash",
+        "read_file",
+        "write_file",
+        "edit",
+        "replace",
+        "list_directory",
+        "glob",
+        "grep_search",
+        "search_file_content",
+        "str_replace_editor",
+        "save_memory",
+        "todo_write",
+        "write_todos",
+    }
+)
 
 SERVERS: tuple[KnownServer, ...] = (
+    KnownServer("fetch", frozenset({"fetch"}), 1, _fetch, structured=False),
+    KnownServer("coding-agent", CODING_TOOLS, 4, _CodingTools, structured=False),
+    KnownServer(
+        "everything",
+        frozenset(
+            {
+                "echo",
+                "get-annotated-message",
+                "get-env",
+                "get-resource-links",
+                "get-resource-reference",
+                "get-structured-content",
+                "get-sum",
+                "get-tiny-image",
+                "gzip-file-as-resource",
+                "toggle-simulated-logging",
+                "toggle-subscriber-updates",
+                "trigger-long-running-operation",
+                "simulate-research-query",
+            }
+        ),
+        6,
+        _everything,
+    ),
     KnownServer(
         "git",
         frozenset(
@@ -151,6 +252,8 @@ def answer(
         engine = world[key] = server.make(world, context)
     text, structured, is_error = engine.call(name, arguments)
     metadata: dict[str, Any] = {"offline_family": f"server:{server.name}", "offline_operation": name}
+    if isinstance(text, list):  # content blocks beyond one text (images, resources, annotations)
+        text, metadata[CONTENT_KEY] = content_blocks(text)
     if structured is not None:
         metadata["structured_content"] = structured
     return OfflineResult(text=text, is_error=is_error, metadata=metadata)
