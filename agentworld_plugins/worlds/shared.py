@@ -485,11 +485,29 @@ class SharedWorld:
         if self._async_lock is None:
             self._async_lock = anyio.Lock()
         async with self._async_lock:
+            if self.store is None and self._take_now():  # in memory: nothing to read or write
+                try:
+                    return await fn()
+                finally:
+                    self._release()
             await anyio.to_thread.run_sync(self._acquire, _ASYNC_OWNER)
             try:
                 return await fn()
             finally:
                 await anyio.to_thread.run_sync(self._release)
+
+    def _take_now(self) -> bool:
+        """Hold an in-memory world for the event loop if no thread holds it (no waiting)."""
+        if self._owner == _ASYNC_OWNER:
+            self._depth += 1
+            return True
+        if not self._mutex.acquire(blocking=False):
+            return False
+        if self._closed:
+            self._mutex.release()
+            raise AgentWorldError(f"World {self.name!r} is closed", hint="attach to it again")
+        self._owner, self._depth = _ASYNC_OWNER, 1
+        return True
 
     def open(self) -> SharedWorld:
         """Load (or create) the stored world now."""
