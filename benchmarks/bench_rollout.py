@@ -172,7 +172,10 @@ async def throughput(args: argparse.Namespace, agent: Any, world: Any) -> None:
     urls = {"agent": agent.url, "world": world.url}
     # the world model through the lean transport (rollout run's default), as a rollout at scale uses it
     backend = OpenAIBackend([world.url], model="wm", transport="lean")
-    ceilings, leans, measured = [], [], []
+    ceilings: list[float] = []
+    leans: list[float] = []
+    measured: list[float] = []
+    cpu_ms: dict[str, list[float]] = {"httpx": [], "lean": [], "ours": []}
     with tempfile.TemporaryDirectory() as tmp, World(backend=backend, perturbations=[]) as lean_world:
         await arollout(
             tasks(args.concurrency),
@@ -182,9 +185,14 @@ async def throughput(args: argparse.Namespace, agent: Any, world: Any) -> None:
             world=lean_world,
         )
         for n in range(args.rounds):  # interleaved, so both see the same machine
-            ceilings.append(await bare_ceiling(args, urls, requests))
-            leans.append(await bare_lean(args, urls, requests))
-            measured.append(await ours(args, spec, lean_world, Path(tmp), n))
+            for kind, figures, run in (
+                ("httpx", ceilings, lambda: bare_ceiling(args, urls, requests)),
+                ("lean", leans, lambda: bare_lean(args, urls, requests)),
+                ("ours", measured, lambda n=n: ours(args, spec, lean_world, Path(tmp), n)),
+            ):
+                cpu = time.process_time()
+                figures.append(await run())
+                cpu_ms[kind].append((time.process_time() - cpu) / args.episodes * 1000)
     per_episode = (2 * args.calls + 1) * args.latency
     capacity = args.concurrency / per_episode
     ceiling, ours_figure = statistics.median(ceilings), statistics.median(measured)
@@ -204,6 +212,11 @@ async def throughput(args: argparse.Namespace, agent: Any, world: Any) -> None:
         f"bare lean HTTP/1.1 client, same requests: {lean:.1f} episodes/s ({' '.join(f'{c:.1f}' for c in leans)})"
     )
     print(f"rollout: {ours_figure:.1f} episodes/s ({' '.join(f'{m:.1f}' for m in measured)})")
+    cpu = {k: statistics.median(v) for k, v in cpu_ms.items()}
+    print(
+        f"client CPU per episode: rollout {cpu['ours']:.2f} ms, bare httpx {cpu['httpx']:.2f} ms, "
+        f"bare lean {cpu['lean']:.2f} ms (rollout / bare httpx {cpu['ours'] / cpu['httpx']:.2f})"
+    )
     print(
         f"THROUGHPUT RATIO {ours_figure / capacity:.3f} of capacity (target >= 0.8); "
         f"bare client {ceiling / capacity:.3f}"
