@@ -407,6 +407,27 @@ def _serve(kind: str, calls: int, latency: float, port: int, ready: Any, stop: A
     asyncio.run(_serve_async(kind, calls, latency, port, ready, stop))
 
 
+def _hog(stop: Any) -> None:
+    while not stop.is_set():
+        sum(range(10_000))
+
+
+@contextlib.contextmanager
+def cpu_hogs(n: int) -> Iterator[None]:
+    """``n`` processes spinning on the CPU (contention, as on a shared machine)."""
+    ctx = multiprocessing.get_context("spawn")
+    stop = ctx.Event()
+    procs = [ctx.Process(target=_hog, args=(stop,), daemon=True) for _ in range(n)]
+    for proc in procs:
+        proc.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        for proc in procs:
+            proc.join(10)
+
+
 @contextlib.contextmanager
 def servers(args: argparse.Namespace) -> Iterator[tuple[Any, Any]]:
     """The agent's and the world model's fake servers, each in its own process."""
@@ -447,6 +468,9 @@ def main() -> None:
         "--offline-group", type=int, default=100, help="episodes per bundled task (--per-episode)"
     )
     parser.add_argument("--ray", action="store_true", help="also on a local Ray instance (--per-episode)")
+    parser.add_argument(
+        "--hogs", type=int, default=0, help="CPU-bound processes running meanwhile (--per-episode)"
+    )
     parser.add_argument("--sessions", action="store_true", help="only a session's cost per domain")
     parser.add_argument("--session-rounds", type=int, default=200, help="sessions per median (--sessions)")
     args = parser.parse_args()
@@ -454,7 +478,8 @@ def main() -> None:
         sessions(args.session_rounds)
         return
     if args.per_episode:
-        per_episode(args)
+        with cpu_hogs(args.hogs):
+            per_episode(args)
         return
     with servers(args) as (agent, world):
         asyncio.run(throughput(args, agent, world))

@@ -177,6 +177,16 @@ class OpenAIPolicy(Policy):
                 hint=f"pass --{self.role}-model NAME",
             ) from None
 
+    async def resolve_model(self) -> str:
+        """The model asked for: the one given, else the first one the server lists."""
+        if not self.model:
+            await self._discover_model(0)
+        return self.model
+
+    def __getstate__(self) -> dict[str, Any]:
+        # shipped to Ray actors: connections belong to this process's event loops
+        return {**self.__dict__, "_clients": {}, "_tools_json": {}}
+
     def payload(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], episode: EpisodeInfo
     ) -> dict[str, Any]:

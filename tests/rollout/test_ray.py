@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from agentworld_plugins.cli import cli
 from agentworld_plugins.rollout import RolloutSpec, rollout
 from agentworld_plugins.rollout.envgen import OfflineGenerator, generate
+from agentworld_plugins.rollout.ray import check_reachable
 
 ray = pytest.importorskip("ray", reason="the rl extra (ray) is not installed")
 
@@ -43,6 +44,7 @@ def test_a_local_ray_run_gives_the_same_files_as_asyncio(
     bench_run(tmp_path / "bench-asyncio")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
+        check_reachable(ray.get_runtime_context().gcs_address)  # a real GCS answers the probe
         distributed = tmp_path / "ray.jsonl"
         summary = rollout(tasks_file, distributed, scripted, group_size=2, concurrency=2, ray=True)
         envs = generate(3, tmp_path / "envs-ray", OfflineGenerator(5), concurrency=2, ray=True)
