@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
 import re
 import socket
 import threading
@@ -107,27 +108,41 @@ def _read_some(sock: socket.socket, wanted: int) -> bytes:
     return data
 
 
+_AUTH_WORDS = ("Unauthenticated", "InvalidAuthToken", "AuthenticationError", "token authentication")
+
+
+def _refused_for_token(exc: BaseException) -> str | None:
+    """Ray's reason when ``exc`` (or what it was raised from) is a token-authenticated cluster's
+    refusal: ``ray.init`` wraps the GCS's ``Unauthenticated`` answer in a ConnectionError."""
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return None
+        text = f"{type(seen).__name__}: {seen}"
+        for word in _AUTH_WORDS:
+            if word in text:
+                at = text.find("InvalidAuthToken")
+                return text[at:].splitlines()[0][:160] if at >= 0 else word
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
 def _init(ray: Any, address: str | None) -> None:
     """``ray.init``, with a token-authenticated cluster's refusal as one line naming the fix."""
     if address:
         check_reachable(address)
+    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "error")  # not one line per GCS retry
     try:
         ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
     except Exception as exc:
-        denied = getattr(getattr(ray, "exceptions", None), "AuthenticationError", None)
-        text = str(getattr(exc, "message", "") or exc)
-        if (
-            (denied is not None and isinstance(exc, denied))
-            or "auth" in type(exc).__name__.lower()
-            or ("token" in text.lower() and "auth" in text.lower())
-        ):
-            raise ConfigError(
-                f"The Ray cluster at {address or 'this node'} refused the connection: it requires token "
-                f"authentication ({text.splitlines()[0] if text else type(exc).__name__})",
-                hint="set RAY_AUTH_MODE=token and RAY_AUTH_TOKEN to the cluster's token (or "
-                "RAY_AUTH_TOKEN_PATH to its file; 'ray get-auth-token' on the head node prints it)",
-            ) from None
-        raise
+        reason = _refused_for_token(exc)
+        if reason is None:
+            raise
+        raise ConfigError(
+            f"The Ray cluster at {address or 'this node'} refused this driver's token ({reason})",
+            hint="set RAY_AUTH_MODE=token and RAY_AUTH_TOKEN to the cluster's token, or RAY_AUTH_TOKEN_PATH "
+            "to its file ('ray get-auth-token' on the head node prints it)",
+        ) from None
 
 
 class _Worker:
