@@ -135,7 +135,35 @@ def _value_redacted(match: re.Match[str], replaced: list[int]) -> str:
     return match.group(1) + hidden
 
 
+#: strings already redacted, with the known secrets they were redacted under: a rollout writes
+#: the same system prompts, tool definitions and names in every line (bounded by characters held:
+#: cleared when full; replaced whole when a secret is remembered)
+_CACHE_ENTRY_CHARS = 256 * 1024
+_CACHE_CHARS = 16 * 1024 * 1024
+_cache: tuple[tuple[str, ...], dict[str, tuple[str, int]]] = ((), {})
+_cache_held = [0]
+
+
 def _redact_text(text: str) -> tuple[str, int]:
+    global _cache
+    if len(text) > _CACHE_ENTRY_CHARS or len(text) < 4:
+        return _redact_uncached(text)
+    known, done = _cache
+    if known is not _known_longest_first:
+        known, done = _known_longest_first, {}
+        _cache = (known, done)
+        _cache_held[0] = 0
+    found = done.get(text)
+    if found is None:
+        if _cache_held[0] + len(text) > _CACHE_CHARS:
+            done.clear()
+            _cache_held[0] = 0
+        found = done[text] = _redact_uncached(text)
+        _cache_held[0] += len(text)
+    return found
+
+
+def _redact_uncached(text: str) -> tuple[str, int]:
     count = 0
     for secret in _known_longest_first:  # a tuple replaced whole: safe to read from any thread
         if secret in text:

@@ -11,7 +11,7 @@ request, action validation, world step through the hooks and the ``openai`` back
 bookkeeping) against two bare ``httpx`` calls to the same two servers with the same messages,
 interleaved in the same run.
 
-    python benchmarks/bench_rollout.py [--episodes 96] [--concurrency 8] [--latency 0.05]
+    python benchmarks/bench_rollout.py [--episodes 96] [--concurrency 8] [--latency 0.05] [--rounds 3]
     python benchmarks/bench_rollout.py --per-episode [--ray]     # the library's own cost per episode
     python benchmarks/bench_rollout.py --sessions                # its parts: a session, two steps
 """
@@ -36,6 +36,7 @@ from typing import Any
 import httpx
 
 from agentworld_plugins.backends.openai import OpenAIBackend
+from agentworld_plugins.backends.openai.transport import LeanTransport
 from agentworld_plugins.fake_server import FakeWorldModelServer
 from agentworld_plugins.rollout import RolloutSpec, Task, arollout, rollout
 from agentworld_plugins.rollout.agent import EpisodeInfo, OpenAIPolicy
@@ -73,10 +74,90 @@ def tasks(n: int) -> list[Task]:
             tool_pack="github-issues",
             instruction="Open issues.",
             max_turns=20,
-            reward=[{"type": "tool_called", "tool": "create_issue"}],
+            # one check of the actions, one of the final state (replayed offline: the world is a model)
+            reward=[
+                {"type": "tool_called", "tool": "create_issue"},
+                {"type": "ledger_item", "resource": "issue", "where": {"title": "bug 0"}},
+            ],
         )
         for i in range(n)
     ]
+
+
+async def recorded_episode(calls: int) -> list[tuple[str, bytes]]:
+    """The requests of one episode, in order, as the servers received them: ``(server, body)``,
+    ``server`` being ``agent`` or ``world`` (what the bare client replays)."""
+    agent = FakeWorldModelServer(responder=agent_responder(calls)).start()
+    world = FakeWorldModelServer(responder=lambda body: WORLD_ANSWER).start()
+    try:
+        spec = RolloutSpec(
+            agent="openai",
+            agent_options={"base_urls": [agent.url], "model": "agent"},
+            world_options={"backend": "openai", "base_url": world.url, "model": "wm", "transport": "lean"},
+            timings=False,
+        )
+        with tempfile.TemporaryDirectory() as tmp:
+            await arollout(tasks(1), Path(tmp) / "one.jsonl", spec)
+        sent = [("agent", r) for r in agent.chat_requests] + [("world", r) for r in world.chat_requests]
+    finally:
+        agent.stop()
+        world.stop()
+    sent.sort(key=lambda pair: pair[1].at)
+    return [(kind, json.dumps(r.body).encode()) for kind, r in sent]
+
+
+async def bare_ceiling(
+    args: argparse.Namespace, urls: dict[str, str], requests: list[tuple[str, bytes]]
+) -> float:
+    """Episodes per second of bare ``httpx`` clients (one per worker: httpx's shared pool scans
+    every connection per request, which at -c 32 costs more than the requests) replaying one
+    episode's requests, in order, in ``--concurrency`` workers."""
+    headers = {"Content-Type": "application/json", "Authorization": "Bearer EMPTY"}
+    queue = iter(range(args.episodes))
+
+    async def worker() -> None:
+        async with httpx.AsyncClient(timeout=60) as client:
+            for _ in queue:
+                for kind, body in requests:
+                    response = await client.post(
+                        f"{urls[kind]}/chat/completions", content=body, headers=headers
+                    )
+                    response.json()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(args.concurrency)))
+    return args.episodes / (time.perf_counter() - started)
+
+
+async def bare_lean(
+    args: argparse.Namespace, urls: dict[str, str], requests: list[tuple[str, bytes]]
+) -> float:
+    """The same replay over the package's lean HTTP/1.1 client alone (asyncio streams, keep-alive):
+    the ceiling of any Python client here, the servers' and the machine's share of the gap."""
+    transport = LeanTransport([urls["agent"], urls["world"]])
+    index = {"agent": 0, "world": 1}
+    queue = iter(range(args.episodes))
+
+    async def worker() -> None:
+        for _ in queue:
+            for kind, body in requests:
+                _status, answer = await transport.arequest(index[kind], "POST", "/chat/completions", body)
+                json.loads(answer)
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(args.concurrency)))
+    rate = args.episodes / (time.perf_counter() - started)
+    await transport.aclose_idle()
+    return rate
+
+
+async def ours(args: argparse.Namespace, spec: RolloutSpec, lean_world: World, tmp: Path, n: int) -> float:
+    out = tmp / f"episodes{n}.jsonl"
+    started = time.perf_counter()
+    summary = await arollout(tasks(args.episodes), out, spec, concurrency=args.concurrency, world=lean_world)
+    elapsed = time.perf_counter() - started
+    assert summary.ok == args.episodes, summary.line()
+    return args.episodes / elapsed
 
 
 async def throughput(args: argparse.Namespace, agent: Any, world: Any) -> None:
@@ -86,27 +167,64 @@ async def throughput(args: argparse.Namespace, agent: Any, world: Any) -> None:
         world_options={"backend": "openai", "base_url": world.url, "model": "wm"},
         timings=False,
     )
+    requests = await recorded_episode(args.calls)
+    assert len(requests) == 2 * args.calls + 1, len(requests)
+    urls = {"agent": agent.url, "world": world.url}
     # the world model through the lean transport (rollout run's default), as a rollout at scale uses it
     backend = OpenAIBackend([world.url], model="wm", transport="lean")
+    ceilings: list[float] = []
+    leans: list[float] = []
+    measured: list[float] = []
+    cpu_ms: dict[str, list[float]] = {"httpx": [], "lean": [], "ours": []}
     with tempfile.TemporaryDirectory() as tmp, World(backend=backend, perturbations=[]) as lean_world:
-        warm = Path(tmp) / "warm.jsonl"
-        await arollout(tasks(args.concurrency), warm, spec, concurrency=args.concurrency, world=lean_world)
-        out = Path(tmp) / "episodes.jsonl"
-        started = time.perf_counter()
-        summary = await arollout(
-            tasks(args.episodes), out, spec, concurrency=args.concurrency, world=lean_world
+        await arollout(
+            tasks(args.concurrency),
+            Path(tmp) / "warm.jsonl",
+            spec,
+            concurrency=args.concurrency,
+            world=lean_world,
         )
-        elapsed = time.perf_counter() - started
-    assert summary.ok == args.episodes, summary.line()
+        for n in range(args.rounds):  # interleaved, so both see the same machine
+            for kind, figures, run in (
+                ("httpx", ceilings, lambda: bare_ceiling(args, urls, requests)),
+                ("lean", leans, lambda: bare_lean(args, urls, requests)),
+                ("ours", measured, lambda n=n: ours(args, spec, lean_world, Path(tmp), n)),
+            ):
+                cpu = time.process_time()
+                figures.append(await run())
+                cpu_ms[kind].append((time.process_time() - cpu) / args.episodes * 1000)
     per_episode = (2 * args.calls + 1) * args.latency
     capacity = args.concurrency / per_episode
-    measured = args.episodes / elapsed
-    print(f"episodes: {args.episodes}, concurrency {args.concurrency}, latency {args.latency * 1000:.0f} ms")
+    ceiling, ours_figure = statistics.median(ceilings), statistics.median(measured)
+    lean = statistics.median(leans)
+    print(
+        f"episodes: {args.episodes}, concurrency {args.concurrency}, latency {args.latency * 1000:.0f} ms, "
+        f"median of {args.rounds} interleaved rounds"
+    )
     print(
         f"capacity of the servers: {capacity:.1f} episodes/s (one episode = {per_episode * 1000:.0f} ms of calls)"
     )
-    print(f"measured: {measured:.1f} episodes/s over {elapsed:.2f}s")
-    print(f"THROUGHPUT RATIO {measured / capacity:.3f} (target >= 0.8)")
+    print(
+        f"bare httpx client replaying the same requests: {ceiling:.1f} episodes/s "
+        f"({' '.join(f'{c:.1f}' for c in ceilings)})"
+    )
+    print(
+        f"bare lean HTTP/1.1 client, same requests: {lean:.1f} episodes/s ({' '.join(f'{c:.1f}' for c in leans)})"
+    )
+    print(f"rollout: {ours_figure:.1f} episodes/s ({' '.join(f'{m:.1f}' for m in measured)})")
+    cpu = {k: statistics.median(v) for k, v in cpu_ms.items()}
+    print(
+        f"client CPU per episode: rollout {cpu['ours']:.2f} ms, bare httpx {cpu['httpx']:.2f} ms, "
+        f"bare lean {cpu['lean']:.2f} ms (rollout / bare httpx {cpu['ours'] / cpu['httpx']:.2f})"
+    )
+    print(
+        f"THROUGHPUT RATIO {ours_figure / capacity:.3f} of capacity (target >= 0.8); "
+        f"bare client {ceiling / capacity:.3f}"
+    )
+    print(f"CEILING RATIO {ours_figure / ceiling:.3f} of the bare httpx client (target >= 0.9)")
+    print(
+        f"LEAN CEILING RATIO {ours_figure / lean:.3f} of the bare lean client; it reaches {lean / capacity:.3f} of capacity"
+    )
 
 
 async def overhead(args: argparse.Namespace, agent: Any, world: Any) -> None:
@@ -237,12 +355,77 @@ def sessions(rounds: int) -> None:
         print(line)
 
 
+def _completion(answer: dict | str) -> bytes:
+    message = (
+        {"role": "assistant", "content": answer}
+        if isinstance(answer, str)
+        else {"role": "assistant", **answer}
+    )
+    finish = "tool_calls" if message.get("tool_calls") else "stop"
+    body = {"id": "x", "object": "chat.completion", "model": "fake",
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}]}  # fmt: skip
+    return json.dumps(body).encode()
+
+
+async def _serve_async(kind: str, calls: int, latency: float, port: int, ready: Any, stop: Any) -> None:
+    """An OpenAI-compatible fake on asyncio streams (keep-alive, Content-Length bodies): a few
+    hundred microseconds of CPU a request, so the servers' capacity is what the latency allows."""
+    responder = agent_responder(calls) if kind == "agent" else (lambda body: WORLD_ANSWER)
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = 0
+                for line in head.split(b"\r\n"):
+                    if line[:15].lower() == b"content-length:":
+                        length = int(line[15:])
+                body = json.loads(await reader.readexactly(length)) if length else {}
+                await asyncio.sleep(latency)
+                if head.startswith(b"GET"):
+                    payload = json.dumps({"object": "list", "data": [{"id": "fake"}]}).encode()
+                else:
+                    payload = _completion(responder(body))
+                writer.write(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                    + str(len(payload)).encode() + b"\r\n\r\n" + payload
+                )  # fmt: skip
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", port, backlog=1024)
+    ready.set()
+    await asyncio.get_running_loop().run_in_executor(None, stop.wait)
+    server.close()
+
+
 def _serve(kind: str, calls: int, latency: float, port: int, ready: Any, stop: Any) -> None:
     """A fake server in a process of its own, so its CPU is not the client's (the GIL)."""
-    responder = agent_responder(calls) if kind == "agent" else (lambda body: WORLD_ANSWER)
-    with FakeWorldModelServer(responder=responder, latency=latency, port=port):
-        ready.set()
-        stop.wait()
+    asyncio.run(_serve_async(kind, calls, latency, port, ready, stop))
+
+
+def _hog(stop: Any) -> None:
+    while not stop.is_set():
+        sum(range(10_000))
+
+
+@contextlib.contextmanager
+def cpu_hogs(n: int) -> Iterator[None]:
+    """``n`` processes spinning on the CPU (contention, as on a shared machine)."""
+    ctx = multiprocessing.get_context("spawn")
+    stop = ctx.Event()
+    procs = [ctx.Process(target=_hog, args=(stop,), daemon=True) for _ in range(n)]
+    for proc in procs:
+        proc.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        for proc in procs:
+            proc.join(10)
 
 
 @contextlib.contextmanager
@@ -277,24 +460,31 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--calls", type=int, default=3, help="tool calls per episode")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved throughput rounds")
     parser.add_argument("--overhead-episodes", type=int, default=12)
+    parser.add_argument("--no-overhead", action="store_true", help="only the throughput figures")
     parser.add_argument("--per-episode", action="store_true", help="only the offline per-episode cost")
     parser.add_argument(
         "--offline-group", type=int, default=100, help="episodes per bundled task (--per-episode)"
     )
     parser.add_argument("--ray", action="store_true", help="also on a local Ray instance (--per-episode)")
+    parser.add_argument(
+        "--hogs", type=int, default=0, help="CPU-bound processes running meanwhile (--per-episode)"
+    )
     parser.add_argument("--sessions", action="store_true", help="only a session's cost per domain")
-    parser.add_argument("--rounds", type=int, default=200, help="sessions per median (--sessions)")
+    parser.add_argument("--session-rounds", type=int, default=200, help="sessions per median (--sessions)")
     args = parser.parse_args()
     if args.sessions:
-        sessions(args.rounds)
+        sessions(args.session_rounds)
         return
     if args.per_episode:
-        per_episode(args)
+        with cpu_hogs(args.hogs):
+            per_episode(args)
         return
     with servers(args) as (agent, world):
         asyncio.run(throughput(args, agent, world))
-        asyncio.run(overhead(args, agent, world))
+        if not args.no_overhead:
+            asyncio.run(overhead(args, agent, world))
 
 
 if __name__ == "__main__":

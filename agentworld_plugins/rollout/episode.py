@@ -129,12 +129,12 @@ class Episode:
 AgentCall = Callable[[list[dict[str, Any]], list[dict[str, Any]], EpisodeInfo], Awaitable[dict[str, Any]]]
 
 
-def _tool_action(domain: str, name: str, arguments: Any) -> dict[str, Any]:
+def tool_action(domain: str, name: str, arguments: Any) -> dict[str, Any]:
     key = "name" if domain == "search" else "tool_name"  # the search domain's action names its tool "name"
     return {key: name, "arguments": arguments}
 
 
-def _parse_arguments(text: str) -> tuple[Any, str | None]:
+def parse_arguments(text: str) -> tuple[Any, str | None]:
     try:
         value = json.loads(text or "{}")
     except json.JSONDecodeError as exc:
@@ -265,9 +265,9 @@ async def play(
             for call in calls:
                 function = call.get("function") or {}
                 name = str(function.get("name") or "")
-                arguments, problem = _parse_arguments(str(function.get("arguments") or ""))
+                arguments, problem = parse_arguments(str(function.get("arguments") or ""))
                 if problem is None:
-                    text, _ = await _world_step(episode, name, _tool_action(task.domain, name, arguments))
+                    text, _ = await _world_step(episode, name, tool_action(task.domain, name, arguments))
                 else:
                     episode.world_errors += 1
                     episode.steps.append((name, None, None))

@@ -17,7 +17,7 @@ import asyncio
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -272,6 +272,9 @@ async def arollout(
             task = by_id[(task_id, int(sample))]
             return JobResult(*await pool.call(task.model_dump(mode="json"), int(sample)))
 
+        # more in flight than the actors run at once: the rest wait at the actors, so Ray's round
+        # trips overlap the episodes (the servers still see ``concurrency`` at a time)
+        options = replace(options, concurrency=pool.capacity)
         try:
             return await run_jobs(_items(task_list, group_size), remote, output, options, label=LABEL)
         finally:

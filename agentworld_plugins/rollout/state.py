@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..worlds.view import state_contents
 
 if TYPE_CHECKING:
-    from ..plugins import Registry
-    from ..session import Session
+    from ..plugins import PluginManager, Registry
+    from ..session import Session, World
 
 
 @dataclass
@@ -156,13 +157,34 @@ def world_state(session: Session) -> WorldState:
     state = _offline_state(session)
     if state is not None:
         return _with_known(_from_offline(state, "session"), session)
-    from ..session import World
+    replay = _replay_world(session.world.pm).session(
+        session.domain.name, seed=session.seed, **dict(session.context)
+    )
+    for turn in session.trajectory.turns:
+        if turn.action is None or turn.observation.metadata.get("short_circuit"):
+            continue  # never reached the world (an injected fault)
+        replay.step(turn.action)
+    return _with_known(_from_offline(_offline_state(replay) or {}, "replay"), session)
 
-    with World(backend="offline", plugin_manager=session.world.pm, perturbations=[]) as offline:
-        replay = offline.session(session.domain.name, seed=session.seed, **dict(session.context))
-        for turn in session.trajectory.turns:
-            if turn.action is None or turn.observation.metadata.get("short_circuit"):
-                continue  # never reached the world (an injected fault)
-            replay.step(turn.action)
-        state = _offline_state(replay)
-    return _with_known(_from_offline(state or {}, "replay"), session)
+
+#: one offline world per plugin manager replays every episode of a run (a World's settings cost
+#: milliseconds to build; a replay's state lives in its own session, so they share nothing else)
+_replay_worlds: dict[int, tuple[PluginManager, World]] = {}
+_replay_lock = threading.Lock()
+
+
+def _replay_world(pm: PluginManager) -> World:
+    with _replay_lock:
+        found = _replay_worlds.get(id(pm))
+        if found is None or found[0] is not pm:
+            from ..session import World
+
+            if len(_replay_worlds) >= 8:  # plugin managers come and go in tests, not in a run
+                for _, old in _replay_worlds.values():
+                    old.close()
+                _replay_worlds.clear()
+            found = _replay_worlds[id(pm)] = (
+                pm,
+                World(backend="offline", plugin_manager=pm, perturbations=[]),
+            )
+        return found[1]

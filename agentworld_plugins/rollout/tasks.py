@@ -56,6 +56,26 @@ def schema_problem(schema: Any, where: str) -> str | None:
 def _schema_error(text: str) -> str | None:
     # checking against the metaschema takes milliseconds, and a file's tasks share their tools
     schema = json.loads(text)
+    if isinstance(schema, dict) and "$schema" not in schema:
+        # the default metaschema checks each of "properties" and "items" as a schema of its own
+        # kind: checked one by one (and cached), tool sets that mix the same fields cost little
+        parts = {k: v for k, v in schema.items() if k in ("properties", "items")}
+        subschemas = (
+            list((parts.get("properties") or {}).values())
+            if isinstance(parts.get("properties"), dict)
+            else []
+        )
+        if isinstance(parts.get("items"), dict):
+            subschemas.append(parts["items"])
+        if subschemas and all(isinstance(sub, dict) for sub in subschemas):
+            for sub in subschemas:
+                found = _schema_error(json.dumps(sub, sort_keys=True))
+                if found:
+                    return found
+            rest = {k: v for k, v in schema.items() if k not in parts}
+            if isinstance(parts.get("properties"), dict):
+                rest["properties"] = {}
+            return _schema_error(json.dumps(rest, sort_keys=True))
     try:
         validator_for(schema).check_schema(schema)
     except SchemaError as exc:

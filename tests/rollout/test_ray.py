@@ -3,6 +3,9 @@ actors on a local instance give the same files as asyncio."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +14,7 @@ from click.testing import CliRunner
 from agentworld_plugins.cli import cli
 from agentworld_plugins.rollout import RolloutSpec, rollout
 from agentworld_plugins.rollout.envgen import OfflineGenerator, generate
+from agentworld_plugins.rollout.ray import check_reachable
 
 ray = pytest.importorskip("ray", reason="the rl extra (ray) is not installed")
 
@@ -43,12 +47,19 @@ def test_a_local_ray_run_gives_the_same_files_as_asyncio(
     bench_run(tmp_path / "bench-asyncio")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
+        gcs = ray.get_runtime_context().gcs_address
+        check_reachable(gcs)  # a real GCS answers the probe
+        refused = _driver_with_a_wrong_token(gcs, tmp_path)
         distributed = tmp_path / "ray.jsonl"
         summary = rollout(tasks_file, distributed, scripted, group_size=2, concurrency=2, ray=True)
         envs = generate(3, tmp_path / "envs-ray", OfflineGenerator(5), concurrency=2, ray=True)
         said = bench_run(tmp_path / "bench-ray", "--ray")
     finally:
         ray.shutdown()
+    # Ray 2.60's clusters ask for a token: a driver with the wrong one gets one line naming the fix
+    assert refused.returncode == 1, refused.stderr[-2000:]
+    assert "refused this driver's token (InvalidAuthToken" in refused.stderr
+    assert "RAY_AUTH_TOKEN" in refused.stderr and "Traceback" not in refused.stderr
     assert summary.ok == 6
     assert distributed.read_bytes() == local.read_bytes()
     assert envs.run.ok == 3
@@ -59,6 +70,20 @@ def test_a_local_ray_run_gives_the_same_files_as_asyncio(
         assert (tmp_path / "bench-ray" / name).read_bytes() == (
             tmp_path / "bench-asyncio" / name
         ).read_bytes()
+
+
+def _driver_with_a_wrong_token(gcs: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """``rollout run --ray GCS`` in a process of its own whose token is not the cluster's."""
+    env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": "0" * 32}
+    args = ["rollout", "run", "--tasks", "bundled", "--agent", "scripted:bundled", "--backend", "offline"]
+    args += ["--ray", gcs, "-o", str(tmp_path / "refused.jsonl")]
+    return subprocess.run(
+        [sys.executable, "-m", "agentworld_plugins", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_an_address_where_nothing_listens_fails_at_once(tmp_path: Path) -> None:

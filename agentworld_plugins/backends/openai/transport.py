@@ -263,6 +263,14 @@ class LeanTransport:
             hint=hint,
         )
 
+    async def arequest(
+        self, index: int, method: str, path: str, body: bytes | None = None
+    ) -> tuple[int, bytes]:
+        """One request to base URL ``index`` (``path`` below it, e.g. ``/chat/completions``):
+        ``(status, body)``. Transport failures raise :class:`BackendUnavailableError`."""
+        response = await self._request(self.endpoints[index], method, path, body)
+        return response.status, response.body
+
     async def afirst_model(self, index: int) -> str | None:
         """The first model ``/models`` lists at base URL ``index`` (None when it lists none)."""
         endpoint = self.endpoints[index]

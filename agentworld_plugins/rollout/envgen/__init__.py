@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -94,15 +95,19 @@ class LLMGenerator:
     def describe(self) -> str:
         return f"llm({self.policy.describe()})"
 
-    def messages(self, index: int, registry: Registry) -> list[dict[str, str]]:
-        from .templates import BUSINESSES
+    async def prepare(self) -> None:
+        """Find out the model when none was given (the first one the server lists)."""
+        await self.policy.resolve_model()
+        await self.policy.aclose()  # its connections belong to this event loop only
 
-        example = offline_environment(0, self.seed)
-        theme = " and ".join(BUSINESSES[(index * 7 + k) % len(BUSINESSES)][0] for k in range(2))
+    def messages(self, index: int, registry: Registry) -> list[dict[str, str]]:
+        """The request for environment ``index``: its theme (a business, a sector, a town), how
+        many tools and what the service must also handle are drawn from a stable hash of the seed
+        and the index, so a run of thousands asks for thousands of different services."""
         text = PROMPT.format(
-            example=json.dumps(example),
+            example=json.dumps(offline_environment(0, self.seed)),
             rewards=", ".join(sorted(registry.rewards)),
-            theme=f"a {theme} business",
+            theme=prompt_theme(index, self.seed),
         )
         return [{"role": "user", "content": text}]
 
@@ -149,6 +154,34 @@ class LLMGenerator:
         found = _JSON.search(str(outcome.value.get("content") or ""))
         assert found is not None
         return json.loads(found.group(0))
+
+
+#: sectors a generated service may belong to
+SECTORS = [
+    "healthcare", "logistics", "retail", "education", "hospitality", "agriculture", "finance",
+    "public transit", "energy", "media", "construction", "manufacturing", "insurance", "tourism",
+    "sports", "non-profit", "real estate", "legal services", "telecom", "city government",
+    "research", "fashion", "gaming", "aviation",
+]  # fmt: skip
+#: what the service must also handle, beyond keeping records
+TWISTS = [
+    "approvals that a manager must sign off", "stock that runs out", "bookings that cannot overlap",
+    "records that move through a fixed sequence of states", "per-customer limits",
+    "refunds and cancellations", "waiting lists", "recurring schedules", "audit notes on every change",
+    "items shared between teams", "deadlines and reminders", "prices that depend on the quantity",
+]  # fmt: skip
+
+
+def prompt_theme(index: int, seed: int = 0) -> str:
+    """The theme of request ``index`` of a run seeded ``seed`` (a stable draw)."""
+    from .templates import BUSINESSES, TOWNS
+
+    rnd = random.Random(derive_seed("envgen-prompt", seed, index))
+    business, kept = rnd.choice(BUSINESSES)
+    return (
+        f"the {kept} records of a {business} in {rnd.choice(TOWNS)}, in {rnd.choice(SECTORS)}, "
+        f"with {rnd.randint(3, 12)} tools and {rnd.choice(TWISTS)}"
+    )
 
 
 def _answer_problem(text: str, registry: Registry) -> str | None:
@@ -212,10 +245,14 @@ async def agenerate(
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
     items = [{"task": "mcp", "id": f"env-{i:05d}", "index": i} for i in range(n)]
+    # every line names the generator as it is for the whole run (its model found out first), so a
+    # resumed file is the same as an uninterrupted one
+    await getattr(generator, "prepare", _nothing)()
+    label = generator.describe()
     pool = RayPool.start(ray, partial(_GeneratorWorker, generator), "generate", concurrency)
 
     async def work(item: dict[str, Any]) -> JobResult:
-        base = {"task": "mcp", "id": item["id"], "index": item["index"], "generator": generator.describe()}
+        base = {"task": "mcp", "id": item["id"], "index": item["index"], "generator": label}
         try:
             if pool is not None:
                 env = await pool.call(item["index"])
@@ -232,7 +269,9 @@ async def agenerate(
             return JobResult({**base, LABEL: {"status": "failed", "error": "; ".join(problems[:5])}}, False)
         return JobResult({**base, "environment": env, LABEL: {"status": "ok"}}, True)
 
-    options = RunOptions(concurrency=concurrency, max_retries=0, progress=progress)
+    # with Ray, more in flight than the actors run at once (Ray's round trips overlap the work)
+    in_flight = pool.capacity if pool is not None else concurrency
+    options = RunOptions(concurrency=in_flight, max_retries=0, progress=progress)
     found: dict[str, Any] = {"kept": None, "dropped": []}
 
     def distinct(tick: Callable[[], None]) -> None:

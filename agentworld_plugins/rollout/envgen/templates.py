@@ -1,7 +1,8 @@
 """The offline environment generator: CRUD-style MCP services from templates and a seed.
 
-Environment ``index`` of a run with seed ``s`` is always the same (a stable hash of both picks
-the business, the resources and their fields), so a resumed run regenerates nothing differently.
+Environment ``index`` of a run with seed ``s`` is always the same (a stable hash of both draws
+the business, the resources, their fields and operations), so a resumed run regenerates nothing
+differently.
 """
 
 from __future__ import annotations
@@ -36,7 +37,18 @@ FIELDS: dict[str, tuple[dict[str, Any], list[Any]]] = {
     "notes": ({"type": "string"}, ["fragile", "call first", "second floor"]),
     "tags": ({"type": "array", "items": {"type": "string"}}, ["urgent", "vip", "weekly"]),
     "date": ({"type": "string", "format": "date"}, ["2026-03-14", "2026-07-01"]),
+    "location": ({"type": "string"}, ["Dock 4", "Room 12", "East yard"]),
+    "contact": ({"type": "string", "format": "email"}, ["ops@example.com", "desk@example.org"]),
+    "cost": ({"type": "number", "minimum": 0}, [9.5, 120, 48.25]),
+    "rating": ({"type": "integer", "minimum": 1, "maximum": 5}, [1, 4, 5]),
+    "category": ({"type": "string", "enum": ["standard", "express", "special"]}, ["express", "special"]),
+    "assignee": ({"type": "string"}, ["Eli Moss", "Fay Ng", "Gus Oduya"]),
 }
+
+#: operations beyond create, get and list that a resource's tools may have
+EXTRA_OPERATIONS = ("update", "delete", "archive", "count")
+#: towns the businesses are in
+TOWNS = ["Oakridge", "Port Liss", "Vellmar", "Hollow Creek", "Sundby", "Marrow Bay", "Elston", "Kestrel Hill"]
 
 
 def _plural(word: str) -> str:
@@ -49,7 +61,9 @@ def _a(word: str) -> str:
     return ("an " if word[0] in "aeiou" else "a ") + word
 
 
-def _tools(resource: str, fields: list[str]) -> list[dict[str, Any]]:
+def _tools(resource: str, fields: list[str], extra: list[str], business: str) -> list[dict[str, Any]]:
+    """The tools of one resource: create, get and list, and the ``extra`` operations; their
+    descriptions name the fields, so environments that differ in them read differently too."""
     props = {name: dict(FIELDS[name][0]) for name in fields}
     item = {
         "type": "object",
@@ -58,22 +72,23 @@ def _tools(resource: str, fields: list[str]) -> list[dict[str, Any]]:
     }
     id_arg = {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}
     plural = _plural(resource)
-    return [
+    shown = ", ".join(fields)
+    tools = [
         {
             "name": f"create_{resource}",
-            "description": f"Create {_a(resource)} and return it with its new id.",
+            "description": f"Create {_a(resource)} of the {business} ({shown}) and return it with its new id.",
             "inputSchema": {"type": "object", "properties": props, "required": [fields[0]]},
             "outputSchema": item,
         },
         {
             "name": f"get_{resource}",
-            "description": f"Return one {resource} by id.",
+            "description": f"Return one {resource} by id, with its {shown}.",
             "inputSchema": id_arg,
             "outputSchema": item,
         },
         {
             "name": f"list_{plural}",
-            "description": f"List the {plural}, optionally filtered by any field.",
+            "description": f"List the {plural}, optionally filtered by {', '.join(f for f in fields if f != 'tags')}.",
             "inputSchema": {"type": "object", "properties": {k: v for k, v in props.items() if k != "tags"}},
             "outputSchema": {
                 "type": "object",
@@ -81,22 +96,47 @@ def _tools(resource: str, fields: list[str]) -> list[dict[str, Any]]:
                 "required": [plural],
             },
         },
-        {
-            "name": f"update_{resource}",
-            "description": f"Change fields of {_a(resource)}.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {"id": {"type": "integer"}, **props},
-                "required": ["id"],
-            },
-            "outputSchema": item,
-        },
-        {
-            "name": f"delete_{resource}",
-            "description": f"Delete {_a(resource)} by id.",
-            "inputSchema": id_arg,
-        },
     ]
+    if "update" in extra:
+        tools.append(
+            {
+                "name": f"update_{resource}",
+                "description": f"Change the {shown} of {_a(resource)}.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {"id": {"type": "integer"}, **props},
+                    "required": ["id"],
+                },
+                "outputSchema": item,
+            }
+        )
+    if "delete" in extra:
+        tools.append(
+            {
+                "name": f"delete_{resource}",
+                "description": f"Delete {_a(resource)} by id.",
+                "inputSchema": id_arg,
+            }
+        )
+    if "archive" in extra:
+        tools.append(
+            {
+                "name": f"archive_{resource}",
+                "description": f"Archive {_a(resource)} by id: it leaves the {plural} list but stays readable.",
+                "inputSchema": id_arg,
+                "outputSchema": item,
+            }
+        )
+    if "count" in extra:
+        tools.append(
+            {
+                "name": f"count_{plural}",
+                "description": f"Count the {plural}, optionally by {fields[1]}.",
+                "inputSchema": {"type": "object", "properties": {fields[1]: props[fields[1]]}},
+                "outputSchema": {"type": "object", "properties": {"count": {"type": "integer"}}},
+            }
+        )
+    return tools
 
 
 def _task(resource: str, field: str, rnd: random.Random) -> dict[str, Any]:
@@ -130,35 +170,31 @@ def _task(resource: str, field: str, rnd: random.Random) -> dict[str, Any]:
 
 def offline_environment(index: int, seed: int = 0) -> dict[str, Any]:
     """Environment ``index`` of the run seeded ``seed``: tools, world bible, initial state and
-    tasks with reward checks (the environment form :func:`.validate.check_environment` reads).
+    two tasks with reward checks (the environment form :func:`.validate.check_environment` reads).
 
-    The first pass over the catalogue gives one business each; later passes give a business that
-    also keeps another's records (pass k pairs it with the business k places on), so about
-    ``len(BUSINESSES) ** 2`` environments differ before the near-duplicate filter drops repeats.
+    Everything is drawn from a stable hash of ``(seed, index)``: the business and town, one to
+    three kinds of record (the business's own and others'), each kind's fields (title and two to
+    five more) and its operations (create, get, list and any of update, delete, archive, count),
+    so thousands of environments differ in their tool sets (``benchmarks/bench_envgen.py``).
     """
     rnd = random.Random(derive_seed("envgen", seed, index))
-    order = list(range(len(BUSINESSES)))
-    random.Random(derive_seed("envgen-order", seed)).shuffle(order)
-    rounds, slot = divmod(index, len(order))
-    business, resource = BUSINESSES[order[slot]]
-    resources = [resource]
-    if rounds:
-        step = rounds % len(order) or 1
-        resources.append(BUSINESSES[order[(slot + step) % len(order)]][1])
-    town = rnd.choice(["Oakridge", "Port Liss", "Vellmar", "Hollow Creek", "Sundby"])
-    name = "-".join([town.lower().replace(" ", "-"), business, *(_plural(r) for r in resources[1:])])
-    if rounds >= len(order):
-        name += f"-{rounds // len(order)}"
+    business, resource = rnd.choice(BUSINESSES)
+    others = [r for _, r in BUSINESSES if r != resource]
+    resources = [resource, *rnd.sample(others, rnd.choices([0, 1, 2], weights=[2, 5, 3])[0])]
+    town = rnd.choice(TOWNS)
+    name = f"{town.lower().replace(' ', '-')}-{business}-{index}"
     tools: list[dict[str, Any]] = []
-    tasks: list[dict[str, Any]] = []
-    bible = [f"The {town} {business} keeps its {' and '.join(_plural(r) for r in resources)} in one service."]
-    for kept in resources:
-        fields = ["title", *rnd.sample([f for f in FIELDS if f != "title"], 3)]
-        tools += _tools(kept, fields)
-        bible.append(f"Every {kept} has a {fields[0]}; {', '.join(fields[1:])} are optional.")
-        tasks += [_task(kept, field, rnd) for field in fields[1 : 1 + (3 - len(resources))]]
-    bible.append("Ids count up from 1 for each kind of record. Deleted records are gone for good.")
+    choices: list[tuple[str, str]] = []
     shown = " and ".join(_plural(r) for r in resources)
+    bible = [f"The {town} {business} keeps its {shown} in one service."]
+    for kept in resources:
+        fields = ["title", *rnd.sample([f for f in FIELDS if f != "title"], rnd.randint(2, 5))]
+        extra = [op for op in EXTRA_OPERATIONS if rnd.random() < 0.5]
+        tools += _tools(kept, fields, extra, business)
+        bible.append(f"Every {kept} has a {fields[0]}; {', '.join(fields[1:])} are optional.")
+        choices += [(kept, field) for field in fields[1:]]
+    tasks = [_task(kept, field, rnd) for kept, field in rnd.sample(choices, 2)]
+    bible.append("Ids count up from 1 for each kind of record. Deleted records are gone for good.")
     return {
         "name": name,
         "description": f"Records of the {town} {business}: {shown}.",

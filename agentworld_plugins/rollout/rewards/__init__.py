@@ -20,7 +20,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ...errors import BackendError, ConfigError
-from .builtin import BUILTIN, builtin_param_problem
+from ..state import world_state
+from .builtin import BUILTIN, STATE_CHECKS, builtin_param_problem
 from .result import RewardResult
 
 if TYPE_CHECKING:
@@ -81,6 +82,13 @@ async def score_episode(episode: Episode, registry: Registry) -> tuple[float, li
     (:class:`ConfigError`: the run stops) and a server's failure (:class:`BackendError`, a
     judge that did not answer: the episode fails and is played again on the next run)."""
     checks = reward_registry(registry)
+    if "world_state" not in episode.cache and any(
+        checks.get(spec.type) is BUILTIN.get(spec.type) and spec.type in STATE_CHECKS
+        for spec in episode.task.reward
+    ):
+        # the final state is read (or the actions replayed offline) once, on a worker thread: the
+        # event loop keeps every other episode's requests going meanwhile
+        episode.cache["world_state"] = await asyncio.to_thread(world_state, episode.session)
     breakdown: list[dict[str, Any]] = []
     total = weights = 0.0
     for spec in episode.task.reward:

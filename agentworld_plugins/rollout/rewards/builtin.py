@@ -167,6 +167,10 @@ BUILTIN: dict[str, Callable[..., Any]] = {
 }
 
 
+#: the built-ins that read the world's final state
+STATE_CHECKS = frozenset({"file_exists", "file_contains", "ledger_item", "sql"})
+
+
 #: the types of the built-ins' parameters, by name (checked when a task file is loaded)
 _PARAM_TYPES: dict[str, tuple[type, ...]] = {
     **dict.fromkeys(("path", "text", "regex", "pattern", "query", "tool", "resource", "rubric"), (str,)),
