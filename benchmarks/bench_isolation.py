@@ -22,7 +22,7 @@ from agentworld_plugins.offline.vfs import VirtualFS
 HOSTILE = {
     "grep (a|aa)+$": "printf 'a%.0s' {1..5000} > /tmp/a; grep -E '^(a|aa)+$' /tmp/a | wc -c",
     "sed (.*a){25}x": "printf 'a%.0s' {1..3000} | sed -E 's/(.*a){25}x/y/' | wc -c",
-    "100k-line case": "for i in $(seq 100000); do echo \"  x$i) echo $i;;\"; done > /tmp/c; "
+    "100k-line case": 'for i in $(seq 100000); do echo "  x$i) echo $i;;"; done > /tmp/c; '
     "{ echo 'case z in'; cat /tmp/c; echo esac; } > /tmp/s.sh; bash /tmp/s.sh",
     "x=$x$x doubling": 'x=a; for i in $(seq 40); do x="$x$x"; done; echo ${#x}',
     "yes | head": "yes | head -c 500000000 | wc -c",
@@ -70,7 +70,12 @@ def main() -> None:
         stop = threading.Event()
         outcome: dict[str, object] = {}
 
-        def hostile(vm: VirtualMachine = busy, text: str = command, into: dict[str, object] = outcome) -> None:
+        def hostile(
+            vm: VirtualMachine = busy,
+            text: str = command,
+            into: dict[str, object] = outcome,
+            stop: threading.Event = stop,
+        ) -> None:
             started = time.perf_counter()
             result = vm.run(text)
             into["status"], into["seconds"] = result.exit_code, time.perf_counter() - started

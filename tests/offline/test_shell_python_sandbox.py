@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from agentworld_plugins.offline.shell import VirtualMachine
+from agentworld_plugins.offline.shell.interpreters.wasi_python import runtime
 from agentworld_plugins.offline.shell.limits import StepLimits
-from agentworld_plugins.offline.shell.wasi_python import runtime
 
 
 def machine(seconds: float = 30, memory_mb: int = 256) -> VirtualMachine:
@@ -184,7 +184,7 @@ def test_without_the_extra_python3_exits_126_with_the_install_hint() -> None:
     assert "cannot run in the offline world" in lines[1]
     assert (
         lines[2]
-        == "python3: a sandboxed CPython runs here once installed: pip install 'agentworld-plugins[python]'"
+        == 'python3: a sandboxed CPython runs here once installed: pip install -e ".[python]" (from the checkout)'
     )
 
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from agentworld_plugins.offline.shell import VirtualMachine
+from agentworld_plugins.offline.shell.interpreters.wasi_python import PYTHON_VERSION, available
 from agentworld_plugins.offline.shell.limits import StepLimits
-from agentworld_plugins.offline.shell.wasi_python import PYTHON_VERSION, available
 from agentworld_plugins.offline.vfs import VirtualFS
 
 FILES = {

@@ -259,7 +259,7 @@ _MOVED = {
     "_u_paste": "coreutils.cut_paste",
     "_u_printenv": "coreutils.env",
     "_u_ps": "procps.ps",
-    "_u_python": "interpreters.python",
+    "_u_python": "interpreters.wasi_python.command",
     "_u_readlink": "coreutils.paths",
     "_u_realpath": "coreutils.paths",
     "_u_rev": "coreutils.cat",

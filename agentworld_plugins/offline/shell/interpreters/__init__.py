@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
-from . import awk, bash, python
+from . import awk, bash
+from .wasi_python import command as python
 
 __all__ = ["awk", "bash", "python"]

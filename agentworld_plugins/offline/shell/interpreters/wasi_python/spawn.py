@@ -17,10 +17,10 @@ import json
 import shlex
 from typing import TYPE_CHECKING, Any
 
-from ..proc import _Capture, _Input
+from ...proc import _Capture, _Input
 
 if TYPE_CHECKING:
-    from ..proc import _Proc
+    from ...proc import _Proc
 
 #: the private path (under the hook's tree) the guest writes requests to and reads answers from
 SPAWN = "/spawn"

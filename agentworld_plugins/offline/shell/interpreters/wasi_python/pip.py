@@ -13,13 +13,13 @@ import posixpath
 import re
 from typing import TYPE_CHECKING
 
-from ...vfs import FsError
-from ..constants import _VERSIONS
-from ..registry import applet
+from ....vfs import FsError
+from ...constants import _VERSIONS
+from ...registry import applet
 from .guest import DIST_PACKAGES
 
 if TYPE_CHECKING:
-    from ..proc import _Proc
+    from ...proc import _Proc
 
 PIP_VERSION = "24.0"
 _RETRY = (

@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ...vfs import DirNode, FileNode, FsError, LinkNode, VirtualFS
-from ..limits import WORK_PER_SECOND, Budget, current
+from ....vfs import DirNode, FileNode, FsError, LinkNode, VirtualFS
+from ...limits import WORK_PER_SECOND, Budget, current
 from . import abi
 from .files import NS, DeviceFd, DirFd, Fd, FileFd, StdinFd, StreamFd, WasiError, filestat
 from .spawn import SPAWN
 
 if TYPE_CHECKING:
-    from ..proc import _Ctx
+    from ...proc import _Ctx
 
 #: fuel (about one WebAssembly instruction) per unit of the step's work (a nominal microsecond)
 FUEL_PER_UNIT = 2000

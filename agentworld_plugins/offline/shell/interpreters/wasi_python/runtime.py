@@ -30,7 +30,7 @@ WASM_SHA256 = "e5dc5a398b07b54ea8fdb503bf68fb583d533f10ec3f930963e02b9505f7a763"
 WASM_SIZE = 26_267_204
 #: what ``python3 -V`` says: the version of the interpreter inside the binary
 PYTHON_VERSION = "3.12.0"
-INSTALL_HINT = "pip install 'agentworld-plugins[python]'"
+INSTALL_HINT = 'pip install -e ".[python]" (from the checkout)'
 
 _lock = threading.Lock()
 _loaded: tuple[Any, Any] | None = None

@@ -11,11 +11,11 @@ from __future__ import annotations
 import posixpath
 from typing import TYPE_CHECKING
 
-from ...vfs import FsError, _stub_binary
+from ....vfs import FsError, _stub_binary
 from .runtime import PYTHON_VERSION
 
 if TYPE_CHECKING:
-    from ..proc import _Proc
+    from ...proc import _Proc
 
 SITE = "lib/python3.12/site-packages"
 

@@ -12,14 +12,14 @@ import codecs
 import zlib
 from typing import TYPE_CHECKING
 
-from ...vfs import DirNode, FileNode, LinkNode, Node, VirtualFS, content_of
-from ..limits import COPY_BYTES_PER_UNIT, current
+from ....vfs import DirNode, FileNode, LinkNode, Node, VirtualFS, content_of
+from ...limits import COPY_BYTES_PER_UNIT, current
 from . import abi
 
 if TYPE_CHECKING:
     import random
 
-    from ..proc import _Input, _Sink
+    from ...proc import _Input, _Sink
 
 #: the time every node of the guest's view counts as changed or accessed, in ns, is its mtime
 NS = 1_000_000_000

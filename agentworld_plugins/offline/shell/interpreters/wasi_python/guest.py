@@ -17,15 +17,15 @@ import posixpath
 import time
 from typing import TYPE_CHECKING, Any
 
-from ...vfs import VirtualFS
-from ..constants import KERNEL, KERNEL_VERSION
-from ..limits import BYTES_PER_UNIT, current
+from ....vfs import VirtualFS
+from ...constants import KERNEL, KERNEL_VERSION
+from ...limits import BYTES_PER_UNIT, current
 from . import abi, runtime
 from .host import BOOT_DIR, DUP_MARKER, FUEL_PER_UNIT, ProcExit, WasiHost
 from .spawn import GUEST_MODULE, run_request
 
 if TYPE_CHECKING:
-    from ..proc import _Proc
+    from ...proc import _Proc
 
 #: where the binary was built: the standard library's file names in tracebacks start with it
 BUILD_LIB = "/wlr/build-staging/python/v3.12.0-aio/checkout/Lib/"

