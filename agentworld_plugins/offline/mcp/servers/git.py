@@ -172,7 +172,8 @@ class GitServer:
         stamp = datetime.fromtimestamp(int(when), tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S %z")
         body = "".join(f"    {line}\n" for line in message.rstrip("\n").split("\n"))
         out = [f"commit {sha}\nAuthor: {author} <{email}>\nDate:   {stamp}\n\n{body}"]
-        for section in self._git(repo, "show", "--format=", sha).split("\ndiff --git ")[1:]:
+        patch = "\n" + self._git(repo, "show", "--format=", sha)  # the first file's header opens it
+        for section in patch.split("\ndiff --git ")[1:]:
             lines = section.split("\n")
             start = next((i for i, line in enumerate(lines) if line.startswith("--- ")), None)
             if start is None or start + 1 >= len(lines):
