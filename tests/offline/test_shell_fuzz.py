@@ -5,7 +5,6 @@ machine). Example counts are bounded so that this file stays within a few second
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -15,9 +14,8 @@ from agentworld_plugins import World
 from agentworld_plugins.config import load_settings
 from agentworld_plugins.errors import ActionValidationError
 
-#: the step budget these sessions run under, and what a step may take above it (pickling, parsing)
+#: the step budget these sessions run under (virtual seconds of work)
 BUDGET = 0.5
-SLACK = 4.0
 
 _PIECES = [
     "echo", "ls", "cat", "grep -E", "sed -E", "printf", "seq", "git", "od -c", "dd", "(", ")", "{", "}",
@@ -55,15 +53,14 @@ _WORLD = World(
 
 def _step(domain: str, action: Any) -> None:
     session = _WORLD.session(domain)
-    started = time.perf_counter()
     try:
         observation = session.step(action)
     except ActionValidationError:
         return
-    elapsed = time.perf_counter() - started
     assert isinstance(observation.text, str)
     observation.text.encode("utf-8", "surrogatepass")  # printable to a client, whatever the bytes
-    assert elapsed < BUDGET + SLACK, (action, elapsed)
+    # bounded by its work budget, never by the host's clock (which would say so in the text)
+    assert "wall-clock safety limit" not in observation.text, action
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
