@@ -234,18 +234,12 @@ class ShellChecker(Checker):
         vm = _machine(facts)
         words = _words(line)
         shown = output_of(text, line, self.domain)
-        if (
-            words
-            and words[0] in _EXACT
-            and shown is not None
-            and len(self._targets(facts, words)) == 1
-            and words[0] == "cat"
-        ):
-            path = self._targets(facts, words)[0]
-            missing = "No such file" in shown
-            if F.known(facts, path) is None or (F.known(facts, path) or [None])[0] == F.PRESENT:
-                F.learn_read(facts, path, shown, missing, turn)
-                _sync(vm, path, F.known(facts, path))
+        targets = self._targets(facts, words) if words else []
+        if words and words[0] == "cat" and shown is not None and len(targets) == 1:
+            fact = F.known(facts, targets[0])
+            if fact is None or fact[0] == F.PRESENT:  # what the model showed first is the content
+                F.learn_read(facts, targets[0], shown, "No such file" in shown, turn)
+                _sync(vm, targets[0], F.known(facts, targets[0]))
             return
         if words and words[0] == "ls" and shown is not None and "No such file" not in shown:
             directory = (self._targets(facts, words) or [vm.cwd])[0]
