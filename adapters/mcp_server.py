@@ -55,7 +55,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 
 from agentworld_plugins.errors import ActionValidationError, AgentWorldError, ConfigError
 from agentworld_plugins.files import open_private
-from agentworld_plugins.hookspecs import hookimpl
+from agentworld_plugins.hookspecs import hookimpl, leaves_messages
 from agentworld_plugins.http_guard import HttpGuard, HttpLimits
 from agentworld_plugins.perturbations import output_fault
 from agentworld_plugins.redaction import redact_record
@@ -136,7 +136,8 @@ class WorldConnection:
     session is a front of: each call runs on it as other connections and processes left it."""
 
     session: Session
-    lock: anyio.Lock = field(default_factory=anyio.Lock)
+    #: one call at a time; an uncontended call takes it without a trip through the event loop
+    lock: anyio.Lock = field(default_factory=lambda: anyio.Lock(fast_acquire=True))
     calls: int = 0
     closed: bool = False
     shared: SharedWorld | None = None
@@ -151,6 +152,7 @@ class _TurnControl:
         return _PREANSWER.get()
 
     @hookimpl
+    @leaves_messages
     def transform_messages(self, session: Session, messages: list[dict[str, Any]]) -> Any:
         note = _RETRY_NOTE.get()
         if note is None or not messages:

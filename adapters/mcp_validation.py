@@ -80,8 +80,9 @@ class ToolSchemas:
 
 
 def argument_errors(tool_name: str, arguments: dict[str, Any], schemas: ToolSchemas) -> str | None:
-    """FastMCP's error text for arguments that break the tool's ``inputSchema``; None when they fit."""
-    return schemas.input.check(tool_name, arguments)
+    """FastMCP's error text for arguments that break the tool's ``inputSchema``; None when they fit
+    (kept for the same arguments: the world's step checks them again)."""
+    return schemas.input.prepare(tool_name, arguments)[1]
 
 
 # -- structured output -----------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from .errors import (
     PluginError,
     UnknownNameError,
 )
-from .hookspecs import hookimpl
+from .hookspecs import hookimpl, leaves_messages
 from .observation import Observation, OfflineResult
 from .plugins import PluginManager, get_plugin_manager, new_plugin_manager
 from .session import Session, Trajectory, Turn, World
@@ -52,6 +52,7 @@ __all__ = [
     "World",
     "get_plugin_manager",
     "hookimpl",
+    "leaves_messages",
     "messages_for_record",
     "new_plugin_manager",
     "parse_output",

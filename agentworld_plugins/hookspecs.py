@@ -96,6 +96,11 @@ def register_offline_worlds(register: Callable[..., None]) -> None:
         ``register(domain_name, read, kind="resource")`` registers how the world reads an MCP
         resource of its state: ``read(state, uri, context) -> (text, mime_type) | None`` (None: the
         world does not know that resource); ``mcp serve`` answers ``resources/read`` with it.
+        ``register(domain_name, light, kind="light")`` registers which steps are light:
+        ``light(state, action, context) -> bool``, true for a step whose work is bounded by its
+        action and a small state. An async step (``acomplete``) that is light runs on the
+        caller's thread; any other runs in a worker thread, so that no session holds up the
+        event loop others are served on. The answer is the same either way.
     """
 
 
@@ -177,12 +182,23 @@ def before_step(session: Session, action: Any) -> Observation | None:
     """
 
 
+def leaves_messages(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a ``transform_messages`` implementation that never edits a message in place (it
+    returns a new list, with new dicts for the messages it changes). Earlier turns' messages are
+    shared between a session's requests; unless every implementation is marked, each request
+    gets copies first, so that an in-place edit changes only that request."""
+    function.leaves_messages = True  # type: ignore[attr-defined]
+    return function
+
+
 @hookspec
 def transform_messages(session: Session, messages: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
     """Change the chat messages about to be sent to the backend.
 
     Chained like :func:`prepare_system_prompt`: return a new list, or ``None`` to keep it (in
-    place edits are allowed). Only the request is changed; the session's history is not.
+    place edits are allowed). Only the request is changed; the session's history is not. An
+    implementation that never edits a message in place says so with :func:`leaves_messages`,
+    which spares each request a copy of the history.
 
     :param session: the session taking the step.
     :param messages: system prompt, earlier turns, current turn prompt.

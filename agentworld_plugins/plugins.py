@@ -68,6 +68,8 @@ class Registry:
     offline_tables: dict[str, Callable[..., Any]] = field(default_factory=dict)
     #: how an offline world reads an MCP resource of its state (``read(state, uri, context)``), by domain
     offline_resources: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    #: which of an offline world's steps are light (``light(state, action, context) -> bool``), by domain
+    offline_light: dict[str, Callable[..., Any]] = field(default_factory=dict)
     #: reward checks of rollouts, by name (the built-ins are the rollout front's own)
     rewards: dict[str, Callable[..., Any]] = field(default_factory=dict)
     #: consistency guards (``guarded`` backend), by domain: a factory of a ``guard.Checker``
@@ -203,13 +205,16 @@ class PluginManager(pluggy.PluginManager):
                 reg.offline_tables[name] = step
             elif kind == "resource":
                 reg.offline_resources[name] = step
+            elif kind == "light":
+                reg.offline_light[name] = step
             else:
                 raise ConfigError(
                     f"register_offline_worlds: unknown kind {kind!r} for {name!r}",
                     hint='pass kind="world" (a domain\'s step), kind="machine" (a shared machine builder), '
                     'kind="answered" (a world taking in a turn answered without it) '
-                    'kind="tables" (the tables a world\'s state has from the start) '
-                    'or kind="resource" (how a world reads an MCP resource of its state)',
+                    'kind="tables" (the tables a world\'s state has from the start), '
+                    'kind="resource" (how a world reads an MCP resource of its state) '
+                    "or kind=\"light\" (which of a world's steps may run on the caller's thread)",
                 )
 
         def reward(name: str, check: Callable[..., Any]) -> None:
@@ -247,6 +252,14 @@ class PluginManager(pluggy.PluginManager):
             if result is not None:
                 value = result
         return value
+
+
+def edits_messages(pm: PluginManager) -> bool:
+    """Whether a ``transform_messages`` implementation of ``pm`` may edit messages in place."""
+    return any(
+        not getattr(impl.function, "leaves_messages", False)
+        for impl in pm.hook.transform_messages.get_hookimpls()
+    )
 
 
 def _import_plugin(module_name: str) -> object:

@@ -26,7 +26,7 @@ from .domains.base import Domain
 from .errors import AgentWorldError, ConfigError, ContextBudgetError
 from .files import open_private
 from .observation import Observation, Turn
-from .plugins import PluginManager, get_plugin_manager
+from .plugins import PluginManager, edits_messages, get_plugin_manager
 from .redaction import redact_record
 from .turns import build_messages, extract_action, system_of, turn_number
 
@@ -162,6 +162,47 @@ def _short_circuited(observation: Observation) -> Observation:
     return observation.model_copy(update={"metadata": {**observation.metadata, "short_circuit": True}})
 
 
+class _History:
+    """The request messages of a trajectory's turns, kept as the trajectory grows, so a step costs
+    the same at turn 300 as at turn 3 (each message is built once; a request is one list of the
+    kept messages). The messages are shared between requests: ``transform_messages`` returns a
+    new list and never edits one in place (as the hook's contract says).
+
+    It follows the trajectory's list: one that was replaced, shortened or whose last turn changed
+    (a rejected turn taken back and another put in its place) is read again from the start."""
+
+    __slots__ = ("_last", "_turns", "costs", "messages", "total")
+
+    def __init__(self) -> None:
+        self._turns: list[Turn] | None = None
+        self._last: Turn | None = None
+        self.messages: list[dict[str, Any]] = []
+        self.costs: list[int] = []
+        self.total = 0
+
+    def sync(self, turns: list[Turn]) -> _History:
+        known = len(self.costs)
+        if turns is not self._turns or known > len(turns) or (known and turns[known - 1] is not self._last):
+            self._turns, known = turns, 0
+            self.messages, self.costs, self.total = [], [], 0
+        for turn in turns[known:]:
+            text = turn.observation.text
+            self.messages.append({"role": "user", "content": turn.prompt})
+            self.messages.append({"role": "assistant", "content": text})
+            cost = _tokens(turn.prompt) + _tokens(text)
+            self.costs.append(cost)
+            self.total += cost
+        self._last = turns[-1] if turns else None
+        return self
+
+    def request(self, system_prompt: str, current_prompt: str) -> list[dict[str, Any]]:
+        return [
+            {"role": "system", "content": system_prompt},
+            *self.messages,
+            {"role": "user", "content": current_prompt},
+        ]
+
+
 class Session:
     """One simulated environment instance. Create it with :meth:`World.session`."""
 
@@ -199,6 +240,10 @@ class Session:
         if system_suffix:  # a front's own section (the machine, the world bible), after the plugins
             self.system_prompt += system_suffix
         self.trajectory = Trajectory(session_id, domain.name, self.system_prompt)
+        self._history = _History()
+        #: the last turn prompt rendered from a validated action, with that action: a backend
+        #: whose request still ends with that very string reads the action from here
+        self.rendered: tuple[str, BaseModel] | None = None
 
     @classmethod
     def from_messages(
@@ -277,30 +322,30 @@ class Session:
         (it sets up the environment); the dropped turn numbers are returned. Dropping breaks the
         server's prefix cache from that point, so it happens only when it must.
         """
-        history = [(t.prompt, t.observation.text) for t in self.trajectory.turns]
+        history = self._history.sync(self.trajectory.turns)
         budget = self.max_context_tokens - self.sampling.max_tokens
         fixed = _tokens(self.system_prompt) + _tokens(current_prompt)
-        costs = [_tokens(prompt) + _tokens(observation) for prompt, observation in history]
-        total = fixed + sum(costs)
+        costs = history.costs
+        total = fixed + history.total
+        if total <= budget:
+            return history.request(self.system_prompt, current_prompt), []
         dropped: list[int] = []
-        if total > budget:
-            for index in [*range(1, len(history)), 0][
-                : len(history)
-            ]:  # oldest after the first, then the first
-                total -= costs[index]
-                dropped.append(index + 1)
-                if total <= budget:
-                    break
+        for index in [*range(1, len(costs)), 0][: len(costs)]:  # oldest after the first, then the first
+            total -= costs[index]
+            dropped.append(index + 1)
+            if total <= budget:
+                break
         if total > budget:
             raise ContextBudgetError(
                 f"Turn {self.turn_number} of session {self.id} needs about {fixed} tokens with no history, "
                 f"over the budget of {budget} (max_context_tokens minus max_tokens)",
                 hint="raise max_context_tokens or lower the sampling max_tokens",
             )
-        if dropped:
-            gone = set(dropped)
-            history = [pair for number, pair in enumerate(history, 1) if number not in gone]
-        return build_messages(self.system_prompt, history, current_prompt), sorted(dropped)
+        gone = set(dropped)
+        kept = [
+            (t.prompt, t.observation.text) for n, t in enumerate(self.trajectory.turns, 1) if n not in gone
+        ]
+        return build_messages(self.system_prompt, kept, current_prompt), sorted(dropped)
 
     def _prepare(
         self,
@@ -322,11 +367,13 @@ class Session:
             prompt = self.domain.render_turn(
                 number, validated, self.domain.state_for_turn(number, self.context)
             )
+            self.rendered = (prompt, validated)
             if getattr(backend or self.backend, "context_budget", True):
                 messages, dropped = self.messages(prompt)
             else:  # no model reads them (the offline world): no token budget to fit
-                history = [(t.prompt, t.observation.text) for t in self.trajectory.turns]
-                messages = build_messages(self.system_prompt, history, prompt)
+                messages = self._history.sync(self.trajectory.turns).request(self.system_prompt, prompt)
+        if edits_messages(self.pm):  # the history's messages are shared with later requests
+            messages = [dict(message) for message in messages]
         messages = self.pm.chain("transform_messages", "messages", messages, session=self)
         return (
             None,

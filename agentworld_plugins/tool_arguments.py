@@ -44,6 +44,10 @@ from .zod_errors import is_zod_schema, zod_errors
 __all__ = ["ArgumentChecker", "argument_checker", "check_arguments", "coerce_arguments"]
 
 _CACHE_SIZE = 256
+#: how many of a checker's :meth:`ArgumentChecker.prepare` answers are kept, and the longest
+#: arguments (characters of JSON) kept
+_PREPARED_SIZE = 128
+_PREPARED_CHARS = 16_384
 _NOTHING = object()
 #: strings pydantic reads as an integer: sign, digits, ``_`` between digits, a zero fraction
 _INT_TEXT = re.compile(r"\s*([+-]?[0-9]+(?:_[0-9]+)*)(?:\.0+)?\s*")
@@ -342,12 +346,14 @@ class ArgumentChecker:
     A schema that is empty or not valid JSON Schema accepts any arguments.
     """
 
-    __slots__ = ("_plain", "_validator", "schema")
+    __slots__ = ("_plain", "_prepared", "_validator", "schema")
 
     def __init__(self, input_schema: Any) -> None:
         self.schema: dict[str, Any] = copy.deepcopy(input_schema) if isinstance(input_schema, dict) else {}
         self._validator = _compile(self.schema) if self.schema else None
         self._plain: Validator | None = None  # jsonschema's own integer rule, compiled on first use
+        #: :meth:`prepare`'s answers by the tool name and the arguments' JSON: (coerced JSON, error)
+        self._prepared: dict[tuple[str, str], tuple[str, str | None]] = {}
 
     def _lax(self, arguments: Any) -> tuple[Any, list[jsonschema.ValidationError]]:
         """``arguments`` after lax mode's conversions, and the errors left in them."""
@@ -375,6 +381,42 @@ class ArgumentChecker:
             return self._lax(arguments)[0]
         except Exception:  # an unresolvable $ref and the like: leave the arguments be
             return arguments
+
+    def prepare(self, tool_name: str, arguments: Any) -> tuple[Any, str | None]:
+        """A private copy of ``arguments`` as the tool's function would get them (:meth:`coerce`)
+        and the error text :meth:`check` gives for them as sent.
+
+        Both depend on the arguments' JSON alone, so the answers for short arguments are kept:
+        the same call checked again (by the server, then by its world) costs a lookup and a copy.
+        """
+        try:
+            key = json.dumps(arguments, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError):  # not JSON (a Python caller's object): checked as it is
+            return self.coerce(copy.deepcopy(arguments)), self.check(tool_name, arguments)
+        if len(key) > _PREPARED_CHARS:
+            return self._prepare(tool_name, arguments, json.loads(key))
+        found = self._prepared.get((tool_name, key))
+        if found is not None:
+            return json.loads(found[0]), found[1]
+        copied = json.loads(key)
+        coerced, problem = self._prepare(tool_name, arguments, copied)
+        try:  # kept as JSON: each later answer is a fresh copy
+            kept = key if coerced is copied else json.dumps(coerced, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError):
+            return coerced, problem
+        if len(self._prepared) >= _PREPARED_SIZE:
+            self._prepared.clear()
+        self._prepared[(tool_name, key)] = (kept, problem)
+        return coerced, problem
+
+    def _prepare(self, tool_name: str, sent: Any, copied: Any) -> tuple[Any, str | None]:
+        if is_zod_schema(self.schema):  # a TypeScript SDK server: zod converts nothing
+            return copied, zod_errors(tool_name, sent, self.schema)
+        try:
+            coerced, found = self._lax(copied)
+        except Exception:  # an unresolvable $ref and the like: the schema, not the call, is at fault
+            return copied, None
+        return coerced, (self.check(tool_name, sent) if found else None)
 
     def check(self, tool_name: str, arguments: Any, *, strict: bool = False) -> str | None:
         """FastMCP's error text for arguments that break the schema; None when they fit.

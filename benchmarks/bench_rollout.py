@@ -278,9 +278,9 @@ def per_episode(args: argparse.Namespace) -> None:
     task_file = str(data / "tasks.jsonl")
     modes: list[tuple[str, Any]] = [("asyncio", None)]
     if args.ray:
-        import ray
+        from agentworld_plugins.rollout.ray import init_ray
 
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        init_ray(num_cpus=2, include_dashboard=False)
         modes.append(("ray (local, 2 cpus)", True))
     for label, ray_option in modes:
         with tempfile.TemporaryDirectory() as tmp:

@@ -106,6 +106,58 @@ def test_a_later_registration_replaces_a_builtin_world() -> None:
     assert offline_world(pm).session("mcp").step(PING).text == "replaced"
 
 
+def test_a_light_step_runs_on_the_callers_thread_and_others_in_a_worker() -> None:
+    """``kind="light"``: an async step the world calls light is answered on the event loop's
+    thread (no hand-off), any other in a worker thread; the answers are the same either way."""
+    import asyncio
+    import threading
+
+    threads: list[int] = []
+
+    def world(state: dict[str, Any], action: BaseModel, context: dict[str, Any]) -> OfflineResult:
+        threads.append(threading.get_ident())
+        return echo_world(state, action, context)
+
+    class Plugin:
+        @hookimpl
+        def register_domains(self, register: Callable[..., None]) -> None:
+            register(EchoDomain())
+
+        @hookimpl
+        def register_offline_worlds(self, register: Callable[..., None]) -> None:
+            register("echo", world)
+            register("echo", lambda state, action, context: action.say.startswith("light"), kind="light")
+
+    pm = new_plugin_manager(load_entrypoints=False)
+    pm.register(Plugin())
+    session = offline_world(pm).session("echo")
+
+    async def steps() -> tuple[int, list[str]]:
+        said = [(await session.astep({"say": s})).text for s in ("first", "light one", "heavy", "light two")]
+        return threading.get_ident(), said
+
+    loop_thread, said = asyncio.run(steps())
+    assert said == ["1: first", "2: light one", "3: heavy", "4: light two"]
+    # the first step builds the world (never light); the light ones ran on the loop's thread
+    assert threads[1] == threads[3] == loop_thread
+    assert threads[0] != loop_thread and threads[2] != loop_thread
+    plain = offline_world(plugin_manager(EchoDomain(), world=True)).session("echo")
+    assert [plain.step({"say": s}).text for s in ("first", "light one", "heavy", "light two")] == said
+
+
+def test_an_unknown_offline_world_kind_names_light_among_the_kinds() -> None:
+    class Plugin:
+        @hookimpl
+        def register_offline_worlds(self, register: Callable[..., None]) -> None:
+            register("echo", echo_world, kind="fast")
+
+    pm = new_plugin_manager(load_entrypoints=False)
+    pm.register(Plugin())
+    with pytest.raises(ConfigError, match="unknown kind 'fast'") as caught:
+        pm.registry  # noqa: B018 (the registry is built on first use)
+    assert 'kind="light"' in (caught.value.hint or "")
+
+
 # --- resolve_perturbation / default_perturbations -----------------------------------------------------
 
 

@@ -211,3 +211,45 @@ def test_perturbations_from_the_environment_apply_to_every_session(monkeypatch, 
     assert record["perturbations"][0]["name"] == "faults"
     monkeypatch.delenv("AGENTWORLD_PERTURB")
     assert World(backend="offline").perturbations == []
+
+
+def test_requests_are_the_trajectory_however_it_changes():
+    """The history's messages are kept between requests; what is sent is always the trajectory as
+    it stands: after a turn taken back and another put in its place, after a new trajectory list,
+    and with a plugin editing messages in place (its edits reach that request only)."""
+    from agentworld_plugins import hookimpl
+
+    class EditsInPlace:
+        @hookimpl
+        def transform_messages(self, messages):
+            for message in messages:
+                message["content"] = message["content"].replace("secret", "[gone]")
+
+    def expected(session):
+        *earlier, last = session.trajectory.turns
+        messages = [{"role": "system", "content": session.system_prompt}]
+        for turn in earlier:
+            messages.append({"role": "user", "content": turn.prompt})
+            messages.append({"role": "assistant", "content": turn.observation.text})
+        return [*messages, {"role": "user", "content": last.prompt}]
+
+    backend = FakeBackend(responder=lambda messages: "ok secret")
+    session = World(backend=backend).session("mcp")
+    for name in ("a", "b", "c"):
+        session.step({"tool_name": name})
+        assert backend.history[-1][0] == expected(session)
+    session.trajectory.turns.pop()  # a rejected turn taken back, another in its place
+    session.step({"tool_name": "again"})
+    assert backend.history[-1][0] == expected(session)
+    session.trajectory.turns = session.trajectory.turns[:1]  # a new list
+    session.step({"tool_name": "after"})
+    assert backend.history[-1][0] == expected(session) and len(expected(session)) == 4
+    editor = EditsInPlace()
+    session.pm.register(editor)
+    session.step({"tool_name": "edited"})
+    sent = backend.history[-1][0]
+    assert "[gone]" in sent[2]["content"] and not any("secret" in m["content"] for m in sent)
+    session.pm.unregister(editor)
+    session.step({"tool_name": "plain"})
+    assert backend.history[-1][0] == expected(session)  # the edits changed no kept message
+    assert "secret" in backend.history[-1][0][2]["content"]

@@ -139,6 +139,10 @@ def _wrap(text: str) -> str:
     return f"<predicted_observation>\n{text}\n</predicted_observation>"
 
 
+#: the longest turn prompt a light step may have (its action's arguments are in it)
+LIGHT_PROMPT_CHARS = 16_384
+
+
 class OfflineBackend(Backend):
     """Answers every turn with the domain's deterministic offline behaviour."""
 
@@ -251,11 +255,19 @@ class OfflineBackend(Backend):
             metadata["is_error"] = result.is_error
         return Completion(text=_wrap(result.text), metadata=metadata, model="offline", finish_reason="stop")
 
+    def _session_action(self, session: Session, prompt: Any) -> Any:
+        """The action of ``session``'s turn prompt: the session's own validated action when the
+        prompt is the very string it rendered from it (no plugin changed it), else parsed."""
+        rendered = session.rendered
+        if rendered is not None and rendered[0] is prompt:
+            return rendered[1]
+        return self._parse_action(session.domain, str(prompt or ""))
+
     def complete(self, messages: list[dict[str, Any]], sampling: Sampling) -> Completion:
         session = current_session.get()
         if session is not None:
             domain = session.domain
-            action = self._parse_action(domain, str(messages[-1].get("content") or ""))
+            action = self._session_action(session, messages[-1].get("content"))
             with self.session_lock(session):
                 store = self._session_state(session)
                 completion = self._answer(
@@ -322,8 +334,41 @@ class OfflineBackend(Backend):
     async def acomplete(self, messages: list[dict[str, Any]], sampling: Sampling) -> Completion:
         # a world's step is CPU work of up to its budget: in a worker thread, so the event loop
         # (a server's /health, other sessions) never waits for it; the context (current session)
-        # goes with it
+        # goes with it. A light step (its world says so) is answered here: the hand-off to a
+        # thread and back would cost more than the step.
+        session = current_session.get()
+        if session is not None and messages:
+            completion = self._light_step(session, messages[-1].get("content"))
+            if completion is not None:
+                return completion
         return await asyncio.to_thread(self.complete, messages, sampling)
+
+    def _light_step(self, session: Session, prompt: Any) -> Completion | None:
+        """``session``'s step answered on the caller's thread, or None (it runs in a worker
+        thread) unless all hold: its world registered which steps are light (``kind="light"``)
+        and says this one is, the turn prompt is short, the world is up to date (no turns of
+        another backend to replay) and no other thread is stepping it."""
+        registry = session.pm.registry
+        light = registry.offline_light.get(session.domain.name)
+        if light is None or not isinstance(prompt, str) or len(prompt) > LIGHT_PROMPT_CHARS:
+            return None
+        if self.world_for(session.domain, registry) is not registry.offline_worlds.get(session.domain.name):
+            return None  # the domain's own offline_step answers it: the registered check is not its
+        lock = self.session_lock(session)
+        if not lock.acquire(blocking=False):
+            return None
+        try:
+            store = session.state.get("offline")
+            if store is None or store["applied"] != len(session.trajectory.turns):
+                return None
+            action = self._session_action(session, prompt)
+            if not light(store["state"], action, session.context):
+                return None
+            completion = self._answer(session.domain, store["state"], action, session.context, registry)
+            store["applied"] += 1
+            return completion
+        finally:
+            lock.release()
 
     # -- the public state API (fronts that keep sessions across processes) ------------------------
 

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..backends.base import Sampling
 from ..errors import ActionValidationError, ConfigError
+from ..jsontext import dumps_indented
 from ..limits import LimitError, check_depth, check_json_text, loads_limited
 from ..observation import OfflineResult as OfflineResult  # re-exported: its home before observation.py
 from ..turns import ParsedOutput, parse_output, render_turn
@@ -107,7 +108,7 @@ class Domain:
 
     def render_action(self, action: BaseModel) -> str:
         """The action as written under ``**Action:**``."""
-        return json.dumps(action.model_dump(mode="json", exclude_none=True), ensure_ascii=False, indent=2)
+        return dumps_indented(action.model_dump(mode="json", exclude_none=True), ensure_ascii=False)
 
     # -- prompts ---------------------------------------------------------------------------------
 

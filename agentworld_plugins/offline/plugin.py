@@ -111,8 +111,16 @@ def mcp_step(state: dict[str, Any], action: BaseModel, context: dict[str, Any]) 
     from ..domains.mcp import ToolCall
     from .mcp import mcp_step as answer
 
-    call = ToolCall.model_validate(action)
+    call = action if isinstance(action, ToolCall) else ToolCall.model_validate(action)
     return answer(state, call.tool_name, call.arguments, context)
+
+
+def mcp_light(state: dict[str, Any], action: BaseModel, context: dict[str, Any]) -> bool:
+    """Whether an mcp step is light (``kind="light"``): a known server's call bounded by its
+    arguments and a small state."""
+    from .mcp.world import mcp_light as light
+
+    return light(state, getattr(action, "tool_name", ""), context)
 
 
 def search_step(state: dict[str, Any], action: BaseModel, context: dict[str, Any]) -> OfflineResult:
@@ -180,6 +188,7 @@ def register_offline_worlds(register: Callable[..., None]) -> None:
     register("terminal", terminal_answered, kind="answered")
     register("mcp", _mcp_tables, kind="tables")
     register("mcp", _mcp_resource, kind="resource")
+    register("mcp", mcp_light, kind="light")
     register("shell", _shared_machine_states, kind="machine")
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from ..hookspecs import hookimpl
+from ..hookspecs import hookimpl, leaves_messages
 from ..notices import say
 from ..turns import turn_section
 from .base import TargetedPerturbation, TargetOptions
@@ -115,6 +115,7 @@ class PromptPerturbation(TargetedPerturbation):
         return None
 
     @hookimpl
+    @leaves_messages
     def transform_messages(
         self, session: Session, messages: list[dict[str, Any]]
     ) -> list[dict[str, Any]] | None:

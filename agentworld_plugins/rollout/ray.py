@@ -19,8 +19,7 @@ import math
 import os
 import re
 import socket
-import threading
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from ..backends.base import Backend, Completion, Sampling
@@ -30,8 +29,6 @@ from ..errors import ConfigError
 PER_ACTOR = 8
 #: calls in flight per slot (the rest of a slot's calls wait in Ray's queue at its actor)
 DEPTH = 4
-#: seconds the collector waits on the results in flight before it looks for new ones
-COLLECT_WAIT = 0.5
 
 
 def _ray() -> Any:
@@ -127,13 +124,27 @@ def _refused_for_token(exc: BaseException) -> str | None:
     return None
 
 
-def _init(ray: Any, address: str | None) -> None:
-    """``ray.init``, with a token-authenticated cluster's refusal as one line naming the fix."""
+def init_ray(address: str | None = None, **options: Any) -> None:
+    """Connect to the Ray cluster at ``address``, or start a local instance (``options`` go to
+    ``ray.init``: ``num_cpus=2``, ...), as ``--ray`` does."""
+    _init(_ray(), address, **options)
+
+
+def _init(ray: Any, address: str | None, **options: Any) -> None:
+    """``ray.init``, with a token-authenticated cluster's refusal as one line naming the fix.
+
+    A local instance starts its workers at the priority of this process: Ray's default (niceness
+    15, so that its own daemons come first) leaves an actor ~2% of a core on a busy machine, where
+    every episode then takes fifty times as long. A cluster's raylets were started with their own
+    setting (``RAY_worker_niceness=0 ray start ...`` does the same there)."""
     if address:
         check_reachable(address)
+    else:
+        os.environ.setdefault("RAY_worker_niceness", "0")
     os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "error")  # not one line per GCS retry
+    options.setdefault("log_to_driver", False)
     try:
-        ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
+        ray.init(address=address, ignore_reinit_error=True, **options)
     except Exception as exc:
         reason = _refused_for_token(exc)
         if reason is None:
@@ -146,25 +157,64 @@ def _init(ray: Any, address: str | None) -> None:
 
 
 class _Worker:
-    """An actor's body: the object ``make()`` builds, whose async ``method`` it calls."""
+    """An actor's body: the object ``make()`` builds, whose async ``method`` it calls, at most
+    ``per_actor`` calls at once."""
 
-    def __init__(self, make: Callable[[], Any], method: str) -> None:
+    def __init__(self, make: Callable[[], Any], method: str, per_actor: int = PER_ACTOR) -> None:
         self.target = getattr(make(), method)
+        self.per_actor = per_actor
+        self._slots: asyncio.Semaphore | None = None  # made in the actor's event loop
 
     async def call(self, *args: Any) -> Any:
         return await self.target(*args)
+
+    async def batch(self, calls: list[tuple[Any, ...]]) -> AsyncIterator[list[tuple[int, bool, Any]]]:
+        """Run ``calls`` (each one call's arguments), ``per_actor`` at a time across all batches;
+        yield ``(index, ok, result or exception)`` of every call finished since the last yield (one
+        message back to the driver for all that finished together)."""
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.per_actor)
+        slots = self._slots
+
+        async def one(index: int, args: tuple[Any, ...]) -> tuple[int, bool, Any]:
+            async with slots:
+                try:
+                    return index, True, await self.target(*args)
+                except Exception as exc:
+                    return index, False, _shippable(exc)
+
+        pending = {asyncio.ensure_future(one(i, args)) for i, args in enumerate(calls)}
+        while pending:
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            yield [task.result() for task in done]
+
+
+def _shippable(exc: Exception) -> Exception:
+    """``exc``, or a RuntimeError naming it when it cannot travel back to the driver."""
+    import pickle
+
+    try:
+        pickle.dumps(exc)
+    except Exception:
+        return RuntimeError(f"{type(exc).__name__}: {exc}")
+    return exc
+
+
+#: pools kept for the rest of the process (:meth:`RayPool.start`), by what their actors hold
+_KEPT: dict[tuple[Any, ...], RayPool] = {}
 
 
 class RayPool:
     """Actors on the Ray cluster at ``address`` (None: the running instance, else a new local
     one) with ``slots`` places in all, ``per_actor`` each; every actor holds ``make()``, and
-    :meth:`call` runs its ``method`` on the actor with the fewest calls outstanding.
+    :meth:`call` runs its ``method`` on an actor.
 
-    Up to :attr:`capacity` calls (``depth`` per slot) may be in flight: the ones beyond an actor's
-    ``per_actor`` wait in Ray's queue at the actor, so a round trip's latency (long on a loaded
-    machine, where each of Ray's processes waits for the CPU) overlaps the work instead of adding
-    to it. One collector thread waits (blocking, no polling) for results and hands every result
-    that is ready to the event loop in one batch."""
+    Calls made while the event loop runs go to the actors together: each actor with the fewest
+    calls outstanding gets a share as one batch, and streams back the results as they are done
+    (several in one message when they finish together). A Ray round trip costs several hops
+    between Ray's processes, each waiting for the CPU on a loaded machine; batching makes that
+    cost one per batch instead of one per call. Up to :attr:`capacity` calls (``depth`` per slot)
+    may be outstanding; those beyond an actor's ``per_actor`` wait at the actor."""
 
     def __init__(
         self,
@@ -180,99 +230,119 @@ class RayPool:
         if not ray.is_initialized():
             _init(ray, address)
         per_actor = max(1, min(per_actor, slots))
-        actor = ray.remote(num_cpus=0, max_concurrency=per_actor)(_Worker)
+        actor = ray.remote(num_cpus=0, max_concurrency=_MAX_BATCHES)(_Worker)
         self._ray = ray
-        self.actors = [actor.remote(make, method) for _ in range(math.ceil(max(1, slots) / per_actor))]
+        count = math.ceil(max(1, slots) / per_actor)
+        self.actors = [actor.remote(make, method, per_actor) for _ in range(count)]
         self.per_actor = per_actor
         self.capacity = len(self.actors) * per_actor * max(1, depth)
+        self.kept = False
         self._outstanding = [0] * len(self.actors)
-        self._pending: dict[Any, tuple[asyncio.AbstractEventLoop, asyncio.Future[Any]]] = {}
-        self._wake = threading.Condition()
-        self._closed = False
-        self._collector: threading.Thread | None = None
+        self._queue: list[tuple[tuple[Any, ...], asyncio.Future[Any]]] = []
+        self._flushing = False
+        self._batches: set[asyncio.Task[None]] = set()
 
     @classmethod
     def start(
         cls, ray: str | bool | None, make: Callable[[], Any], method: str, slots: int
     ) -> RayPool | None:
-        """A pool for a ``ray=`` argument (an address, True for a local instance), or None."""
+        """A pool for a ``ray=`` argument (an address, True for a local instance), or None.
+
+        The pool is kept for the rest of the process: a later run with the same work (the same
+        ``make``, e.g. the same rollout spec) on the same cluster reuses its actors instead of
+        starting new ones (an actor's start is a Python process importing this package)."""
         if not ray:
             return None
-        return cls(make, method, address=None if ray is True else str(ray), slots=slots)
+        address = None if ray is True else str(ray)
+        ray_module = _ray()
+        if not ray_module.is_initialized():
+            _init(ray_module, address)
+        key = _pool_key(ray_module, address, make, method, slots)
+        if key is None:
+            return cls(make, method, address=address, slots=slots)
+        for old in [k for k in _KEPT if k[0] != key[0]]:  # another Ray session's: its actors are gone
+            del _KEPT[old]
+        pool = _KEPT.get(key)
+        if pool is None or not pool.actors:
+            pool = _KEPT[key] = cls(make, method, address=address, slots=slots)
+            pool.kept = True
+        return pool
 
     async def call(self, *args: Any) -> Any:
-        index = min(range(len(self.actors)), key=self._outstanding.__getitem__)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
-        self._outstanding[index] += 1
+        self._queue.append((args, future))
+        if not self._flushing:  # the calls made until the loop comes round go together
+            self._flushing = True
+            loop.call_soon(self._flush)
+        return await future
+
+    def _flush(self) -> None:
+        self._flushing = False
+        queue, self._queue = self._queue, []
+        queue = [(args, future) for args, future in queue if not future.done()]  # cancelled meanwhile
+        actors = len(self.actors)
+        while queue and actors:
+            index = min(range(actors), key=self._outstanding.__getitem__)
+            share = math.ceil(len(queue) / actors)
+            chunk, queue = queue[:share], queue[share:]
+            actors -= 1
+            self._outstanding[index] += len(chunk)
+            stream = self.actors[index].batch.options(num_returns="streaming").remote([a for a, _ in chunk])
+            task = asyncio.ensure_future(self._drain(index, stream, [f for _, f in chunk]))  # noqa: RUF006 (kept in _batches)
+            self._batches.add(task)
+            task.add_done_callback(self._batches.discard)
+
+    async def _drain(self, index: int, stream: Any, futures: list[asyncio.Future[Any]]) -> None:
+        """Hand each result of a batch to its caller as it comes."""
+        left = len(futures)
         try:
-            ref = self.actors[index].call.remote(*args)
-            with self._wake:
-                self._pending[ref] = (loop, future)
-                if self._collector is None:
-                    self._collector = threading.Thread(target=self._collect, name="ray-results", daemon=True)
-                    self._collector.start()
-                self._wake.notify()
-            return await future
+            async for ref in stream:
+                for number, ok, value in await ref:
+                    left -= 1
+                    self._outstanding[index] -= 1
+                    future = futures[number]
+                    if future.done():
+                        continue  # its caller was cancelled
+                    if ok:
+                        future.set_result(value)
+                    else:
+                        future.set_exception(value)
+        except Exception as exc:  # the actor died, or the batch could not be sent
+            for future in futures:
+                if not future.done():
+                    future.set_exception(exc)
         finally:
-            self._outstanding[index] -= 1
-
-    def _collect(self) -> None:
-        ray = self._ray
-        while True:
-            with self._wake:
-                while not self._pending and not self._closed:
-                    self._wake.wait()
-                if self._closed:
-                    return
-                refs = list(self._pending)
-            # blocks until one is ready; the timeout only lets calls made meanwhile join the wait
-            ready, _ = ray.wait(refs, num_returns=1, timeout=COLLECT_WAIT)
-            if not ready:
-                continue
-            ready, _ = ray.wait(refs, num_returns=len(refs), timeout=0)  # all that are ready now
-            self._deliver(ready)
-
-    def _deliver(self, ready: list[Any]) -> None:
-        try:
-            outcomes: list[tuple[bool, Any]] = [(True, v) for v in self._ray.get(ready)]
-        except Exception:  # one failed: fetch each, to give every caller its own outcome
-            outcomes = []
-            for ref in ready:
-                try:
-                    outcomes.append((True, self._ray.get(ref)))
-                except Exception as exc:
-                    outcomes.append((False, exc))
-        by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], bool, Any]]] = {}
-        with self._wake:
-            for ref, (ok, value) in zip(ready, outcomes):
-                loop, future = self._pending.pop(ref)
-                by_loop.setdefault(loop, []).append((future, ok, value))
-        for loop, done in by_loop.items():
-            try:
-                loop.call_soon_threadsafe(_settle, done)  # one wake-up of the loop per batch
-            except RuntimeError:
-                pass  # that loop is closed: its callers are gone
+            self._outstanding[index] -= left  # the calls that never came back
 
     def close(self) -> None:
-        with self._wake:
-            self._closed = True
-            self._wake.notify_all()
-        if self._collector is not None:
-            self._collector.join(COLLECT_WAIT * 4)
+        """Let go of the pool: a kept one keeps its actors for the next run, any other kills them."""
+        if self.kept:
+            return
         for actor in self.actors:
             self._ray.kill(actor)
         self.actors = []
 
 
-def _settle(done: list[tuple[asyncio.Future[Any], bool, Any]]) -> None:
-    for future, ok, value in done:
-        if future.done():
-            continue  # its caller was cancelled
-        if ok:
-            future.set_result(value)
-        else:
-            future.set_exception(value)
+#: batches one actor may run at once (its slots bound the calls in them)
+_MAX_BATCHES = 1000
+
+
+def _pool_key(
+    ray: Any, address: str | None, make: Callable[[], Any], method: str, slots: int
+) -> tuple[Any, ...] | None:
+    """What identifies a pool's actors: the Ray session, the cluster, what ``make`` builds (its
+    pickled form), ``method`` and ``slots``; None when ``make`` cannot be pickled to compare."""
+    import hashlib
+
+    from ray import cloudpickle
+
+    try:
+        made = hashlib.sha256(cloudpickle.dumps(make)).hexdigest()
+        session = ray.get_runtime_context().get_job_id()
+    except Exception:
+        return None
+    return (session, address, made, method, slots)
 
 
 class RayBackend(Backend):

@@ -483,7 +483,7 @@ class SharedWorld:
         import anyio
 
         if self._async_lock is None:
-            self._async_lock = anyio.Lock()
+            self._async_lock = anyio.Lock(fast_acquire=True)  # uncontended: no trip through the loop
         async with self._async_lock:
             if self.store is None and self._take_now():  # in memory: nothing to read or write
                 try:

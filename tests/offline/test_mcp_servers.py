@@ -47,3 +47,35 @@ def test_the_graph_is_kept_in_the_session_state_and_failed_batches_change_nothin
         "entities": [{"name": "Ada", "entityType": "person", "observations": []}],
         "relations": [],
     }
+
+
+def test_which_known_server_calls_are_light() -> None:
+    """Light (answered on the caller's thread): a known server's call bounded by its arguments,
+    once its engine exists, while the state is small; never a call that reads the whole state."""
+    from agentworld_plugins.offline.mcp.servers import LIGHT_STATE
+    from agentworld_plugins.offline.mcp.world import mcp_light
+
+    tools = _tools("create_entities", "create_relations", "add_observations", "read_graph", "search_nodes")
+    context = {"tools": tools}
+    state: dict[str, Any] = {}
+    assert not mcp_light(state, "create_entities", context)  # no engine yet: making it is not light
+    mcp_step(state, "create_entities", {"entities": []}, context)
+    assert mcp_light(state, "create_entities", context)
+    assert not mcp_light(state, "read_graph", context)  # as long as the graph
+    assert not mcp_light(state, "no_such_tool", context)
+    assert not mcp_light(state, "create_entities", {"tools": _tools("create_entities", "read_graph")})
+    many = [{"name": f"e{i}", "entityType": "t", "observations": []} for i in range(LIGHT_STATE + 1)]
+    mcp_step(state, "create_entities", {"entities": many}, context)
+    assert not mcp_light(state, "create_entities", context)  # a large graph: in a worker thread
+
+
+def test_the_names_kept_for_create_entities_follow_deletions() -> None:
+    tools = _tools("create_entities", "delete_entities", "add_observations", "read_graph", "search_nodes")
+    state: dict[str, Any] = {}
+    context = {"tools": tools}
+    ada = {"entities": [{"name": "Ada", "entityType": "person", "observations": []}]}
+    assert mcp_step(state, "create_entities", ada, context).metadata["structured_content"]["entities"]
+    assert mcp_step(state, "create_entities", ada, context).metadata["structured_content"]["entities"] == []
+    mcp_step(state, "delete_entities", {"entityNames": ["Ada"]}, context)
+    again = mcp_step(state, "create_entities", ada, context).metadata["structured_content"]["entities"]
+    assert [e["name"] for e in again] == ["Ada"]  # deleted, so new again

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -14,7 +15,7 @@ from click.testing import CliRunner
 from agentworld_plugins.cli import cli
 from agentworld_plugins.rollout import RolloutSpec, rollout
 from agentworld_plugins.rollout.envgen import OfflineGenerator, generate
-from agentworld_plugins.rollout.ray import check_reachable
+from agentworld_plugins.rollout.ray import RayPool, check_reachable, init_ray
 
 ray = pytest.importorskip("ray", reason="the rl extra (ray) is not installed")
 
@@ -45,8 +46,9 @@ def test_a_local_ray_run_gives_the_same_files_as_asyncio(
         return result.output
 
     bench_run(tmp_path / "bench-asyncio")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    init_ray(num_cpus=2, include_dashboard=False)
     try:
+        pools = _pools_batch_keep_and_run_at_this_priority()
         gcs = ray.get_runtime_context().gcs_address
         check_reachable(gcs)  # a real GCS answers the probe
         refused = _driver_with_a_wrong_token(gcs, tmp_path)
@@ -60,6 +62,8 @@ def test_a_local_ray_run_gives_the_same_files_as_asyncio(
     assert refused.returncode == 1, refused.stderr[-2000:]
     assert "refused this driver's token (InvalidAuthToken" in refused.stderr
     assert "RAY_AUTH_TOKEN" in refused.stderr and "Traceback" not in refused.stderr
+    assert pools["results"] == [0, 2, 4, "ValueError('seven')", 8, 10]
+    assert pools["kept"] and pools["niceness"] == os.nice(0)
     assert summary.ok == 6
     assert distributed.read_bytes() == local.read_bytes()
     assert envs.run.ok == 3
@@ -70,6 +74,45 @@ def test_a_local_ray_run_gives_the_same_files_as_asyncio(
         assert (tmp_path / "bench-ray" / name).read_bytes() == (
             tmp_path / "bench-asyncio" / name
         ).read_bytes()
+
+
+class Doubler:
+    """What a pool's actors hold in the test: doubles, fails on 3, tells its process's niceness."""
+
+    async def call(self, x: int) -> int:
+        if x == 3:
+            raise ValueError("seven")
+        return 2 * x
+
+    async def niceness(self) -> int:
+        return os.nice(0)
+
+
+def _pools_batch_keep_and_run_at_this_priority() -> dict[str, Any]:
+    """Calls made together go to the actors in one batch and come back each to its caller (a
+    failure to its own); a pool is kept for the same work; a local instance started by the
+    library runs its actors at the driver's priority (Ray's default is niceness 15)."""
+    import asyncio
+
+    from ray import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the actors cannot import tests/
+    pool = RayPool.start(True, Doubler, "call", 4)
+    assert pool is not None
+
+    async def together() -> list[Any]:
+        done = await asyncio.gather(*(pool.call(x) for x in range(6)), return_exceptions=True)
+        return [repr(d) if isinstance(d, Exception) else d for d in done]
+
+    results = asyncio.run(together())
+    again = RayPool.start(True, Doubler, "call", 4)
+    kept = again is pool and again.actors == pool.actors
+    pool.close()  # a kept pool keeps its actors
+    assert pool.actors
+    probe = RayPool.start(True, Doubler, "niceness", 1)
+    assert probe is not None
+    niceness = asyncio.run(probe.call())
+    return {"results": results, "kept": kept, "niceness": niceness}
 
 
 def _driver_with_a_wrong_token(gcs: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:

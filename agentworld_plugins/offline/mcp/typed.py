@@ -34,6 +34,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ...domains.base import OfflineResult
+from ...jsontext import dumps_indented
 from .classify import family_of
 from .families import preview
 from .families.records import apply_record, record_kind
@@ -119,7 +120,7 @@ def _stamp(world: dict[str, Any]) -> str:
 
 
 def _result(data: Any, metadata: dict[str, Any], is_error: bool = False) -> OfflineResult:
-    text = data if isinstance(data, str) else json.dumps(data, indent=2, ensure_ascii=False, default=str)
+    text = data if isinstance(data, str) else dumps_indented(data, ensure_ascii=False, default=str)
     return OfflineResult(text=text, is_error=is_error, metadata=metadata)
 
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Callable
 from typing import Any
 
 from ...domains.base import OfflineResult
-from ...tool_arguments import argument_checker
+from ...jsontext import dumps_indented
+from ...tool_arguments import ArgumentChecker, argument_checker
 from .classify import family_of
 from .families import Answer
 from .families.records import apply_record, record_kind
@@ -16,7 +16,7 @@ from .ledger import Outcome, apply, tool_index
 from .naming import classify_tool
 from .schema import seed_of
 from .servers import answer as answer_as_server
-from .servers import known_server
+from .servers import is_light, known_server
 from .shaping import remember, shape_result, value_at
 from .typed import typed_answer
 
@@ -24,7 +24,7 @@ STATE_KEY = "mcp_world"
 
 
 def _dump(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    return dumps_indented(value, ensure_ascii=False, default=str)
 
 
 def mcp_step(
@@ -41,6 +41,52 @@ def mcp_step(
         )
 
 
+class _Indexed:
+    """A session's tool definitions read once: their index (:func:`.ledger.tool_index`, read
+    only), the known server they are shaped like and each tool's argument checker."""
+
+    __slots__ = ("checkers", "count", "index", "server", "tools")
+
+    def __init__(self, tools: Any) -> None:
+        self.tools = tools  # held: its id stays its own while it is kept below
+        self.count = len(tools) if isinstance(tools, (list, dict)) else 0
+        self.index = tool_index(tools)
+        self.server = known_server(self.index)
+        self.checkers: dict[str, ArgumentChecker] = {}
+
+    def checker(self, name: str, input_schema: dict[str, Any]) -> ArgumentChecker:
+        found = self.checkers.get(name)
+        if found is None:
+            found = self.checkers[name] = argument_checker(input_schema)
+        return found
+
+
+#: a session's tool definitions (the object in its context, passed on every call), read once
+_INDEXED: dict[int, _Indexed] = {}
+
+
+def _indexed(tools: Any) -> _Indexed:
+    kept = _INDEXED.get(id(tools))
+    if kept is not None and kept.tools is tools and kept.count == len(tools):  # a tool added: read again
+        return kept
+    kept = _Indexed(tools)
+    if isinstance(tools, (list, dict)):
+        if len(_INDEXED) >= 256:
+            _INDEXED.clear()
+        _INDEXED[id(tools)] = kept
+    return kept
+
+
+def mcp_light(state: dict[str, Any], tool_name: str, context: dict[str, Any]) -> bool:
+    """Whether a call is light enough to answer on the caller's thread: a known server's light
+    tool (:func:`.servers.is_light`). Its arguments are bounded by the caller."""
+    world = state.get(STATE_KEY)
+    if world is None:
+        return False
+    server = _indexed(context.get("tools")).server
+    return server is not None and tool_name in server.tools and is_light(world, server, tool_name)
+
+
 def new_world() -> dict[str, Any]:
     """An MCP world state before its first call."""
     return {"calls": 0, "resources": {}}
@@ -54,20 +100,20 @@ def _step(
         world = state[STATE_KEY] = new_world()
     world["calls"] += 1
     turn = world["calls"]
-    tools = tool_index(context.get("tools"))
+    indexed = _indexed(context.get("tools"))
+    tools, server = indexed.index, indexed.server
     tool = tools.get(name) if tools is not None else None
     if tools is not None and tool is None:
         return OfflineResult(text=f"Unknown tool: {name}", is_error=True)
-    args = copy.deepcopy(arguments)
     input_schema = tool.get("inputSchema") if tool else None
     if isinstance(input_schema, dict):
-        checker = argument_checker(input_schema)
-        args = checker.coerce(args)  # the values the tool's function would get ("3" -> 3)
-        problem = checker.check(name, args)
+        # a copy of the values the tool's function would get ("3" -> 3), and the check's verdict
+        args, problem = indexed.checker(name, input_schema).prepare(name, arguments)
         if problem:
             return OfflineResult(text=problem, is_error=True, metadata={"offline_invalid_arguments": True})
+    else:
+        args = copy.deepcopy(arguments)
 
-    server = known_server(tools)
     if server is not None and name in server.tools:  # a reference server's tool: its own answers
         return answer_as_server(world, server, name, args, context)
 

@@ -16,7 +16,16 @@ from typing import Any
 
 from ....observation import OfflineResult
 
-__all__ = ["CONTENT_KEY", "KnownServer", "answer", "content_blocks", "known_server", "read_resource"]
+__all__ = [
+    "CONTENT_KEY",
+    "LIGHT_STATE",
+    "KnownServer",
+    "answer",
+    "content_blocks",
+    "is_light",
+    "known_server",
+    "read_resource",
+]
 
 #: ``OfflineResult.metadata`` key of a result's MCP content blocks, where it has more than one
 #: text: ``{"text": the observation text they stand for, "blocks": [...]}``
@@ -54,6 +63,9 @@ class KnownServer:
     #: whether the server's tools declare an outputSchema (a look-alike whose tools do and the
     #: server's do not is another server: the world's families answer it)
     structured: bool = True
+    #: the tools whose work is bounded by their arguments and the engine's ``size`` (see
+    #: :func:`is_light`): answered on the caller's thread, without a worker thread's hand-off
+    light: frozenset[str] = frozenset()
 
 
 def _memory(world: dict[str, Any], context: dict[str, Any]) -> Any:
@@ -169,6 +181,7 @@ SERVERS: tuple[KnownServer, ...] = (
         ),
         6,
         _everything,
+        light=frozenset({"echo", "get-sum", "get-tiny-image", "get-annotated-message"}),
     ),
     KnownServer(
         "git",
@@ -201,7 +214,13 @@ SERVERS: tuple[KnownServer, ...] = (
         _sqlite,
         structured=False,
     ),
-    KnownServer("sequential-thinking", frozenset({"sequentialthinking"}), 1, _thinking),
+    KnownServer(
+        "sequential-thinking",
+        frozenset({"sequentialthinking"}),
+        1,
+        _thinking,
+        light=frozenset({"sequentialthinking"}),
+    ),
     KnownServer("time", frozenset({"get_current_time", "convert_time"}), 2, _time),
     KnownServer(
         "memory",
@@ -220,6 +239,7 @@ SERVERS: tuple[KnownServer, ...] = (
         ),
         5,
         _memory,
+        light=frozenset({"create_entities", "create_relations", "add_observations"}),
     ),
 )
 
@@ -240,6 +260,20 @@ def known_server(tools: Mapping[str, Any] | None) -> KnownServer | None:
         return None
     structured = frozenset(n for n, t in tools.items() if isinstance(t, dict) and t.get("outputSchema"))
     return _by_shape(frozenset(tools), structured)
+
+
+#: the most items (an engine's ``size``) a state may hold for its light calls to count as light
+LIGHT_STATE = 4096
+
+
+def is_light(world: dict[str, Any], server: KnownServer, name: str) -> bool:
+    """Whether a call of ``name`` to ``server``'s engine is light: one of the server's light tools,
+    on an engine already made (making one can build a machine) whose state is small. The answer
+    is the same either way; only the thread it is computed on differs."""
+    if name not in server.light:
+        return False
+    engine = world.get(f"server:{server.name}")
+    return engine is not None and getattr(engine, "size", 0) <= LIGHT_STATE
 
 
 def answer(

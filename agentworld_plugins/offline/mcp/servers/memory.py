@@ -15,15 +15,16 @@ found. Only the fields above are kept (the server's JSONL file has no others).
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from ....jsontext import dumps_indented
 
 __all__ = ["KnowledgeGraph"]
 
 
 def _text(value: Any) -> str:
     # JSON.stringify(value, null, 2): two-space indent, ", " never at line ends, non-ASCII kept
-    return json.dumps(value, indent=2, ensure_ascii=False)
+    return dumps_indented(value, ensure_ascii=False)
 
 
 def _strings(value: Any) -> list[str]:
@@ -59,6 +60,13 @@ class KnowledgeGraph:
     def __init__(self) -> None:
         self.entities: list[dict[str, Any]] = []
         self.relations: list[dict[str, str]] = []
+        #: (the entity list, its length, its names) as last read
+        self._known: tuple[list[dict[str, Any]], int, set[str]] | None = None
+
+    @property
+    def size(self) -> int:
+        """How many items the graph holds (what a light call's set of known names costs)."""
+        return len(self.entities) + len(self.relations)
 
     def graph(self) -> dict[str, Any]:
         return {
@@ -80,10 +88,20 @@ class KnowledgeGraph:
         message = f"{what} deleted successfully"
         return message, {"success": True, "message": message}, False
 
+    def _names(self) -> set[str]:
+        """The entities' names, kept while the list only grows (a deletion makes a new list)."""
+        entities = self.entities
+        kept = getattr(self, "_known", None)  # absent from a graph kept before it was added
+        if kept is None or kept[0] is not entities or kept[1] != len(entities):
+            kept = self._known = (entities, len(entities), {e["name"] for e in entities})
+        return kept[2]
+
     def _create_entities(self, arguments: dict[str, Any]) -> tuple[str, Any, bool]:
-        known = {e["name"] for e in self.entities}
+        known = self._names()
         new = [e for e in map(_entity, _list(arguments, "entities")) if e["name"] not in known]
         self.entities.extend(new)
+        known.update(e["name"] for e in new)
+        self._known = (self.entities, len(self.entities), known)
         result = [dict(e, observations=list(e["observations"])) for e in new]
         return _text(result), {"entities": result}, False
 

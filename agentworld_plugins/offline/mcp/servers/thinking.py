@@ -9,8 +9,9 @@ thoughtHistoryLength}, null, 2)`` and the same object as ``structuredContent``.
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from ....jsontext import dumps_indented
 
 __all__ = ["ThoughtLog"]
 
@@ -53,4 +54,4 @@ class ThoughtLog:
             "branches": list(self.branches),
             "thoughtHistoryLength": self.history,
         }
-        return json.dumps(result, indent=2, ensure_ascii=False), result, False
+        return dumps_indented(result, ensure_ascii=False), result, False

@@ -12,12 +12,12 @@ read ``Error executing tool NAME: ...``.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timedelta, timezone
 from functools import cache
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
+from ....jsontext import dumps_indented
 from ...vfs import EPOCH
 
 __all__ = ["TimeTools"]
@@ -85,7 +85,7 @@ class TimeTools:
                 return f"Unknown tool: {name}", None, True
         except _Refused as exc:
             return f"Error executing tool {name}: {exc}", None, True
-        return json.dumps(result, indent=2, ensure_ascii=False), result, False
+        return dumps_indented(result, ensure_ascii=False), result, False
 
     def _convert(self, arguments: dict[str, Any]) -> dict[str, Any]:
         source_key = _required(arguments, "source_timezone")
