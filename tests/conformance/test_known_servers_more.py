@@ -178,11 +178,13 @@ def _git_calls(repo: str, seed: int) -> list[tuple[str, dict[str, Any]]]:
     rng = random.Random(seed)
     calls: list[tuple[str, dict[str, Any]]] = [("git_status", {"repo_path": repo})]
     for _ in range(8):
-        kind = rng.randrange(12)
+        kind = rng.randrange(13)
         if kind == 0:
             calls.append(("git_status", {"repo_path": repo}))
         elif kind == 1:
-            calls.append(("git_diff_unstaged", {"repo_path": repo}))
+            calls.append(
+                ("git_diff_unstaged", {"repo_path": repo, "context_lines": rng.choice([0, 1, 3, 50])})
+            )
         elif kind == 2:
             calls.append(("git_diff_staged", {"repo_path": repo, "context_lines": rng.choice([0, 1, 3])}))
         elif kind == 3:
@@ -205,6 +207,11 @@ def _git_calls(repo: str, seed: int) -> list[tuple[str, dict[str, Any]]]:
             calls.append(("git_branch", {"repo_path": repo, "branch_type": "local"}))
         elif kind == 10:
             calls.append(("git_show", {"repo_path": repo, "revision": "HEAD"}))
+        elif kind == 11:
+            target = rng.choice(["HEAD", "master", "feature"])
+            calls.append(
+                ("git_diff", {"repo_path": repo, "target": target, "context_lines": rng.choice([0, 2])})
+            )
         else:
             calls.append(("git_status", rng.choice([{}, {"repo_path": 3}])))
     return calls

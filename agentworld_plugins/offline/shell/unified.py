@@ -26,8 +26,8 @@ def _range(start: int, stop: int) -> str:
     return f"{start + 1 if length else start},{length}"
 
 
-def _hunks(a: list[str], b: list[str], codes: list[Opcode], head: list[str]) -> Iterator[str]:
-    for k, group in enumerate(_Fixed(codes).get_grouped_opcodes(3)):
+def _hunks(a: list[str], b: list[str], codes: list[Opcode], head: list[str], context: int) -> Iterator[str]:
+    for k, group in enumerate(_Fixed(codes).get_grouped_opcodes(context)):
         if not k:
             yield from head
         yield f"@@ -{_range(group[0][1], group[-1][2])} +{_range(group[0][3], group[-1][4])} @@\n"
@@ -49,13 +49,15 @@ def unified(
     from_date: str = "",
     to_date: str = "",
     codes: list[Opcode] | None = None,
+    context: int = 3,
 ) -> str:
     """``diff -u`` of two texts: the ``---``/``+++`` header (none when both names are empty),
     hunks, and ``\\ No newline at end of file`` after a last line without one. ``codes``: the
-    edit script to show (default difflib's)."""
+    edit script to show (default difflib's); ``context``: the unchanged lines shown around each
+    change (``-U``), hunks whose context would touch or overlap merged into one."""
     left, right = a.splitlines(keepends=True), b.splitlines(keepends=True)
     if codes is None:
-        lines = list(difflib.unified_diff(left, right, from_name, to_name, from_date, to_date))
+        lines = list(difflib.unified_diff(left, right, from_name, to_name, from_date, to_date, context))
         if not from_name and not to_name:
             lines = lines[2:]
     else:
@@ -65,7 +67,7 @@ def unified(
                 f"--- {from_name}{chr(9) + from_date if from_date else ''}\n",
                 f"+++ {to_name}{chr(9) + to_date if to_date else ''}\n",
             ]
-        lines = list(_hunks(left, right, codes, head))
+        lines = list(_hunks(left, right, codes, head, context))
     return "".join(
         line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
     )

@@ -94,6 +94,7 @@ class GitServer:
             target = str(arguments.get("target", ""))
             if target.startswith("-"):
                 raise _Refused(f"Invalid target: '{target}' - cannot start with '-'")
+            self._resolve(repo, target)  # the server looks the target up first, as a ref
             return f"Diff with {target}:\n{self._git(repo, 'diff', lines, target)}"
         if name == "git_add":
             return self._add(repo, [str(f) for f in arguments.get("files") or []])

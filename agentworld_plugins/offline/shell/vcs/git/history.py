@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from .diffopts import diff_output, shown_changes
 from .repo import Commit, Entries, GitError, Repo
-from .text import changed_paths, diffstat, git_date, iso_date, shown_path, tree_diff
+from .text import changed_paths, git_date, iso_date, shown_path
 from .work import need_repo, pathspec_filter, status_sets
 
 if TYPE_CHECKING:
@@ -23,6 +24,7 @@ def _split_paths(args: list[str]) -> tuple[list[str], list[str] | None]:
 def cmd_diff(p: _Proc, args: list[str]) -> int:
     repo = need_repo(p)
     args, specs = _split_paths(args)
+    output = diff_output(p, args)
     cached = any(a in ("--cached", "--staged") for a in args)
     revs = []
     for a in args:
@@ -47,6 +49,8 @@ def cmd_diff(p: _Proc, args: list[str]) -> int:
     elif len(revs) == 1:
         old = repo.commit_entries(revs[0])
         new = index if cached else _tracked_work(index, work, old)
+        if not cached:
+            _store_work_blobs(repo, old, new)
     elif cached:
         old, new = head, index
     else:
@@ -61,14 +65,7 @@ def cmd_diff(p: _Proc, args: list[str]) -> int:
         }
     if "--quiet" in args:
         return 1 if changed else 0
-    if "--stat" in args:
-        p.out(diffstat(repo, old, new, paths=paths))
-    elif "--name-only" in args:
-        p.out("".join(f"{path}\n" for path in sorted(changed)))
-    elif "--name-status" in args:
-        p.out("".join(f"{kind}\t{path}\n" for path, kind in sorted(changed.items())))
-    else:
-        p.out(tree_diff(repo, old, new, paths))
+    p.out(shown_changes(repo, old, new, output, default_patch=True, paths=paths))
     return 1 if quiet and changed else 0
 
 
@@ -182,6 +179,7 @@ def _log_options(args: list[str]) -> tuple[int | None, bool, str | None, list[st
 def cmd_log(p: _Proc, args: list[str]) -> int:
     repo = need_repo(p)
     limit, oneline, fmt, rest = _log_options(args)
+    output = diff_output(p, args)
     start = repo.head()
     if rest and rest[0] != "--":
         start = repo.resolve(rest[0])
@@ -195,18 +193,17 @@ def cmd_log(p: _Proc, args: list[str]) -> int:
         raise GitError(f"your current branch '{repo.branch()}' does not have any commits yet")
     commits = _walk(repo, start, limit)
     separator = "" if oneline or fmt is not None else "\n"
-    patch = any(a in ("-p", "-u", "--patch") for a in args)
     entries = []
     for c in commits:
-        text = _entry(p, repo, c, oneline, fmt)
+        text = "" if fmt == "" else _entry(p, repo, c, oneline, fmt)
         if "--graph" in args and (oneline or fmt is not None):
             text = "* " + text.replace("\n", "\n  ").rstrip(" ")
-        if patch or "--stat" in args:
+        if output.shows_any(default_patch=False):
             old = repo.commit_entries(c.parents[0]) if c.parents else {}
-            new = repo.commit_entries(c.sha)
-            extra = diffstat(repo, old, new) if "--stat" in args else tree_diff(repo, old, new)
-            if extra:
-                text += ("" if oneline or fmt is not None else "\n") + extra
+            lead = "" if oneline or fmt == "" else "\n"
+            text += shown_changes(
+                repo, old, repo.commit_entries(c.sha), output, default_patch=False, lead=lead
+            )
         entries.append(text)
     p.out(separator.join(entries))
     return 0
@@ -215,6 +212,7 @@ def cmd_log(p: _Proc, args: list[str]) -> int:
 def cmd_show(p: _Proc, args: list[str]) -> int:
     repo = need_repo(p)
     _, oneline, fmt, rest = _log_options(args)
+    output = diff_output(p, args)
     target = rest[0] if rest else "HEAD"
     if ":" in target:
         rev, _, path = target.partition(":")
@@ -232,13 +230,8 @@ def cmd_show(p: _Proc, args: list[str]) -> int:
     parent = repo.commit_entries(commit.parents[0]) if commit.parents else {}
     if fmt != "":  # --format= (empty): no header at all
         p.out(_entry(p, repo, commit, oneline, fmt))
-    if "--stat" in args:
-        p.out("\n" + diffstat(repo, parent, repo.commit_entries(sha)))
-    elif "--name-only" in args:
-        p.out("".join(f"{x}\n" for x in sorted(changed_paths(parent, repo.commit_entries(sha)))))
-    elif "-s" not in args and "--no-patch" not in args:
-        diff = tree_diff(repo, parent, repo.commit_entries(sha))
-        p.out(("\n" if diff and not oneline and fmt is None else "") + diff)
+    lead = "" if oneline or fmt == "" else "\n"
+    p.out(shown_changes(repo, parent, repo.commit_entries(sha), output, default_patch=True, lead=lead))
     return 0
 
 

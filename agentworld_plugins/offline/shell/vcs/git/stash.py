@@ -11,9 +11,10 @@ import re
 from typing import TYPE_CHECKING
 
 from ....vfs import FsError
+from .diffopts import diff_output, shown_changes
 from .ident import person
 from .repo import Entries, GitError, Repo
-from .text import changed_paths, diffstat, tree_diff
+from .text import changed_paths
 from .work import long_status, need_repo, status_sets, untracked_paths
 
 if TYPE_CHECKING:
@@ -90,7 +91,9 @@ def cmd_stash(p: _Proc, args: list[str]) -> int:
     if sub == "show":
         stash = repo.commit(sha)
         old, new = repo.commit_entries(stash.parents[0]), repo.commit_entries(sha)
-        p.out(tree_diff(repo, old, new) if ("-p" in rest or "--patch" in rest) else diffstat(repo, old, new))
+        output = diff_output(p, rest)
+        output.stat = output.stat or not output.patch  # the stat unless a patch is asked for
+        p.out(shown_changes(repo, old, new, output, default_patch=False))
         return 0
     quiet = "-q" in rest or "--quiet" in rest
     shown = operands[0] if operands else "refs/stash@{0}"

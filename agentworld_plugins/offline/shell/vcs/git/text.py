@@ -40,8 +40,11 @@ def _is_binary(data: bytes) -> bool:
     return b"\x00" in data[:8000]
 
 
-def file_diff(repo: Repo, path: str, old: tuple[str, str] | None, new: tuple[str, str] | None) -> str:
-    """One file's ``diff --git`` section (empty when nothing changed)."""
+def file_diff(
+    repo: Repo, path: str, old: tuple[str, str] | None, new: tuple[str, str] | None, context: int = 3
+) -> str:
+    """One file's ``diff --git`` section (empty when nothing changed), ``context`` lines around
+    each change (``-U``)."""
     if old == new:
         return ""
     head = [f"diff --git a/{path} b/{path}\n"]
@@ -73,21 +76,24 @@ def file_diff(repo: Repo, path: str, old: tuple[str, str] | None, new: tuple[str
         b.decode("utf-8", "surrogateescape"),
         f"a/{path}" if old else "/dev/null",
         f"b/{path}" if new else "/dev/null",
+        context=context,
     )
     return "".join(head) + _with_function_context(body, old_text.split("\n"))
 
 
-_HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@$", re.M)
+_HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+\d+(?:,\d+)? @@$", re.M)
 #: git's default "funcname" line: one starting with a letter, ``_`` or ``$``
 _FUNCNAME = re.compile(r"[A-Za-z_$]")
 
 
 def _with_function_context(body: str, old_lines: list[str]) -> str:
-    """Hunk headers with the nearest preceding function line, as git's default funcname adds."""
+    """Hunk headers with the nearest function line above the hunk, as git's default funcname adds
+    (an empty old range ``-N,0`` starts after line N, so line N itself is above it)."""
 
     def header(m: re.Match[str]) -> str:
         start = int(m.group(1))
-        for line in reversed(old_lines[: max(start - 1, 0)]):
+        above = start if m.group(2) == ",0" else start - 1
+        for line in reversed(old_lines[: max(above, 0)]):
             if _FUNCNAME.match(line):
                 return f"{m.group(0)} {line.rstrip()[:80]}"
         return m.group(0)
@@ -95,13 +101,15 @@ def _with_function_context(body: str, old_lines: list[str]) -> str:
     return _HUNK.sub(header, body)
 
 
-def tree_diff(repo: Repo, old: Entries, new: Entries, paths: list[str] | None = None) -> str:
+def tree_diff(
+    repo: Repo, old: Entries, new: Entries, paths: list[str] | None = None, context: int = 3
+) -> str:
     """The whole ``git diff`` text between two sets of entries, files in path order."""
     out = []
     for path in sorted(set(old) | set(new)):
         if paths is not None and not any(_under(path, prefix) for prefix in paths):
             continue
-        out.append(file_diff(repo, path, old.get(path), new.get(path)))
+        out.append(file_diff(repo, path, old.get(path), new.get(path), context))
     return "".join(out)
 
 
