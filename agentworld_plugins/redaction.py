@@ -107,7 +107,18 @@ def is_secret_key(name: str) -> bool:
     """Whether a key (a dict key, a header, a variable) names a secret: it ends in ``password``,
     ``secret``, ``token``, ``api_key``, ``authorization``, ``credentials``, ... (any case, any
     separators)."""
-    return name.lower().translate(_KEY_SEPARATORS).endswith(_KEY_ENDINGS)
+    found = _SECRET_KEYS.get(name)
+    if found is None:
+        found = name.lower().translate(_KEY_SEPARATORS).endswith(_KEY_ENDINGS)
+        if len(name) <= 64:  # the same few names in every record: kept (cleared when full)
+            if len(_SECRET_KEYS) >= 4096:
+                _SECRET_KEYS.clear()
+            _SECRET_KEYS[name] = found
+    return found
+
+
+#: :func:`is_secret_key`'s answers for short names
+_SECRET_KEYS: dict[str, bool] = {}
 
 
 _SENTENCE_START = re.compile(r"[A-Z][a-z]++ [a-z]")

@@ -40,6 +40,9 @@ from .schema import (
 )
 
 _SCHEMA_CHECKS: OrderedDict[str, bool] = OrderedDict()
+#: schema checks and validators by the identity of the schema objects (see Schema._validator)
+_CHECKED_OBJECTS: dict[int, tuple[Any, bool]] = {}
+_VALIDATORS: dict[tuple[int, int], tuple[Any, Any, Any]] = {}
 
 
 class Schema:
@@ -55,6 +58,17 @@ class Schema:
         self._defs = {k: base[k] for k in ("$defs", "definitions") if isinstance(base.get(k), dict)}
 
     def _checkable(self) -> bool:
+        seen = _CHECKED_OBJECTS.get(id(self.root))
+        if seen is not None and seen[0] is self.root:
+            return seen[1]
+        ok = self._checkable_by_text()
+        if isinstance(self.root, dict):
+            if len(_CHECKED_OBJECTS) >= 512:
+                _CHECKED_OBJECTS.clear()
+            _CHECKED_OBJECTS[id(self.root)] = (self.root, ok)  # held: its id stays its own
+        return ok
+
+    def _checkable_by_text(self) -> bool:
         key = canonical(self.root)
         if key not in _SCHEMA_CHECKS:
             try:
@@ -92,10 +106,23 @@ class Schema:
         if isinstance(schema, dict) and node is not None and self._defs:
             schema = {**schema, **{k: v for k, v in self._defs.items() if k not in schema}}
         try:
-            validator = self.cls(schema, format_checker=self.cls.FORMAT_CHECKER)
-            return bool(validator.is_valid(value))
+            return bool(self._validator(schema, node).is_valid(value))
         except Exception:
             return False
+
+    def _validator(self, schema: Any, node: Any) -> Any:
+        """The validator of ``node`` (None: the root), made once per (root, node) object pair: a
+        session's output schemas are the same objects on every call, and making a validator
+        costs more than most checks."""
+        key = (id(self.root), id(node))
+        kept = _VALIDATORS.get(key)
+        if kept is not None and kept[0] is self.root and kept[1] is node:
+            return kept[2]
+        validator = self.cls(schema, format_checker=self.cls.FORMAT_CHECKER)
+        if len(_VALIDATORS) >= 4096:
+            _VALIDATORS.clear()
+        _VALIDATORS[key] = (self.root, node, validator)  # both held: their ids stay theirs
+        return validator
 
     # generation
 

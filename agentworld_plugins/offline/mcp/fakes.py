@@ -397,6 +397,31 @@ def _prepare(schema: Schema, node: Any, makers: _Providers, name: str, depth: in
     return out
 
 
+_COMPILED: dict[str, Any] = {}
+
+
+def _eval_compiled(source: Any, globals_: Any = None, locals_: Any = None) -> Any:
+    """``eval`` for jsf's provider expressions (``lambda: _aw_make(3)``), each compiled once: jsf
+    evaluates the same few strings on every value it generates, and compiling them was most of
+    a generated result's cost."""
+    if isinstance(source, str):
+        code = _COMPILED.get(source)
+        if code is None:
+            if len(_COMPILED) >= 4096:
+                _COMPILED.clear()
+            code = _COMPILED[source] = compile(source, "<jsf provider>", "eval")
+        source = code
+    return eval(source, globals_, locals_)
+
+
+def _compile_providers_once() -> None:
+    """Point jsf's value generation at :func:`_eval_compiled` (the same results, computed once)."""
+    from jsf.schema_types import base
+
+    if getattr(base, "eval", None) is not _eval_compiled:
+        base.eval = _eval_compiled  # type: ignore[attr-defined]
+
+
 def jsf_generate(schema: Schema, seed: int) -> Any:
     try:
         key = canonical(schema.root)
@@ -405,6 +430,8 @@ def jsf_generate(schema: Schema, seed: int) -> Any:
             if built is None:
                 from jsf import JSF
                 from jsf.parser import faker as jsf_faker
+
+                _compile_providers_once()
 
                 makers = _Providers()
                 prepared = _prepare(schema, schema.root, makers, "", 0)

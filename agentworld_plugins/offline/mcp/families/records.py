@@ -54,10 +54,26 @@ def _stamp(world: dict[str, Any]) -> str:
     return (_CLOCK + timedelta(minutes=world.get("calls", 0))).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+#: :func:`_server_fields` by resource and tool index (a session's index is one object, read only)
+_SERVER_FIELDS: dict[tuple[str, int], tuple[Any, int, dict[str, Any]]] = {}
+
+
 def _server_fields(resource: str, tools: dict[str, dict[str, Any]] | None) -> dict[str, Any]:
     """What a server sets on a new ``resource`` where the call gave nothing, read from the output
     schemas of its tools: counters (``comments``, ``*_count``) start at 0, nullable fields
-    (``body``) at null."""
+    (``body``) at null. Read once per tool index (the result is not to be changed)."""
+    key = (resource, id(tools))
+    kept = _SERVER_FIELDS.get(key)
+    if kept is not None and kept[0] is tools and kept[1] == len(tools or ()):
+        return kept[2]
+    found = _read_server_fields(resource, tools)
+    if len(_SERVER_FIELDS) >= 1024:
+        _SERVER_FIELDS.clear()
+    _SERVER_FIELDS[key] = (tools, len(tools or ()), found)
+    return found
+
+
+def _read_server_fields(resource: str, tools: dict[str, dict[str, Any]] | None) -> dict[str, Any]:
     found: dict[str, Any] = {}
     for tool in (tools or {}).values():
         if record_kind(tool)[1] != resource:
