@@ -171,11 +171,12 @@ class _History:
     It follows the trajectory's list: one that was replaced, shortened or whose last turn changed
     (a rejected turn taken back and another put in its place) is read again from the start."""
 
-    __slots__ = ("_last", "_turns", "costs", "messages", "total")
+    __slots__ = ("_last", "_system", "_turns", "costs", "messages", "total")
 
     def __init__(self) -> None:
         self._turns: list[Turn] | None = None
         self._last: Turn | None = None
+        self._system: dict[str, Any] | None = None
         self.messages: list[dict[str, Any]] = []
         self.costs: list[int] = []
         self.total = 0
@@ -196,11 +197,10 @@ class _History:
         return self
 
     def request(self, system_prompt: str, current_prompt: str) -> list[dict[str, Any]]:
-        return [
-            {"role": "system", "content": system_prompt},
-            *self.messages,
-            {"role": "user", "content": current_prompt},
-        ]
+        system = self._system
+        if system is None or system["content"] is not system_prompt:
+            system = self._system = {"role": "system", "content": system_prompt}
+        return [system, *self.messages, {"role": "user", "content": current_prompt}]
 
 
 class Session:
@@ -362,6 +362,7 @@ class Session:
         if short is not None:
             return _short_circuited(short), prompt, None, []
         dropped: list[int] = []
+        self.rendered = None
         if messages is None:
             number = self.turn_number
             prompt = self.domain.render_turn(

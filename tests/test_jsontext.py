@@ -73,3 +73,34 @@ def test_default_and_errors_are_json_dumps_own() -> None:
     for _ in range(MAX_DEPTH + 5):
         deep = [deep]
     assert dumps_indented(deep) == json.dumps(deep, indent=2)
+
+
+def test_a_request_body_is_json_dumps_however_its_messages_change() -> None:
+    """Messages' JSON is kept by the message object; the body is ``json.dumps``'s, whatever
+    happened to a message since it was last encoded."""
+    from agentworld_plugins.jsontext import dumps_body
+
+    system = {"role": "system", "content": "You simulate a server. " * 40}
+    turn = {"role": "user", "content": "### Turn 1\n**Action:**\n" + "é" * 300}
+    call = {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "function": {"name": "x"}}]}
+    messages = [system, turn, call]
+
+    def body() -> dict[str, Any]:
+        return {"model": "wm", "messages": messages, "temperature": 0.6, "max_tokens": 64}
+
+    assert dumps_body(body()) == json.dumps(body())
+    assert dumps_body(body()) == json.dumps(body())  # from what was kept
+    turn["content"] = "### Turn 1\nchanged " * 20  # a new string
+    assert dumps_body(body()) == json.dumps(body())
+    turn["name"] = "agent"  # another key
+    assert dumps_body(body()) == json.dumps(body())
+    content = turn.pop("content")
+    turn["text"] = content  # the same value under another key
+    assert dumps_body(body()) == json.dumps(body())
+    call["tool_calls"].append({"id": "c2", "function": {"name": "y"}})  # changed inside: never kept
+    assert dumps_body(body()) == json.dumps(body())
+    rng = random.Random(3)
+    for _ in range(300):
+        payload = {"model": rng.choice(["a", "é"]), "messages": [_value(rng, 3) for _ in range(3)], "n": 1}
+        assert dumps_body(payload) == json.dumps(payload)
+    assert dumps_body({1: "a"}) == json.dumps({1: "a"})

@@ -23,6 +23,7 @@ from ..backends.openai.transport import LeanTransport
 from ..bench.runner import Outcome, retrying
 from ..errors import BackendError, BackendUnavailableError, ConfigError
 from ..files import parse_data
+from ..jsontext import dumps_body
 from .tasks import TOOL_DOMAINS
 
 T = TypeVar("T")
@@ -211,13 +212,13 @@ class OpenAIPolicy(Policy):
         once and spliced in, the conversation anew each turn."""
         payload = self.payload(messages, [], episode)
         if not tools or "tools" in payload:
-            return json.dumps(self.payload(messages, tools, episode)).encode("ascii")
+            return dumps_body(self.payload(messages, tools, episode)).encode("ascii")
         cached = self._tools_json.get(id(tools))
         if cached is None or cached[0] is not tools:
             if len(self._tools_json) >= 1024:  # the episodes in flight; older ones are done
                 self._tools_json.clear()
             cached = self._tools_json[id(tools)] = (tools, json.dumps(tools).encode("ascii"))
-        return json.dumps(payload).encode("ascii")[:-1] + b', "tools": ' + cached[1] + b"}"
+        return dumps_body(payload).encode("ascii")[:-1] + b', "tools": ' + cached[1] + b"}"
 
     async def act(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], episode: EpisodeInfo

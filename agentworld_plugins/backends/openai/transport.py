@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from ...errors import BackendError, BackendUnavailableError, ConfigError
+from ...jsontext import dumps_body
 from ..base import Completion, Sampling, served_extras
 
 __all__ = ["LeanTransport"]
@@ -291,7 +292,7 @@ class LeanTransport:
             fields.update(sampling.extra_body or {})  # merged into the body, as the SDK does
             self._fields = (sampling, fields)
         payload: dict[str, Any] = {"model": model, "messages": messages, **self._fields[1]}
-        return json.dumps(payload).encode("ascii")  # escaped non-ASCII: the fast path of the encoder
+        return dumps_body(payload).encode("ascii")  # escaped non-ASCII: the fast path of the encoder
 
     async def acomplete(
         self, index: int, payload: bytes, headers: Mapping[str, str] | None = None
