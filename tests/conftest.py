@@ -5,6 +5,7 @@ Also imports the offline worlds' modules before any test starts threads (see the
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +23,22 @@ import agentworld_plugins.offline.search_world
 import agentworld_plugins.offline.shell
 import agentworld_plugins.offline.swe_tools  # noqa: F401
 from agentworld_plugins.plugins import PluginManager, new_plugin_manager
+
+
+_TESTS = Path(__file__).parent
+#: tests that share what they install or start (the conformance cache's servers and venvs, a
+#: local Ray instance): under pytest-xdist (``-n 2 --dist loadgroup``, the default) each group
+#: runs on one worker, in order
+_GROUPS = {"conformance": _TESTS / "conformance", "ray": _TESTS / "rollout"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        path = Path(str(item.fspath))
+        if _GROUPS["conformance"] in path.parents:
+            item.add_marker(pytest.mark.xdist_group("conformance"))
+        elif path.parent == _GROUPS["ray"] and path.name.startswith("test_ray"):
+            item.add_marker(pytest.mark.xdist_group("ray"))
 
 
 @pytest.fixture

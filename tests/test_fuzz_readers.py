@@ -1,4 +1,4 @@
-"""Fuzzing the entry points that read what users hand in (hypothesis, 1,000 examples each).
+"""Fuzzing the entry points that read what users hand in (hypothesis, 300 examples each in CI).
 
 ``messages_for_record`` and every JSONL reader of bench and rollout may raise only the documented
 errors (``AgentWorldError`` subclasses), whatever the record or the line: deep nesting, huge
@@ -32,7 +32,7 @@ from agentworld_plugins.turns import messages_for_record
 
 EXPLORE = os.environ.get("HYPOTHESIS_PROFILE") == "explore"
 fuzz = settings(
-    max_examples=5000 if EXPLORE else 1000,
+    max_examples=5000 if EXPLORE else 300,
     deadline=None,
     derandomize=not EXPLORE,
     database=None,
