@@ -24,7 +24,6 @@ import agentworld_plugins.offline.shell
 import agentworld_plugins.offline.swe_tools  # noqa: F401
 from agentworld_plugins.plugins import PluginManager, new_plugin_manager
 
-
 _TESTS = Path(__file__).parent
 #: tests that share what they install or start (the conformance cache's servers and venvs, a
 #: local Ray instance): under pytest-xdist (``-n 2 --dist loadgroup``, the default) each group
