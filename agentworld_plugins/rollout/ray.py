@@ -157,16 +157,13 @@ def _init(ray: Any, address: str | None, **options: Any) -> None:
 
 
 class _Worker:
-    """An actor's body: the object ``make()`` builds, whose async ``method`` it calls, at most
-    ``per_actor`` calls at once."""
+    """An actor's body: the object ``make()`` builds, whose async ``method`` its batches call,
+    at most ``per_actor`` calls at once."""
 
     def __init__(self, make: Callable[[], Any], method: str, per_actor: int = PER_ACTOR) -> None:
         self.target = getattr(make(), method)
         self.per_actor = per_actor
         self._slots: asyncio.Semaphore | None = None  # made in the actor's event loop
-
-    async def call(self, *args: Any) -> Any:
-        return await self.target(*args)
 
     async def batch(self, calls: list[tuple[Any, ...]]) -> AsyncIterator[list[tuple[int, bool, Any]]]:
         """Run ``calls`` (each one call's arguments), ``per_actor`` at a time across all batches;

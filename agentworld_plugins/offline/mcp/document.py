@@ -11,6 +11,7 @@ from typing import Any
 import jsonschema
 from jsonschema.validators import validator_for
 
+from ...kept import KeptByObject
 from .fakes import (
     FAILED,
     FORMATS,
@@ -41,8 +42,8 @@ from .schema import (
 
 _SCHEMA_CHECKS: OrderedDict[str, bool] = OrderedDict()
 #: schema checks and validators by the identity of the schema objects (see Schema._validator)
-_CHECKED_OBJECTS: dict[int, tuple[Any, bool]] = {}
-_VALIDATORS: dict[tuple[int, int], tuple[Any, Any, Any]] = {}
+_CHECKED_OBJECTS: KeptByObject[bool] = KeptByObject(512)
+_VALIDATORS: KeptByObject[Any] = KeptByObject(4096)
 
 
 class Schema:
@@ -58,15 +59,11 @@ class Schema:
         self._defs = {k: base[k] for k in ("$defs", "definitions") if isinstance(base.get(k), dict)}
 
     def _checkable(self) -> bool:
-        seen = _CHECKED_OBJECTS.get(id(self.root))
-        if seen is not None and seen[0] is self.root:
-            return seen[1]
+        seen = _CHECKED_OBJECTS.get(self.root)
+        if seen is not None:
+            return seen
         ok = self._checkable_by_text()
-        if isinstance(self.root, dict):
-            if len(_CHECKED_OBJECTS) >= 512:
-                _CHECKED_OBJECTS.clear()
-            _CHECKED_OBJECTS[id(self.root)] = (self.root, ok)  # held: its id stays its own
-        return ok
+        return _CHECKED_OBJECTS.put(ok, self.root) if isinstance(self.root, dict) else ok
 
     def _checkable_by_text(self) -> bool:
         key = canonical(self.root)
@@ -114,15 +111,10 @@ class Schema:
         """The validator of ``node`` (None: the root), made once per (root, node) object pair: a
         session's output schemas are the same objects on every call, and making a validator
         costs more than most checks."""
-        key = (id(self.root), id(node))
-        kept = _VALIDATORS.get(key)
-        if kept is not None and kept[0] is self.root and kept[1] is node:
-            return kept[2]
-        validator = self.cls(schema, format_checker=self.cls.FORMAT_CHECKER)
-        if len(_VALIDATORS) >= 4096:
-            _VALIDATORS.clear()
-        _VALIDATORS[key] = (self.root, node, validator)  # both held: their ids stay theirs
-        return validator
+        kept = _VALIDATORS.get(self.root, node)
+        if kept is None:
+            kept = _VALIDATORS.put(self.cls(schema, format_checker=self.cls.FORMAT_CHECKER), self.root, node)
+        return kept
 
     # generation
 

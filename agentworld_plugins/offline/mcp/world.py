@@ -8,6 +8,7 @@ from typing import Any
 
 from ...domains.base import OfflineResult
 from ...jsontext import dumps_indented
+from ...kept import KeptByObject
 from ...tool_arguments import ArgumentChecker, argument_checker
 from .classify import family_of
 from .families import Answer
@@ -45,11 +46,9 @@ class _Indexed:
     """A session's tool definitions read once: their index (:func:`.ledger.tool_index`, read
     only), the known server they are shaped like and each tool's argument checker."""
 
-    __slots__ = ("checkers", "count", "index", "server", "tools")
+    __slots__ = ("checkers", "index", "server")
 
     def __init__(self, tools: Any) -> None:
-        self.tools = tools  # held: its id stays its own while it is kept below
-        self.count = len(tools) if isinstance(tools, (list, dict)) else 0
         self.index = tool_index(tools)
         self.server = known_server(self.index)
         self.checkers: dict[str, ArgumentChecker] = {}
@@ -62,19 +61,14 @@ class _Indexed:
 
 
 #: a session's tool definitions (the object in its context, passed on every call), read once
-_INDEXED: dict[int, _Indexed] = {}
+_INDEXED: KeptByObject[_Indexed] = KeptByObject(256)
 
 
 def _indexed(tools: Any) -> _Indexed:
-    kept = _INDEXED.get(id(tools))
-    if kept is not None and kept.tools is tools and kept.count == len(tools):  # a tool added: read again
-        return kept
-    kept = _Indexed(tools)
-    if isinstance(tools, (list, dict)):
-        if len(_INDEXED) >= 256:
-            _INDEXED.clear()
-        _INDEXED[id(tools)] = kept
-    return kept
+    if not isinstance(tools, (list, dict)):
+        return _Indexed(tools)
+    count = len(tools)  # a tool added to the list: read again
+    return _INDEXED.get(tools, key=count) or _INDEXED.put(_Indexed(tools), tools, key=count)
 
 
 def mcp_light(state: dict[str, Any], tool_name: str, context: dict[str, Any]) -> bool:

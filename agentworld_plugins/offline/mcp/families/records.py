@@ -19,6 +19,7 @@ import json
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from ....kept import KeptByObject
 from ..classify import family_of
 from ..ledger import Outcome, apply, bucket_for, new_id
 from ..naming import classify_tool, norm, singular_of
@@ -55,22 +56,18 @@ def _stamp(world: dict[str, Any]) -> str:
 
 
 #: :func:`_server_fields` by resource and tool index (a session's index is one object, read only)
-_SERVER_FIELDS: dict[tuple[str, int], tuple[Any, int, dict[str, Any]]] = {}
+_SERVER_FIELDS: KeptByObject[dict[str, Any]] = KeptByObject(1024)
 
 
 def _server_fields(resource: str, tools: dict[str, dict[str, Any]] | None) -> dict[str, Any]:
     """What a server sets on a new ``resource`` where the call gave nothing, read from the output
     schemas of its tools: counters (``comments``, ``*_count``) start at 0, nullable fields
     (``body``) at null. Read once per tool index (the result is not to be changed)."""
-    key = (resource, id(tools))
-    kept = _SERVER_FIELDS.get(key)
-    if kept is not None and kept[0] is tools and kept[1] == len(tools or ()):
-        return kept[2]
-    found = _read_server_fields(resource, tools)
-    if len(_SERVER_FIELDS) >= 1024:
-        _SERVER_FIELDS.clear()
-    _SERVER_FIELDS[key] = (tools, len(tools or ()), found)
-    return found
+    key = (resource, len(tools or ()))
+    kept = _SERVER_FIELDS.get(tools, key=key)
+    return (
+        kept if kept is not None else _SERVER_FIELDS.put(_read_server_fields(resource, tools), tools, key=key)
+    )
 
 
 def _read_server_fields(resource: str, tools: dict[str, dict[str, Any]] | None) -> dict[str, Any]:
