@@ -1,4 +1,4 @@
-"""fold, comm, split, truncate, install, mktemp, nproc, setsid, shuf, column and sort -R, compared
+"""fold, comm, split, nl, truncate, install, mktemp, nproc, setsid, shuf, column and sort -R, compared
 with GNU coreutils / util-linux on the host where their output is deterministic."""
 
 from __future__ import annotations
@@ -76,7 +76,57 @@ SAME_AS_GNU = [
 ]
 
 
-@pytest.mark.parametrize("command", SAME_AS_GNU)
+#: a file with blank lines and indentation, and a second one, for nl
+NL = "printf 'import os\\n\\ndef add(a, b):\\n    return a + b\\n\\n\\ndef sub(a, b):\\n    return a - b\\n' > c.py; printf '# T\\n\\ntext\\n' > r.md; "
+
+NL_CASES = [
+    NL + "nl c.py",
+    NL + "nl -ba c.py",
+    NL + "nl -bn c.py",
+    NL + "nl -b pdef c.py",
+    NL + "nl -bp'^ ' c.py",
+    NL + "nl -n ln c.py",
+    NL + "nl -n rz -w 3 c.py",
+    NL + "nl -v 10 -i 5 c.py",
+    NL + "nl -v -2 c.py",
+    NL + "nl -n rz -v -2 c.py",
+    NL + "nl -s ': ' c.py",
+    NL + "nl -s '' -w 1 c.py",
+    NL + "nl -ba -l 2 c.py",
+    NL + "nl -ba -l 3 c.py",
+    NL + "nl c.py r.md",
+    NL + "nl -p c.py r.md",
+    NL + "printf '  \\nx\\n' | nl",
+    NL + "printf 'a\\nb' | nl",
+    NL
+    + "printf 'h1\\n\\\\:\\\\:\\\\:\\nhead\\n\\\\:\\\\:\\nbody\\n\\n\\\\:\\nfoot\\n\\\\:\\\\:\\\\:\\nhead2\\n\\\\:\\\\:\\nbody2\\n' | nl",
+    NL
+    + "printf 'h1\\n\\\\:\\\\:\\\\:\\nhead\\n\\\\:\\\\:\\nbody\\n\\\\:\\nfoot\\n\\\\:\\\\:\\\\:\\nhead2\\n\\\\:\\\\:\\nbody2\\n' | nl -ha -fa",
+    NL
+    + "printf 'h1\\n\\\\:\\\\:\\\\:\\nhead\\n\\\\:\\\\:\\nbody\\n\\\\:\\nfoot\\n\\\\:\\\\:\\\\:\\nhead2\\n\\\\:\\\\:\\nbody2\\n' | nl -p -ha",
+    NL + "printf 'a\\n\\\\:\\\\:\\nb\\n\\\\:\\\\:\\nc\\n' | nl",
+    NL + "printf 'a\\n@@@\\nb\\n@@\\nc\\n' | nl -d @",
+    NL + "printf 'a\\nxyxyxy\\nb\\nxyxy\\nc\\n' | nl -d xy",
+    NL + "printf 'a\\n\\\\:\\\\:\\nb\\n' | nl -d ''",
+    NL + "nl --body-numbering=a --number-width=2 --number-separator=' ' c.py",
+    NL + "nl -b x c.py; echo $?",
+    NL + "nl -n q c.py; echo $?",
+    NL + "nl -w 0 c.py; echo $?",
+    NL + "nl -w x c.py; echo $?",
+    NL + "nl -l 0 c.py; echo $?",
+    NL + "nl -i x c.py; echo $?",
+    NL + "nl -v 1.5 c.py; echo $?",
+    NL + "nl -bp'a[' c.py; echo $?",
+    NL + "nl nofile; echo $?",
+    NL + "nl nofile c.py; echo $?",
+    NL + "nl -z c.py; echo $?",
+    NL + "cat c.py | nl -",
+    # glibc calls a pattern that ends at `[` or `[^` invalid, not unmatched
+    "echo x | grep 'a['; echo $?; echo x | grep -E '[^'; echo $?; echo x | grep 'a[b'; echo $?",
+]
+
+
+@pytest.mark.parametrize("command", SAME_AS_GNU + NL_CASES)
 def test_the_text_utilities_answer_as_gnu(command: str, same_as_bash: Callable[[str], None]) -> None:
     same_as_bash(command)
 

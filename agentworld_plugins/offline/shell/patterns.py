@@ -138,7 +138,9 @@ def posix_regex(pattern: str, extended: bool) -> str:
         if c == "[":
             got = _bracket(pattern, i)
             if got is None:
-                raise re.error("unterminated character set")
+                # glibc: a pattern that ends at `[` or `[^` is not a bracket at all
+                ends = pattern[i + 1 :] in ("", "^")
+                raise re.error("premature end" if ends else "unterminated character set")
             out.append(got[0])
             i = got[1]
             continue

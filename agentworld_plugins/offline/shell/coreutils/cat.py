@@ -1,4 +1,4 @@
-"""cat, tac, rev and nl."""
+"""cat, tac and rev."""
 
 from __future__ import annotations
 
@@ -120,21 +120,4 @@ def _u_rev(p: _Proc) -> int:
     inputs = _Inputs(p, p.args, "cannot open {}: {}", str)
     for _, text in inputs:
         p.out("".join(line[::-1] + "\n" for line in _lines(text)))
-    return inputs.status
-
-
-@applet("nl")
-def _u_nl(p: _Proc) -> int:
-    _, files = _getopt(p.args, "b:n:w:s:v:")
-    inputs = _Inputs(p, files, quote=str)
-    number = 0
-    for _, text in inputs:
-        out = []
-        for line in _lines(text):
-            if line.strip():
-                number += 1
-                out.append(f"{number:6d}\t{line}\n")
-            else:
-                out.append("\n")
-        p.out("".join(out))
     return inputs.status
