@@ -116,12 +116,12 @@ def _settings(opts: dict[str, list[str]]) -> _Settings:
         raise _UsageError(f"invalid line numbering format: {locale_quote(number_format)}")
     return _Settings(
         styles=styles,
-        delimiter=_last(opts, "d") if "d" in opts else "\\:",
+        delimiter=opts["d"][-1] if "d" in opts else "\\:",
         increment=_number(_last(opts, "i") or "1", "line number increment", -_INTMAX),
         join=_number(_last(opts, "l") or "1", "line number of blank lines", 1),
         number_format=number_format,
         renumber="p" not in opts,
-        separator=_last(opts, "s") if "s" in opts else "\t",
+        separator=opts["s"][-1] if "s" in opts else "\t",
         start=_number(_last(opts, "v") or "1", "starting line number", -_INTMAX),
         width=_number(_last(opts, "w") or "6", "line number field width", 1),
     )
