@@ -178,6 +178,8 @@ class Invocation:
         self.noexec = False
         self.set_letters = ""
         self.set_options: list[str] = []
+        #: ``-O NAME``: shopt options turned on
+        self.shopts: list[str] = []
         #: the caller's variables the command sees (:func:`caller_env`)
         self.env: dict[str, str] = {}
 
@@ -195,11 +197,14 @@ class Invocation:
             text = " ".join(_quote(a) for a in ["bash", self.script, *self.args])
         else:
             text = ""
-        flags = "".join(ch for ch in self.set_letters if ch in "euxv")
-        options = [o for o in self.set_options if o in ("errexit", "nounset", "xtrace", "pipefail")]
+        flags, options = self.set_letters, self.set_options
+        prefix = []
         if flags or options:
-            prefix = "set" + (f" -{flags}" if flags else "") + "".join(f" -o {o}" for o in options)
-            text = f"{prefix}; {text}"  # on line 1, so messages' `line N` count as bash -c's
+            prefix.append("set" + (f" -{flags}" if flags else "") + "".join(f" -o {o}" for o in options))
+        if self.shopts:
+            prefix.append("shopt -s " + " ".join(self.shopts))
+        if prefix:
+            text = "; ".join([*prefix, text])  # on line 1, so messages' `line N` count as bash -c's
         if self.env and text:  # the caller's environment, exported for this command only
             text = "export " + " ".join(f"{k}={_quote(v)}" for k, v in sorted(self.env.items())) + "; " + text
         return text
@@ -264,6 +269,8 @@ def parse_args(name: str, args: list[str]) -> Invocation:
                     raise ShimExit(2, f"{name}: {value}: invalid shell option name\n")
                 if letter == "o" and on:
                     inv.set_options.append(value)
+                elif letter == "O" and on:
+                    inv.shopts.append(value)
             elif (dash and letter in _DASH_LETTERS) or (
                 not dash and letter in _SET_LETTERS + _INVOCATION_LETTERS
             ):

@@ -45,12 +45,14 @@ def _split_unescaped(text: str, sep: str) -> tuple[str, str, str]:
     return text, "", ""
 
 
-def _replace_glob(val: str, pattern: str, rep: str, mode: str) -> str:
+def _replace_glob(val: str, pattern: str, rep: str, mode: str, nocase: bool = False) -> str:
     """``${val/pattern/rep}``: mode ``""`` (the first match), ``/`` (all), ``#`` (at the start),
-    ``%`` (at the end)."""
+    ``%`` (at the end); ``nocase``: letters match either case (``shopt -s nocasematch``)."""
     if not pattern:  # an empty pattern matches only at an anchor
         return rep + val if mode == "#" else val + rep if mode == "%" else val
-    if not has_glob(pattern):  # a plain string: str methods, linear, sized before they allocate
+    if (
+        not has_glob(pattern) and not nocase
+    ):  # a plain string: str methods, linear, sized before they allocate
         literal = _unescape_glob(pattern)
         if mode == "#":
             return rep + val[len(literal) :] if val.startswith(literal) else val
@@ -61,7 +63,7 @@ def _replace_glob(val: str, pattern: str, rep: str, mode: str) -> str:
         current().spend(count // 16)  # each replacement is work of its own
         return val.replace(literal, rep, -1 if mode == "/" else 1)
     budget = current()
-    rx = glob_regex(pattern)
+    rx = glob_regex(pattern, nocase)
     if mode == "#":
         for k in range(len(val), -1, -1):
             budget.spend(1 + k // BYTES_PER_UNIT)

@@ -65,6 +65,11 @@ class _ExpansionError(Exception):
         self.unbound = False
 
 
+class _NoMatch(_ExpansionError):
+    """``shopt -s failglob``: a pattern matched nothing. The rest of the line is abandoned, status
+    1, and the shell reads on."""
+
+
 class _Readonly(_ExpansionError):
     """An assignment to a readonly variable: ``NAME: readonly variable``, status 1."""
 

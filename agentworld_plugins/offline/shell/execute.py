@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .arith_command import ARITH_COMMAND, arith_for_head
 from .arrays import COMPOUND_MARKER, Compound
 from .case_command import case_head_words
 from .constants import STEP_BUDGET
-from .errors import _AbortLine, _DiscardLine, _ErrExit, _ExpansionError, _LoopControl, _Unsupported
+from .errors import _AbortLine, _DiscardLine, _ErrExit, _ExpansionError, _LoopControl, _NoMatch, _Unsupported
 from .limits import COMMAND_WORK, TIME_STATUS, ResourceLimit
+from .options import set_on, shopt_on
 from .pipes import _finish, _Pipe, _PipeInput
 from .proc import _Input
 from .quoting import xtrace_quote
@@ -136,7 +137,10 @@ class ExecuteMixin(MachineState):
                 # a stage that is one simple command may stream into the pipe (pipes.py)
                 lazy = not last and command.kind == "command" and err is not out
                 sub = ctx.with_(stdin=stdin, out=out, err=err, lazy=lazy)
-                statuses.append(self._subshell(lambda c=command, s=sub: self._exec(c, s), sub))  # type: ignore[misc]
+                if last and not self.interactive and shopt_on(self, "lastpipe"):
+                    statuses.append(self._exec(command, sub))  # in this shell (no job control)
+                else:
+                    statuses.append(self._subshell(lambda c=command, s=sub: self._exec(c, s), sub))  # type: ignore[misc]
                 if not last:
                     assert isinstance(out, _Pipe)
                     stdin = out.reader()
@@ -215,12 +219,16 @@ class ExecuteMixin(MachineState):
                 i += 1
             return 0
         if kind == "for":
+            self._lineno = ctx.src.line_of(node.pos[0])
             var = node.parts[1].word
             items: list[str] = []
             if any(g[0] == "in" for g in groups):
                 for w in dict(groups).get("in", []):
                     if w.kind == "word":
-                        items.extend(self._expand_word(w, ctx))
+                        try:
+                            items.extend(self._expand_word(w, ctx))
+                        except _NoMatch as exc:
+                            self._no_match(exc, ctx)
             else:
                 items = list(self.positional)
             body = dict(groups).get("do", [])
@@ -272,7 +280,7 @@ class ExecuteMixin(MachineState):
         if words and words[0].word == ARITH_COMMAND and len(words) == 2:  # `(( expr ))`
             return self._exec_arith_command(words[1], redirects, ctx)
         src = ctx.src.text
-        if words and self.interactive and self.aliases:
+        if words and self.aliases and shopt_on(self, "expand_aliases"):
             first = src[words[0].pos[0] : words[0].pos[1]]
             if first in self.aliases and first not in self._expanding_aliases:
                 rest = src[words[0].pos[1] : node.pos[1]]
@@ -285,9 +293,16 @@ class ExecuteMixin(MachineState):
         self._subst_status = None
         try:
             argv: list[str] = []
-            for w in words:
-                argv.extend(self._expand_word(w, ctx))
+            if words and words[0].word == "[[":  # a conditional: its words are neither split nor globbed
+                argv.append("[[")
+                for w in words[1:]:
+                    argv.append(self._expand_condition_word(w, ctx, argv[-1] if len(argv) > 1 else None))
+            else:
+                for w in words:
+                    argv.extend(self._expand_word(w, ctx))
             values = [self._expand_assignment(a, ctx) for a in assigns]
+        except _NoMatch as exc:
+            self._no_match(exc, ctx)
         except _ExpansionError as exc:
             self._complain(ctx, exc.message)
             if exc.fatal:
@@ -386,6 +401,8 @@ class ExecuteMixin(MachineState):
         new = self.vars.get(name, "") + value if append else value
         self._hold_variable(name, new)
         self.vars[name] = new
+        if set_on(self, "allexport"):
+            self.exported.add(name)
 
     def _set_var(self, name: str, value: str) -> None:
         """Set a variable from a builtin (``read``, ``printf -v``, ``declare``), counted as
@@ -395,6 +412,8 @@ class ExecuteMixin(MachineState):
             return
         self._hold_variable(name, value)
         self.vars[name] = value
+        if set_on(self, "allexport"):
+            self.exported.add(name)
 
     def _hold_variable(self, name: str, value: str) -> None:
         """Count a big value against what the step may hold in all its variables together (many
@@ -416,6 +435,11 @@ class ExecuteMixin(MachineState):
         if total > self.limits.memory_bytes:
             del big[name]
             self._budget.reserve(total)
+
+    def _no_match(self, exc: _NoMatch, ctx: _Ctx) -> NoReturn:
+        """failglob's error: said, and the rest of the line abandoned."""
+        self._complain(ctx, exc.message)
+        raise _DiscardLine(exc.status)
 
     def _expand_assignment(self, node: Any, ctx: _Ctx) -> tuple[str, str, bool]:
         raw = ctx.src.text[node.pos[0] : node.pos[1]]

@@ -11,10 +11,11 @@ from ..vfs import FsError
 from .applet_io import _join
 from .braces import brace_expand
 from .brackets import _match_brace, _match_paren
-from .errors import _unbound
+from .errors import _NoMatch, _unbound
 from .escapes import _ansi_c
 from .limits import hold, reserve
 from .names import _NAME
+from .options import set_on, shopt_on
 from .parser import _match_double_paren, _Source
 from .patterns import _escape_glob, _unescape_glob, glob_regex, has_glob
 from .proc import _Capture, _Ctx, _Input, _Null
@@ -52,6 +53,30 @@ class ExpandMixin(MachineState):
             segs = self._segments(raw, ctx, node.pos[0], self._subst_index(node))
             return self._fields(segs)
         return self._expand_raw(raw, ctx, variants)
+
+    def _expand_condition_word(self, node: Any, ctx: _Ctx, operand_of: str | None) -> str:
+        """A word between ``[[`` and ``]]``: expanded, quotes removed, never split or globbed.
+        The right side of ``==``/``!=`` (``operand_of``) stays a pattern whose quoted parts are
+        literal; that of ``=~`` a regex whose quoted parts are."""
+        raw = ctx.src.text[node.pos[0] : node.pos[1]]
+        if _PLAIN_WORD.fullmatch(raw):
+            return raw
+        segs = self._segments(raw, ctx, node.pos[0], self._subst_index(node))
+        quote: Callable[[str], str] | None = None
+        if operand_of in ("==", "=", "!="):
+            quote = _escape_glob
+        elif operand_of == "=~":
+            # the parser escapes `( ) | < >` inside [[ ]] for bashlex: those stay the regex's
+            quote = _regex_literal
+        out: list[str] = []
+        for text, kind in segs:
+            if kind == _BREAK:
+                out.append(" ")  # "${a[@]}": its elements joined
+            elif kind != _VANISH:
+                out.append(quote(text) if quote is not None and kind == _QUOTED else text)
+        if len(out) > 1:
+            hold(sum(len(t) for t in out))
+        return "".join(out)
 
     def _expand_raw(self, raw: str, ctx: _Ctx, variants: list[str] | None = None) -> list[str]:
         """The words of a word as written (``raw``; ``variants``: its brace expansion, when
@@ -144,12 +169,18 @@ class ExpandMixin(MachineState):
         result: list[str] = []
         for chunks in fields:
             literal = "".join(t for t, _ in chunks)
-            if any(g and ("*" in t or "?" in t or "[" in t) for t, g in chunks):
+            if any(g and ("*" in t or "?" in t or "[" in t) for t, g in chunks) and not set_on(
+                self, "noglob"
+            ):
                 pattern = "".join(t if g else _escape_glob(t) for t, g in chunks)
                 if has_glob(pattern):
                     matches = self.glob(pattern)
                     if matches:
                         result.extend(matches)
+                        continue
+                    if shopt_on(self, "failglob"):  # the command is not run; bash -c ends
+                        raise _NoMatch(f"no match: {literal}")
+                    if shopt_on(self, "nullglob"):
                         continue
             result.append(literal)
         return result
@@ -160,17 +191,24 @@ class ExpandMixin(MachineState):
         trailing = pattern.endswith("/")
         comps = [c for c in pattern.split("/") if c]
         results: list[tuple[str, str]] = [("/" if absolute else "", "/" if absolute else self.cwd)]
-        for comp in comps:
+        dotglob = shopt_on(self, "dotglob")
+        nocase = shopt_on(self, "nocaseglob")
+        globstar = shopt_on(self, "globstar")
+        for k, comp in enumerate(comps):
             fresh: list[tuple[str, str]] = []
-            if has_glob(comp):
-                rx = glob_regex(comp)
+            if comp == "**" and globstar:
+                for shown, real in results:
+                    fresh.extend(self._globstar(shown, real, files=k == len(comps) - 1, dotglob=dotglob))
+            elif has_glob(comp):
+                rx = glob_regex(comp, nocase)
                 for shown, real in results:
                     try:
                         names = self.fs.listdir(real)
                     except FsError:
                         continue
+                    self._budget.spend(len(names))
                     for name in names:
-                        if name.startswith(".") and not comp.startswith((".", "\\.")):
+                        if name.startswith(".") and not (dotglob or comp.startswith((".", "\\."))):
                             continue
                         if rx.match(name):
                             fresh.append((_join(shown, name), posixpath.join(real, name)))
@@ -188,12 +226,39 @@ class ExpandMixin(MachineState):
                 return []
         out = []
         for shown, real in results:
+            if not shown:  # `**` at the top: the working directory itself is no match
+                continue
             if trailing:
                 if self.fs.is_dir(real):
                     out.append(shown + "/")
             elif self.fs.lexists(real):
                 out.append(shown)
         return sorted(out)
+
+    def _globstar(self, shown: str, real: str, *, files: bool, dotglob: bool) -> list[tuple[str, str]]:
+        """``**`` under ``shopt -s globstar``: the directory itself and every directory below it
+        (``files``, as the pattern's last part: every file below it too); hidden names only with
+        dotglob; symbolic links are listed, not followed."""
+        found: list[tuple[str, str]] = [(shown + "/" if shown and files else shown, real)]
+        pending = [(shown, real)]
+        while pending:
+            at_shown, at_real = pending.pop()
+            try:
+                names = self.fs.listdir(at_real)
+            except FsError:
+                continue
+            self._budget.spend(len(names))
+            for name in names:
+                if name.startswith(".") and not dotglob:
+                    continue
+                path = posixpath.join(at_real, name)
+                entry = (_join(at_shown, name), path)
+                if self.fs.is_dir(path) and not self.fs.is_link(path):
+                    found.append(entry)
+                    pending.append(entry)
+                elif files:
+                    found.append(entry)
+        return found
 
     def _segments(
         self,
@@ -425,3 +490,9 @@ class ExpandMixin(MachineState):
 #: literal text, quoted text, an expansion (split and globbed), a break between two words of
 #: "${a[@]}", and an empty "${a[@]}" (no word, unless something else is in it)
 _LIT, _QUOTED, _EXP, _BREAK, _VANISH = 0, 1, 2, 3, 4
+
+
+def _regex_literal(text: str) -> str:
+    """A quoted part of ``=~``'s regex, matched as it is (one bracket or bar alone is the parser's
+    own escape, left to the regex)."""
+    return text if len(text) == 1 and text in "()|<>" else re.escape(text)

@@ -11,6 +11,7 @@ from ..vfs import DirNode, FileNode, FsError, as_text, stub_program
 from .constants import _GNU_VERSIONS, _VERSIONS
 from .errors import _AbortLine, _HelpRequested, _Readonly, _Return, _UsageError
 from .limits import UNKNOWN_STATUS, StepLimits
+from .options import new_process
 from .pipes import _Pipe
 from .proc import _Proc
 from .registry import BUILTINS, PROGRAMS
@@ -183,6 +184,7 @@ class InvokeMixin(MachineState):
                 self.errexit = "errexit" in options
                 self.nounset = "nounset" in options
                 self.xtrace = "xtrace" in options
+                new_process(self, set(options))
             if not source:
                 self._scripts.append(name)
             kinds = self.__dict__.setdefault("_script_stdin", [])

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..vfs import VirtualFS
+from . import options
 from .arith_command import ArithCommandMixin
 from .arrays import ArrayMixin
 from .case_command import CaseCommandMixin
@@ -430,6 +431,7 @@ class VirtualMachine(
             {name: dict(items) for name, items in arrays.items()} if arrays else None,
             {name: set(letters) for name, letters in self.__dict__.get("_attr_table", {}).items()},
             dict(self.__dict__.get("_traps") or {}),
+            options.saved(self),
         )
 
     def _restore(self, saved: tuple[Any, ...]) -> None:
@@ -448,7 +450,9 @@ class VirtualMachine(
             arrays,
             self.__dict__["_attr_table"],
             self.__dict__["_traps"],
+            kept_options,
         ) = saved
+        options.restore(self, kept_options)
         self.__dict__["_array_table"] = arrays or {}
         if arrays or self.__dict__.get("_array_bytes"):
             self._recount_arrays()

@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING
 
 from .arith import _arith_eval
 from .brackets import _replace_glob, _split_unescaped
-from .constants import BASH_VERSION, FLAG_OPTIONS
+from .constants import BASH_VERSION
 from .errors import _ExpansionError, _unbound
 from .expand import _QUOTED
 from .names import _NAME
+from .options import SET_LETTERS, set_options, shopt_on
 from .patterns import _escape_glob, glob_regex
 from .state import MachineState
 
@@ -40,10 +41,11 @@ class ParamMixin(MachineState):
         if c == "!":
             return ""
         if c == "-":
-            flags = "himBHs" if self.interactive else "hBc"
-            on = {letter for letter, name in FLAG_OPTIONS.items() if getattr(self, name)}
+            held = set_options(self)
+            on = {letter for letter, name in SET_LETTERS.items() if name in held}
+            on.update("is" if self.interactive else "c")
             # bash lists them in its own table's order: `set -eux` under bash -c gives ehuxBc
-            return "".join(f for f in "aefhimnuvxBHPcs" if f in on or f in flags)
+            return "".join(f for f in "abefhikmnptuvxBCEHPTcs" if f in on)
         if c == "0":
             return self.argv0
         k = int(c)
@@ -195,7 +197,7 @@ class ParamMixin(MachineState):
             pat_raw, _, rep_raw = _split_unescaped(body, "/")
             pattern = self._pattern_text(pat_raw, ctx)
             rep = self.expand_text(rep_raw, ctx)
-            return _replace_glob(val, pattern, rep, mode)
+            return _replace_glob(val, pattern, rep, mode, shopt_on(self, "nocasematch"))
         if rest.startswith(":"):
             m2 = re.fullmatch(r":\s*(-?\s*[^:]*)(?::(.*))?", rest, re.S)
             if m2:

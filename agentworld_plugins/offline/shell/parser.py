@@ -379,6 +379,16 @@ def _prepare(text: str) -> _Source:
                 emit("\\" + c + "\\" + c)
                 i += 2
                 continue
+            if text.startswith("$(", i):  # a command substitution: bashlex parses it as it is
+                depth, end = 0, n - 1
+                for j in _unquoted(text, i + 1):
+                    depth += {"(": 1, ")": -1}.get(text[j], 0)
+                    if depth == 0:
+                        end = j
+                        break
+                emit(text[i : end + 1])
+                i = end + 1
+                continue
             if c in "<>()|":
                 emit("\\" + c)
                 i += 1

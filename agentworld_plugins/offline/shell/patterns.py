@@ -59,8 +59,9 @@ def _bracket(pat: str, i: int) -> tuple[str, int] | None:
 
 
 @lru_cache(maxsize=512)
-def glob_regex(pat: str) -> re.Pattern[str]:
-    """A shell glob (``*``, ``?``, ``[...]``, backslash escapes) as an anchored regex."""
+def glob_regex(pat: str, nocase: bool = False) -> re.Pattern[str]:
+    """A shell glob (``*``, ``?``, ``[...]``, backslash escapes) as an anchored regex
+    (``nocase``: letters match either case, as under ``shopt -s nocaseglob``)."""
     out: list[str] = []
     i = 0
     while i < len(pat):
@@ -86,8 +87,9 @@ def glob_regex(pat: str) -> re.Pattern[str]:
             out.append(re.escape(c))
             i += 1
     body = "".join(out)
-    compiled = re.compile("(?s:" + body + r")\Z")  # a bad class is re's error, as before
-    linear = _re2_pattern("(?s:" + body + r")\z", 0)  # `*a*a*a*b` on a long word: linear time
+    flags = re.IGNORECASE if nocase else 0
+    compiled = re.compile("(?s:" + body + r")\Z", flags)  # a bad class is re's error, as before
+    linear = _re2_pattern("(?s:" + body + r")\z", flags)  # `*a*a*a*b` on a long word: linear time
     return compiled if linear is None else _Linear(linear, compiled.pattern)  # type: ignore[return-value]
 
 

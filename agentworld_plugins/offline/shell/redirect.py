@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from ..vfs import DirNode, FsError
 from .devices import ENDLESS, REDIRECT_BYTES, device_text
 from .errors import _ExpansionError, _Unsupported
+from .options import set_on
 from .proc import _FileInput, _FileSink, _Input, _Null, _Sink
 from .state import MachineState
 
@@ -27,7 +28,7 @@ class RedirectMixin(MachineState):
             raise _ExpansionError(f"{raw}: ambiguous redirect")
         return fields[0]
 
-    def _open_sink(self, target: str, ctx: _Ctx, append: bool) -> _Sink:
+    def _open_sink(self, target: str, ctx: _Ctx, append: bool, clobber: bool = True) -> _Sink:
         path = self.fs.normalize(target, self.cwd)
         if path in ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"):
             return _Null()
@@ -45,6 +46,8 @@ class RedirectMixin(MachineState):
             node = None
         if isinstance(node, DirNode):
             raise _ExpansionError(f"{target}: Is a directory")
+        if node is not None and not append and not clobber and set_on(self, "noclobber"):
+            raise _ExpansionError(f"{target}: cannot overwrite existing file")  # `set -C`; `>|` may
         try:
             if node is None or not append:
                 self.fs.write(path, "")
@@ -70,7 +73,7 @@ class RedirectMixin(MachineState):
             src_fd = r.input if isinstance(r.input, int) else None
             if kind in (">", ">|", ">>"):
                 fds[1 if src_fd is None else src_fd] = self._open_sink(
-                    self._target(r.output, ctx), ctx.with_(out=fds[1], err=fds[2]), kind == ">>"
+                    self._target(r.output, ctx), ctx.with_(out=fds[1], err=fds[2]), kind == ">>", kind != ">"
                 )
             elif kind in ("&>", "&>>", ">&") and not isinstance(r.output, int):
                 target = self._target(r.output, ctx)
@@ -79,7 +82,7 @@ class RedirectMixin(MachineState):
                 elif kind == ">&" and target == "-":
                     fds[1 if src_fd is None else src_fd] = _Null()
                 else:
-                    sink = self._open_sink(target, ctx.with_(out=fds[1], err=fds[2]), kind == "&>>")
+                    sink = self._open_sink(target, ctx.with_(out=fds[1], err=fds[2]), kind == "&>>", False)
                     fds[1] = fds[2] = sink
             elif kind == ">&":
                 if r.output not in fds:

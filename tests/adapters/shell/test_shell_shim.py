@@ -57,6 +57,9 @@ def test_accepted_options() -> None:
     assert inv.command_text() == "set -eu -o pipefail; bash -c ls me a"
     assert parse_args("bash", ["-lc", "echo hi"]).command_text() == "echo hi"
     assert parse_args("bash", ["-x", "-c", "true"]).command_text() == "set -x; true"
+    # every option reaches the simulated shell, which applies it or flags it as not simulated
+    shopts = parse_args("bash", ["-fC", "-o", "noclobber", "-O", "nullglob", "-O", "dotglob", "-c", "echo *"])
+    assert shopts.command_text() == "set -fC -o noclobber; shopt -s nullglob dotglob; echo *"
     assert parse_args("bash", ["script.sh", "1"]).command_text() == "bash script.sh 1"
     assert parse_args("bash", ["-s", "a"]).read_stdin
     assert parse_args("bash", ["-i"]).interactive

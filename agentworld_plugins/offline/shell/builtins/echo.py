@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..escapes import _echo_escapes
 from ..limits import reserve
+from ..options import shopt_on
 from ..quoting import _shell_quote
 from ..registry import applet, builtin
 
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 def _b_echo(p: _Proc) -> int:
     args = list(p.args)
     newline = True
-    escapes = False
+    escapes = shopt_on(p.vm, "xpg_echo")
     while args and re.fullmatch(r"-[neE]+", args[0]):
         for c in args[0][1:]:
             if c == "n":

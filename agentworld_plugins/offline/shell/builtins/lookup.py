@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..options import shopt_on
 from ..pipes import delegating
 from ..registry import BUILTINS, builtin
 from ..simple import RESERVED
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
 
 def _describe(p: _Proc, name: str) -> str | None:
     vm = p.vm
-    if name in vm.aliases:
+    if name in vm.aliases and shopt_on(vm, "expand_aliases"):  # bash looks aliases up only then
         return f"{name} is aliased to `{vm.aliases[name]}'"
     if name in _KEYWORDS:
         return f"{name} is a shell keyword"

@@ -58,7 +58,7 @@ def _b_unalias(p: _Proc) -> int:
     return status
 
 
-@builtin("wait", "jobs", "hash", "shopt", "ulimit", "disown")
+@builtin("wait", "jobs", "hash", "ulimit", "disown")
 def _b_noop(p: _Proc) -> int:
     return 0
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from ...vfs import DirNode, FileNode, FsError
 from ..arith import _arith_eval
+from ..options import shopt_on
 from ..patterns import glob_regex, posix_regex
 from ..regex import compile_regex
 from ..registry import applet, builtin
@@ -84,17 +85,18 @@ def _test_eval(p: _Proc, args: list[str], double: bool) -> bool:
         if (nxt in _TEST_BINARY or nxt == "=~") and peek(2) is not None:
             left, op, right = tok, nxt, args[pos + 2]
             pos += 3
+            nocase = double and shopt_on(vm, "nocasematch")
             if op in ("=", "=="):
-                return bool(glob_regex(right).match(left)) if double else left == right
+                return bool(glob_regex(right, nocase).match(left)) if double else left == right
             if op == "!=":
-                return not glob_regex(right).match(left) if double else left != right
+                return not glob_regex(right, nocase).match(left) if double else left != right
             if op == "<":
                 return left < right
             if op == ">":
                 return left > right
             if op == "=~":
                 try:
-                    m = compile_regex(posix_regex(right, True)).search(left)
+                    m = compile_regex(posix_regex(right, True), re.IGNORECASE if nocase else 0).search(left)
                 except re.error:
                     return False
                 # BASH_REMATCH: the match and each group ("" for one that took no part); none on failure

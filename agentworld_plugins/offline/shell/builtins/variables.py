@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 
 from ..arith import _arith_eval
-from ..constants import FLAG_OPTIONS, SIMULATED_OPTIONS
 from ..errors import _ExpansionError, _UsageError
 from ..getopt import _getopt
 from ..names import _valid_name
+from ..options import SET_LETTERS, SET_NAMES, set_option, set_options
 from ..proc import _Proc
 from ..quoting import _SAFE_NAME, single_quoted
 from ..registry import builtin
@@ -112,43 +112,28 @@ def _b_set(p: _Proc) -> int:
                 if i >= len(args):  # `set -o` / `set +o`: the options and their values
                     _list_options(p, as_commands=not on)
                     continue
-                if args[i] not in _OPTIONS:
+                if args[i] not in SET_NAMES:
                     p.shell_err(f"set: {args[i]}: invalid option name")
                     return 2
-                if args[i] in SIMULATED_OPTIONS:
-                    setattr(vm, args[i], on)
-            elif flag not in _SET_FLAGS:
+                if not set_option(vm, args[i], on):
+                    p.unknown()  # accepted; what it changes is not simulated
+            elif flag not in SET_LETTERS:
                 p.shell_err(f"set: {a[0]}{flag}: invalid option")
                 p.ctx.err.write(f"set: usage: {_SET_USAGE}\n")
                 return 2
-            elif flag in FLAG_OPTIONS:
-                setattr(vm, FLAG_OPTIONS[flag], on)
-            # the other flags (-f, -v, -C, ...) are accepted and not simulated
+            elif not set_option(vm, SET_LETTERS[flag], on):
+                p.unknown()
         i += 1
     return 0
 
 
-#: bash 5.2's `set -o` names (the shim, a front that imports nothing, keeps its own copy); those
-#: in SIMULATED_OPTIONS change what the offline shell does
-# fmt: off
-_OPTIONS = [
-    "allexport", "braceexpand", "emacs", "errexit", "errtrace", "functrace", "hashall",
-    "histexpand", "history", "ignoreeof", "interactive-comments", "keyword", "monitor",
-    "noclobber", "noexec", "noglob", "nolog", "notify", "nounset", "onecmd", "physical",
-    "pipefail", "posix", "privileged", "verbose", "vi", "xtrace",
-]
-# fmt: on
-_ON = {"braceexpand", "hashall", "interactive-comments"}
-_ON_INTERACTIVE = _ON | {"emacs", "histexpand", "history", "monitor"}
-_SET_FLAGS = "abefhkmnptuvxBCEHPTo"
 _SET_USAGE = "set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg ...]"
 
 
 def _list_options(p: _Proc, *, as_commands: bool) -> None:
     """``set -o`` (a table) or ``set +o`` (commands that restore the options), as bash prints them."""
-    on = set(_ON_INTERACTIVE if p.vm.interactive else _ON)
-    on.update(name for name in SIMULATED_OPTIONS if getattr(p.vm, name))
-    for name in _OPTIONS:
+    on = set_options(p.vm)
+    for name in SET_NAMES:
         if as_commands:
             p.out(f"set {'-' if name in on else '+'}o {name}\n")
         else:
