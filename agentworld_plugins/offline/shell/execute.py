@@ -316,6 +316,8 @@ class ExecuteMixin(MachineState):
         except _ExpansionError as exc:
             self._complain(ctx, exc.message)
             return exc.status
+        if argv == ["exec"] and redirects:  # they would last for the rest of the shell: not simulated
+            self._unknown.append(src[node.pos[0] : node.pos[1]].strip())
         if ctx.lazy and rctx is not ctx and rctx.out is ctx.out and rctx.err is not rctx.out:
             rctx = rctx.with_(lazy=True)  # `seq 9 2>/dev/null | head`: stdout is still the pipe
         if not argv:

@@ -103,7 +103,7 @@ def _b_eval(p: _Proc) -> int:
 @delegating
 def _b_exec(p: _Proc) -> int:
     """``exec CMD``: CMD takes the shell's place, which ends with its status (no EXIT trap);
-    ``exec`` with only redirections changes nothing here. An interactive shell's ``exec bash``
+    ``exec`` with only redirections changes nothing here (the step is flagged: not simulated). An interactive shell's ``exec bash``
     (a fresh login shell in its place) goes on as this one."""
     if not p.args:
         return 0
