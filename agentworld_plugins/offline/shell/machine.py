@@ -432,6 +432,7 @@ class VirtualMachine(
             {name: set(letters) for name, letters in self.__dict__.get("_attr_table", {}).items()},
             dict(self.__dict__.get("_traps") or {}),
             options.saved(self),
+            list(self.__dict__.get("_dirstack") or ()),
         )
 
     def _restore(self, saved: tuple[Any, ...]) -> None:
@@ -451,6 +452,7 @@ class VirtualMachine(
             self.__dict__["_attr_table"],
             self.__dict__["_traps"],
             kept_options,
+            self.__dict__["_dirstack"],
         ) = saved
         options.restore(self, kept_options)
         self.__dict__["_array_table"] = arrays or {}

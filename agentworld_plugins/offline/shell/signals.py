@@ -23,6 +23,19 @@ NUMBERS = {name: number for number, name in SIGNALS.items()}
 PSEUDO = ("DEBUG", "ERR", "RETURN")
 
 
+def signal_table() -> str:
+    """``kill -l`` / ``trap -l``: bash's table of every signal, real-time ones included, five to
+    a line."""
+    names = [f"SIG{SIGNALS[n]}" for n in range(1, 32)]
+    names += ["SIGRTMIN"] + [f"SIGRTMIN+{k}" for k in range(1, 16)]
+    names += [f"SIGRTMAX-{k}" for k in range(14, 0, -1)] + ["SIGRTMAX"]
+    numbers = [*range(1, 32), *range(34, 65)]
+    cells = [
+        f"{n:2d}) {name}" + ("\n" if k % 5 == 4 else "\t") for k, (n, name) in enumerate(zip(numbers, names))
+    ]
+    return "".join(cells) + ("\n" if len(cells) % 5 else "")
+
+
 def signal_name(spec: str) -> str | None:
     """The trap key of ``spec`` (``EXIT``, ``INT``, ``SIGTERM``, ``15``, ``err``), or None."""
     if spec.isdigit():

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ..errors import _UsageError
 from ..getopt import _getopt
 from ..registry import builtin
-from ..signals import NUMBERS, PSEUDO, SIGNALS, signal_name
+from ..signals import NUMBERS, PSEUDO, signal_name, signal_table
 
 if TYPE_CHECKING:
     from ..proc import _Proc
@@ -48,7 +48,7 @@ def _b_trap(p: _Proc) -> int:
             p.out(_listing(traps[key], key))
         return 0
     if args[0] == "-l":
-        p.out("".join(f"{n:2d}) SIG{SIGNALS[n]}\n" for n in sorted(SIGNALS) if n))
+        p.out(signal_table())
         return 0
     # `trap - SIG...` / `trap SIG` (one signal alone): back to the default
     reset = args[0] == "-" or (len(args) == 1 and signal_name(args[0]) is not None)

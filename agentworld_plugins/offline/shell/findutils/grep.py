@@ -78,11 +78,12 @@ def _u_grep(p: _Proc) -> Generator[str, None, int]:
     """grep, streaming: it reads only as far as it needs (``-m``, ``-q``, a reader that stops)."""
     opts, operands = _getopt(
         p.args,
-        "ivncltLrRhHwxEFGPoqse:f:A:B:C:m:ZzaIy",
+        "ivncltLrRhHwxEFGPoqse:f:A:B:C:m:ZzaIyb",
         {
             "ignore-case": "i",
             "invert-match": "v",
             "line-number": "n",
+            "byte-offset": "b",
             "count": "c",
             "files-with-matches": "l",
             "files-without-match": "L",
@@ -270,27 +271,32 @@ class _Matcher:
         context = bool(self.after or self.before)
         summary = next((k for k in "qclL" if k in opts), None)
         prefix = f"{shown}:" if self.with_name else ""
-        window: deque[tuple[int, str]] = deque(maxlen=self.before or None)
+        window: deque[tuple[int, str, int]] = deque(maxlen=self.before or None)
         last_printed = -1
         after_left = 0
         count = 0
+        offsets = "b" in opts  # -b: each line's (or match's) byte offset in its input
+        at = 0  # the bytes before this line
+        end = 0
         for k, raw in enumerate(lines if self.max_count else ()):
             if not k % 256:
                 yield ""
             line = raw[:-1] if raw.endswith("\n") else raw
+            if offsets:
+                at, end = end, end + len(raw.encode("utf-8", "surrogateescape"))
             if self.max_count >= 0 and count >= self.max_count:
                 if not after_left or summary or binary:
                     break
-                yield self._context_line(shown, k, line, "-")  # trailing context after -m
+                yield self._context_line(shown, k, line, "-", at)  # trailing context after -m
                 after_left -= 1
                 continue
             if bool(rx.search(line)) == invert:
                 if after_left and context and not summary and not binary:
-                    yield self._context_line(shown, k, line, "-")
+                    yield self._context_line(shown, k, line, "-", at)
                     last_printed = k
                     after_left -= 1
                 elif self.before:
-                    window.append((k, line))
+                    window.append((k, line, at))
                 continue
             count += 1
             self.any_match = True
@@ -307,10 +313,10 @@ class _Matcher:
                 if self.printed and (last_printed < 0 or start > last_printed + 1):
                     yield "--\n"  # between groups of context, in one file or across files
                 self.printed = True
-                for j, text in window:
-                    yield self._context_line(shown, j, text, "-")
+                for j, text, off in window:
+                    yield self._context_line(shown, j, text, "-", off)
                 window.clear()
-                yield self._context_line(shown, k, line, ":")
+                yield self._context_line(shown, k, line, ":", at)
                 last_printed = k
                 after_left = self.after
             else:
@@ -318,9 +324,12 @@ class _Matcher:
                 if only:
                     for m in rx.finditer(line):
                         if m.group(0):
-                            yield f"{prefix}{num}{m.group(0)}\n"
+                            where = ""
+                            if offsets:  # the match's own offset
+                                where = f"{at + len(line[: m.start()].encode('utf-8', 'surrogateescape'))}:"
+                            yield f"{prefix}{num}{where}{m.group(0)}\n"
                 else:
-                    yield f"{prefix}{num}{line}\n"
+                    yield f"{prefix}{num}{f'{at}:' if offsets else ''}{line}\n"
             if count == self.max_count and not after_left:
                 break  # -m: read no further (from a file, the offset stays just after this line)
         if summary == "c":
@@ -328,7 +337,8 @@ class _Matcher:
         elif (summary == "l" and count) or (summary == "L" and not count):
             yield shown + "\n"
 
-    def _context_line(self, shown: str, k: int, line: str, sep: str) -> str:
+    def _context_line(self, shown: str, k: int, line: str, sep: str, at: int) -> str:
         name = f"{shown}{sep}" if self.with_name else ""
         num = f"{k + 1}{sep}" if "n" in self.opts else ""
-        return f"{name}{num}{line}\n"
+        off = f"{at}{sep}" if "b" in self.opts else ""
+        return f"{name}{num}{off}{line}\n"

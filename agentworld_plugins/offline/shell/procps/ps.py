@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..registry import applet, builtin
-from ..signals import kill_shell, signal_of
+from ..signals import NUMBERS, SIGNALS, kill_shell, signal_name, signal_of, signal_table
 
 if TYPE_CHECKING:
     from ..proc import _Proc
@@ -34,6 +34,8 @@ def _u_ps(p: _Proc) -> int:
 @builtin("kill")
 @applet("kill")
 def _u_kill(p: _Proc) -> int:
+    if p.args[:1] in (["-l"], ["-L"]):
+        return _list_signals(p, p.args[1:])
     signal, targets = signal_of(p)
     if signal is None:
         return 1
@@ -49,4 +51,28 @@ def _u_kill(p: _Proc) -> int:
         if t not in ("1", "42"):
             p.shell_err(f"kill: ({t}) - No such process")
             status = 1
+    return status
+
+
+def _list_signals(p: _Proc, specs: list[str]) -> int:
+    """``kill -l``: the table; ``kill -l N`` a number's name (an exit status over 128 names the
+    signal that caused it), ``kill -l NAME`` a name's number."""
+    if not specs:
+        p.out(signal_table())
+        return 0
+    status = 0
+    for spec in specs:
+        if spec.isdigit():
+            number = int(spec) - 128 if int(spec) > 128 else int(spec)
+            name = SIGNALS.get(number)
+            if name is not None:
+                p.out(name + "\n")
+                continue
+        else:
+            name = signal_name(spec)
+            if name is not None and name in NUMBERS:
+                p.out(f"{NUMBERS[name]}\n")
+                continue
+        p.shell_err(f"kill: {spec}: invalid signal specification")
+        status = 1
     return status
