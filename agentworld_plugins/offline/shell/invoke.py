@@ -185,6 +185,7 @@ class InvokeMixin(MachineState):
                 self.nounset = "nounset" in options
                 self.xtrace = "xtrace" in options
                 new_process(self, set(options))
+                self._environment_only()
             if not source:
                 self._scripts.append(name)
             kinds = self.__dict__.setdefault("_script_stdin", [])
@@ -208,6 +209,20 @@ class InvokeMixin(MachineState):
         if source:
             return go()
         return self._subshell(go, ctx, process=True)
+
+    def _environment_only(self) -> None:
+        """A new bash process (inside the subshell that undoes it): it gets the environment, the
+        exported variables and ``export -f`` functions, and none of the shell's own variables,
+        arrays, attributes or aliases."""
+        self.vars = {k: v for k, v in self.vars.items() if k in self.exported}
+        self.vars["IFS"] = " \t\n"
+        self.functions = {k: v for k, v in self.functions.items() if k in self.exported}
+        self.aliases = {}
+        self.__dict__["_array_table"] = {}
+        attrs = self.__dict__.get("_attr_table")
+        if attrs:
+            self.__dict__["_attr_table"] = {k: v for k, v in attrs.items() if k in self.vars}
+        self._recount_arrays()
 
     def run_program(self, program: str, argv: list[str], ctx: _Ctx) -> int:
         """Run a program found on PATH: simulated if known, else an unknown effect."""
