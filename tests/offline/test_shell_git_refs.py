@@ -55,6 +55,10 @@ SAME_AS_GIT = [
     "git commit -q --allow-empty -m two && git shortlog -sn HEAD && git shortlog HEAD && git shortlog -s < /dev/null",
     "echo 3 >> a.txt && git commit -qam second && git log -p && git log --stat --oneline && git log --graph --oneline",
     "git branch feature && git branch -v && git log --format='%h %s' --graph",
+    # reset's report, and -q that silences it
+    "echo 3 >> a.txt && git commit -qam second && git reset -q --hard HEAD~1 && cat a.txt && git log --oneline",
+    "echo 3 >> a.txt && git commit -qam second && git reset --hard HEAD~1 && echo 4 >> a.txt && git commit -qam third && "
+    "git reset HEAD~1; git reset --quiet HEAD; git status --short; git reset --soft -q HEAD; echo rc=$?",
 ]
 
 

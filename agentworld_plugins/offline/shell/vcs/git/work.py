@@ -376,6 +376,8 @@ def cmd_reset(p: _Proc, args: list[str]) -> int:
     if mode != "soft":
         repo.write_index(entries)
     repo.set_head(target)
+    if any(a in ("-q", "--quiet") for a in args):
+        return 0
     if mode == "hard":
         p.out(f"HEAD is now at {target[:7]} {repo.commit(target).subject}\n")
     elif mode == "mixed":
