@@ -33,6 +33,7 @@ FLOORS = {
     "shell syntax": 0.90,
     "python3 -c": 0.90,
     "pip": None,
+    "held out (2026-12-02)": None,  # measured (BENCHMARKS.md), not held: not fitted to
 }
 OVERALL_FLOOR = 0.90
 #: the categories the overall figure is held on (the ones with a floor)
