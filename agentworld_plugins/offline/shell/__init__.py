@@ -66,8 +66,8 @@ from .constants import (
     STEP_BUDGET,
 )
 from .context import machine_from_context
-from .coreutils.date import format_date
 from .coreutils.ls import columns
+from .dates import format_date
 from .fileinfo import human_size
 from .machine import VirtualMachine
 from .patterns import glob_regex, has_glob, posix_regex
