@@ -45,6 +45,11 @@ def inode_number(path: str) -> int:
 def ls_time(mtime: int, now: int) -> str:
     """``ls -l``'s (and ``find -ls``'s) date: the time within six months, else the year."""
     t = time.gmtime(mtime)
-    if now - mtime > 15778476 or mtime - now > 3600:
+    if not is_recent(mtime, now):
         return time.strftime("%b ", t) + f"{t.tm_mday:2d}  {t.tm_year}"
     return time.strftime("%b ", t) + f"{t.tm_mday:2d} " + time.strftime("%H:%M", t)
+
+
+def is_recent(mtime: int, now: int) -> bool:
+    """Whether ``ls -l`` shows a time as recent (its clock time) rather than old (its year)."""
+    return not (now - mtime > 15778476 or mtime - now > 3600)

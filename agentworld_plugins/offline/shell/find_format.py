@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 
 from ..vfs import DirNode, FileNode, FsError, LinkNode, Node, VirtualFS, mode_string
+from .escapes import _byte
 from .fileinfo import _blocks, _nlink, inode_number, ls_time
 
 #: the fraction GNU find prints after whole seconds (nanoseconds and a tenth digit)
@@ -80,7 +81,7 @@ def parse(fmt: str, warn: list[str]) -> list[Segment]:
                 j = i
                 while j < n and j - i < 3 and fmt[j] in "01234567":
                     j += 1
-                text.append(chr(int(fmt[i:j], 8) & 0xFF))
+                text.append(_byte(int(fmt[i:j], 8) & 0xFF))
                 i = j
             else:
                 warn.append(f"warning: unrecognized escape `\\{e}'")

@@ -255,7 +255,7 @@ def _u_find(p: _Proc) -> Generator[str, None, int]:
             if segments is None:
                 sink.append(find_format.ls_line(v, now))
                 return True
-            current().spend(len(segments))
+            current().spend(1 + len(segments))
             if tok in ("-fprint", "-fprint0"):
                 sink.append(shown + segments[0])  # type: ignore[operator]
                 return True
@@ -319,7 +319,7 @@ def _u_find(p: _Proc) -> Generator[str, None, int]:
 
     def visit(shown: str, path: str, node: Node, depth: int) -> Iterator[str]:
         nonlocal visited
-        budget.spend(1)
+        budget.spend(2)  # a directory entry read and a stat
         if depth >= mindepth and (maxdepth is None or depth <= maxdepth):
             ok = test(shown, path, node, depth)
             if ok and not has_action:
