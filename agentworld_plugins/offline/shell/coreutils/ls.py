@@ -37,7 +37,9 @@ _TIMES = {"atime": "u", "access": "u", "use": "u", "ctime": "c", "status": "c", 
 _TIME_CHOICES = "  - \u2018atime\u2019, \u2018access\u2019, \u2018use\u2019\n  - \u2018ctime\u2019, \u2018status\u2019\n  - \u2018birth\u2019, \u2018creation\u2019\n"
 
 
-def _argmatch(value: str, choices: list[str], what: str, valid: str, utf8: bool = True) -> str:
+def _argmatch(
+    value: str, choices: list[str], what: str, valid: str, utf8: bool = True, status: int = 2
+) -> str:
     """GNU argmatch: the choice ``value`` names, whole or by an unambiguous start."""
     if value in choices:
         return value
@@ -49,7 +51,7 @@ def _argmatch(value: str, choices: list[str], what: str, valid: str, utf8: bool 
     if not utf8:
         valid = valid.replace("\u2018", "'").replace("\u2019", "'")
     message = f"{kind} argument {quote(value)} for {quote(what)}\nValid arguments are:\n{valid}"
-    raise _UsageError(message.rstrip("\n"), status=2)
+    raise _UsageError(message.rstrip("\n"), status=status)
 
 
 def _time_formats(style: str, env: dict[str, str]) -> tuple[str, str] | None:
@@ -131,17 +133,16 @@ def _u_ls(p: _Proc) -> int:
         status=2,
     )
     env = environment(p.vm)
+    utf8 = is_utf8(env, "LC_MESSAGES")
     if "time" in opts:
-        _argmatch(
-            _last(opts, "time") or "", list(_TIMES), "--time", _TIME_CHOICES, is_utf8(env, "LC_MESSAGES")
-        )
-    style = (
-        "full-iso" if "full-time" in opts else _last(opts, "time-style") or env.get("TIME_STYLE") or "locale"
-    )
-    formats = _time_formats(style, env)
+        _argmatch(_last(opts, "time") or "", list(_TIMES), "--time", _TIME_CHOICES, utf8, status=1)
+    long = "l" in opts or "g" in opts or "o" in opts or "full-time" in opts
+    style = _last(opts, "time-style")
+    if style is None:
+        style = "full-iso" if "full-time" in opts else env.get("TIME_STYLE") or "locale"
+    formats = _time_formats(style, env) if long else None  # GNU reads the style for -l only
     fs = p.fs
     tty = p.ctx.out.tty
-    long = "l" in opts or "g" in opts or "o" in opts or "full-time" in opts
     one = "1" in opts or (not tty and "C" not in opts)
     show_all = "a" in opts
     almost = "A" in opts
