@@ -48,6 +48,15 @@ FIND = [
     TREE + "find d/a.txt -printf '%Z|\\n'; echo $?",
     TREE + "find d/a.txt -printf '%p\\n' -fprintf /dev/stdout 'again %f\\n' -fprintf /dev/stderr 'err\\n'",
     TREE + "find d/a.txt -fprintf /dev/null x; echo $?",
+    TREE + "find d -printf '%#.3m|%.5d|%-+5d|% 05d|%05d|%5Q|%-3Q|%.2Q\\n' | sort",
+    TREE
+    + "find d d/e -printf '[%P][%H][%d]\\n' -quit; find ./ -maxdepth 1 -name d -printf '[%P][%H][%h]\\n'",
+    TREE
+    + "find d -name e -print -quit; find d nosuch -quit; echo $?; find d -maxdepth 0 -printf '%p\\t%y\\n' -printf '%f\\0' | od -c",
+    "printf 'x%.0s' $(seq 5000) > f; touch -d '2024-01-01' f; find f -printf '%s %k %b %S\\n'",
+    "touch -d '2024-01-01' f; find f -fprintf out '%f\\n' -fprintf out 'twice\\n' -fprint out2; cat out out2",
+    "touch -d '2024-06-15 23:59:59' f; find f -printf '%AF %A+ %AT %A@ %TY %Tp %TI %Tl|%Tk|\\n'",
+    "touch f; find f -printf '\\x41\\n\\8\\n'; find nosuch -printf '%p\\n'; echo $?",
     "touch -t 202401021530.45 f && find f -printf '%TF %TT\\n'; touch -t 01021530 g; echo $?",
     "touch -d @86400 f && touch -r f g && find g -printf '%T@\\n'",
     "touch -d 'yesterday' f; touch -d nonsense f; echo $?; touch -t 13011200 f; echo $?",
@@ -126,6 +135,9 @@ LS_CASES = [
     LS + "ls --time-style=iso d; ls --time-style=nope d; echo $?",
     LS + "ls -lu d/a.txt; ls -l --time=atime d/a.txt; ls -l --time=use --time-style=long-iso d/a.txt",
     LS + "ls -l --time=bogus d; echo $?; LC_ALL=C ls -l --time=c d; echo $?",
+    LS + "ls -l --time-style=+%s d/a.txt; ls -g --time-style=long-iso d/a.txt; ls -o --full-time d/a.txt",
+    LS + "ls -l --time-style=+ d/a.txt; ls -l '--time-style=+%%' d/a.txt; touch -d 2023-01-01 d/g; ls -lt d",
+    "touch -t 200001011200 f; touch -t 9901011200 g; touch -t 6901011200 h; ls -l --time-style=long-iso f g h",
 ]
 
 

@@ -27,6 +27,10 @@ class _FindError(Exception):
     pass
 
 
+class _Quit(Exception):
+    """-quit: the walk ends here."""
+
+
 def _find_may_stream(args: list[str]) -> bool:
     """Whether find may run lazily as a pipeline stage: not when its actions change things or
     run commands (those happen in order, whoever reads the output)."""
@@ -179,6 +183,12 @@ def _u_find(p: _Proc) -> Generator[str, None, int]:
         if tok in ("-mtime", "-mmin", "-perm", "-user", "-group", "-uid", "-gid"):
             need(tok)
             return lambda *x: True
+        if tok == "-quit":
+
+            def quit_walk(shown: str, path: str, node: Node, depth: int) -> bool:
+                raise _Quit
+
+            return quit_walk
         if tok == "-prune":
 
             def prune(shown: str, path: str, node: Node, depth: int) -> bool:
@@ -337,15 +347,18 @@ def _u_find(p: _Proc) -> Generator[str, None, int]:
                 yield from visit(_join(shown, name), posixpath.join(path, name), child, depth + 1)
 
     # paths now: the walk may go on after the shell's directory has changed
-    for start, path in [(start, p.path(start)) for start in paths]:
-        origin = start
-        try:
-            node = p.fs.stat(path)
-        except FsError as exc:
-            p.err(f"{locale_quote(start)}: {exc.strerror}")
-            status = 1
-            continue
-        yield from visit(start, path, node, 0)
+    try:
+        for start, path in [(start, p.path(start)) for start in paths]:
+            origin = start
+            try:
+                node = p.fs.stat(path)
+            except FsError as exc:
+                p.err(f"{locale_quote(start)}: {exc.strerror}")
+                status = 1
+                continue
+            yield from visit(start, path, node, 0)
+    except _Quit:
+        pass
     flush_files()
     yield "".join(buffer)
     return status
