@@ -263,6 +263,7 @@ def _u_find(p: _Proc) -> Generator[str, None, int]:
             nonlocal status
             v = Visit(shown, path, node, depth, origin)
             if segments is None:
+                current().spend(8)  # nine columns, a date
                 sink.append(find_format.ls_line(v, now))
                 return True
             current().spend(1 + len(segments))
