@@ -249,27 +249,25 @@ def _u_find(p: _Proc) -> Generator[str, None, int]:
         sink = buffer
         if tok.startswith("-f"):
             sink = open_file(need(tok))
-        if tok in ("-ls", "-fls"):
-            segments = None
-        elif tok in ("-printf", "-fprintf"):
+        segments: list[find_format.Segment] = []
+        if tok in ("-printf", "-fprintf"):
             warnings: list[str] = []
             segments = find_format.parse(need(tok), warnings)
             for warning in warnings:
                 p.err(warning)
-        else:
-            segments = ["\0" if tok == "-fprint0" else "\n"]
+        ending = "\0" if tok == "-fprint0" else "\n"
 
         def output(shown: str, path: str, node: Node, depth: int) -> bool:
             nonlocal status
+            if tok in ("-fprint", "-fprint0"):
+                sink.append(shown + ending)
+                return True
             v = Visit(shown, path, node, depth, origin)
-            if segments is None:
+            if tok in ("-ls", "-fls"):
                 current().spend(8)  # nine columns, a date
                 sink.append(find_format.ls_line(v, now))
                 return True
             current().spend(1 + len(segments))
-            if tok in ("-fprint", "-fprint0"):
-                sink.append(shown + segments[0])  # type: ignore[operator]
-                return True
             errors: list[str] = []
             sink.append(find_format.render(segments, v, fs, errors))
             for error in errors:
