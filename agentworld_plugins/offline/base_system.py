@@ -10,8 +10,8 @@ from __future__ import annotations
 USR_BIN = (
     "[", "apt", "apt-get", "awk", "base64", "basename", "bash", "cat", "chmod", "chown", "clear", "cmp",
     "column", "comm", "cp", "curl", "cut", "dash", "date", "dd", "df", "diff", "dirname", "dpkg", "du",
-    "echo", "egrep", "env", "expr", "false", "fgrep", "file", "find", "fold", "free", "gcc", "git",
-    "grep", "gzip", "head", "hostname", "id", "install", "kill", "less", "ln", "ls", "make", "mawk",
+    "echo", "egrep", "env", "expr", "false", "fgrep", "file", "find", "fold", "free", "gcc", "getconf", "git",
+    "grep", "gzip", "head", "hostname", "id", "install", "kill", "less", "ln", "locale", "ls", "make", "mawk",
     "md5sum", "mkdir", "mktemp", "more", "mv", "nano", "nl", "nohup", "nproc", "od", "paste", "perl",
     "pip", "pip3", "printenv", "printf", "ps", "pwd", "python", "python3", "python3.12", "readlink",
     "realpath", "rev", "rm", "rmdir", "sed", "seq", "setsid", "sh", "sha1sum", "sha256sum", "shuf",

@@ -18,6 +18,7 @@ APPLET_FOLDERS = {
     "procps",
     "debianutils",
     "interpreters",
+    "libcbin",
     "vcs",
 }
 

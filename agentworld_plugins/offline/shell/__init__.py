@@ -54,7 +54,7 @@ import importlib
 from typing import Any
 
 # importing the applet packages registers their programs and builtins (@applet, @builtin)
-from . import builtins, coreutils, debianutils, editors, findutils, interpreters, procps, vcs  # noqa: F401 (registers applets)
+from . import builtins, coreutils, debianutils, editors, findutils, interpreters, libcbin, procps, vcs  # noqa: F401 (registers applets)
 from .braces import brace_expand
 from .constants import (
     BASH_VERSION,
@@ -66,8 +66,8 @@ from .constants import (
     STEP_BUDGET,
 )
 from .context import machine_from_context
-from .coreutils.date import format_date
 from .coreutils.ls import columns
+from .dates import format_date
 from .fileinfo import human_size
 from .machine import VirtualMachine
 from .patterns import glob_regex, has_glob, posix_regex

@@ -55,3 +55,6 @@ _GNU_VERSIONS = {
 #: names (each is also the machine's attribute holding it)
 FLAG_OPTIONS = {"e": "errexit", "u": "nounset", "x": "xtrace"}
 SIMULATED_OPTIONS = ("errexit", "nounset", "pipefail", "xtrace")
+
+#: the processors the offline machine reports (``nproc``, ``getconf _NPROCESSORS_ONLN``)
+NPROC = 4

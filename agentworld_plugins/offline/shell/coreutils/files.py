@@ -8,6 +8,7 @@ import string
 from typing import TYPE_CHECKING
 
 from ...vfs import DirNode, FsError, content_of
+from ..constants import NPROC
 from ..errors import _UsageError
 from ..getopt import _getopt, _last
 from ..limits import current
@@ -20,8 +21,6 @@ if TYPE_CHECKING:
 
 _SIZE_UNITS = {"": 1, "K": 1024, "KB": 1000, "KiB": 1024, "M": 1 << 20, "MB": 10**6, "MiB": 1 << 20,
                "G": 1 << 30, "GB": 10**9, "GiB": 1 << 30, "T": 1 << 40, "TB": 10**12, "b": 512}  # fmt: skip
-#: the processors the offline machine reports
-NPROC = 4
 
 
 def _size_value(text: str) -> int | None:

@@ -4,26 +4,73 @@ from __future__ import annotations
 
 import math
 import posixpath
-import time
 from typing import TYPE_CHECKING
 
 from ...vfs import DirNode, FsError, LinkNode, Node, mode_string
 from ..applet_io import _join
 from ..constants import COLUMNS
-from ..fileinfo import _blocks, _nlink, human_size
-from ..getopt import _getopt
-from ..quoting import _SAFE_NAME, quote_always, quote_if_needed
+from ..dates import format_date
+from ..errors import _UsageError
+from ..fileinfo import _blocks, _nlink, human_size, is_recent, ls_time
+from ..getopt import _getopt, _last
+from ..locales import environment, is_utf8
+from ..quoting import _SAFE_NAME, locale_quote, quote_always, quote_if_needed
 from ..registry import applet
 
 if TYPE_CHECKING:
     from ..proc import _Proc
 
 
-def _ls_time(mtime: int, now: int) -> str:
-    t = time.gmtime(mtime)
-    if now - mtime > 15778476 or mtime - now > 3600:
-        return time.strftime("%b ", t) + f"{t.tm_mday:2d}  {t.tm_year}"
-    return time.strftime("%b ", t) + f"{t.tm_mday:2d} " + time.strftime("%H:%M", t)
+#: the formats of ``--time-style`` (for files older than six months, for recent ones); None: the
+#: locale's (the C locale's ``Mar  5  2024`` / ``Mar  5 14:07``)
+_STYLES: dict[str, tuple[str, str] | None] = {
+    "full-iso": ("%Y-%m-%d %H:%M:%S.%N %z", "%Y-%m-%d %H:%M:%S.%N %z"),
+    "long-iso": ("%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M"),
+    "iso": ("%Y-%m-%d ", "%m-%d %H:%M"),
+    "locale": None,
+}
+_STYLE_CHOICES = (
+    "  - [posix-]full-iso\n  - [posix-]long-iso\n  - [posix-]iso\n  - [posix-]locale\n"
+    "  - +FORMAT (e.g., +%H:%M) for a 'date'-style format\n"
+)
+_TIMES = {"atime": "u", "access": "u", "use": "u", "ctime": "c", "status": "c", "birth": "", "creation": ""}
+_TIME_CHOICES = "  - \u2018atime\u2019, \u2018access\u2019, \u2018use\u2019\n  - \u2018ctime\u2019, \u2018status\u2019\n  - \u2018birth\u2019, \u2018creation\u2019\n"
+
+
+def _argmatch(
+    value: str, choices: list[str], what: str, valid: str, utf8: bool = True, status: int = 2
+) -> str:
+    """GNU argmatch: the choice ``value`` names, whole or by an unambiguous start."""
+    if value in choices:
+        return value
+    found = [c for c in choices if c.startswith(value)]
+    if len(found) == 1:
+        return found[0]
+    kind = "ambiguous" if found else "invalid"
+    quote = locale_quote if utf8 else (lambda text: f"'{text}'")
+    if not utf8:
+        valid = valid.replace("\u2018", "'").replace("\u2019", "'")
+    message = f"{kind} argument {quote(value)} for {quote(what)}\nValid arguments are:\n{valid}"
+    raise _UsageError(message.rstrip("\n"), status=status)
+
+
+def _time_formats(style: str, env: dict[str, str]) -> tuple[str, str] | None:
+    """The (old, recent) formats of a ``--time-style`` / ``TIME_STYLE`` value."""
+    while style.startswith("posix-"):
+        if not is_utf8(env, "LC_TIME"):  # in the C/POSIX locale a posix- style is the locale's
+            return None
+        style = style[6:]
+    if style.startswith("+"):
+        old, _, recent = style[1:].partition("\n")
+        return old, recent if _ else old
+    utf8 = is_utf8(env, "LC_MESSAGES")
+    return _STYLES[_argmatch(style, list(_STYLES), "time style", _STYLE_CHOICES, utf8)]
+
+
+def _when(mtime: int, now: int, formats: tuple[str, str] | None) -> str:
+    if formats is None:
+        return ls_time(mtime, now)
+    return format_date(mtime, formats[1] if is_recent(mtime, now) else formats[0])
 
 
 def _indicator(node: Node) -> str:
@@ -66,7 +113,7 @@ def columns(names: list[str], width: int = COLUMNS) -> list[str]:
 def _u_ls(p: _Proc) -> int:
     opts, ops = _getopt(
         p.args,
-        "aAlR1dFhrtSCUpinGgo",
+        "aAlR1dFhrtSCUpinGgouc",
         {
             "all": "a",
             "almost-all": "A",
@@ -79,12 +126,23 @@ def _u_ls(p: _Proc) -> int:
             "color=": None,
             "group-directories-first": "group",
             "format=": None,
+            "time-style=": "time-style",
+            "full-time": "full-time",
+            "time=": "time",
         },
         status=2,
     )
+    env = environment(p.vm)
+    utf8 = is_utf8(env, "LC_MESSAGES")
+    if "time" in opts:
+        _argmatch(_last(opts, "time") or "", list(_TIMES), "--time", _TIME_CHOICES, utf8, status=1)
+    long = "l" in opts or "g" in opts or "o" in opts or "full-time" in opts
+    style = _last(opts, "time-style")
+    if style is None:
+        style = "full-iso" if "full-time" in opts else env.get("TIME_STYLE") or "locale"
+    formats = _time_formats(style, env) if long else None  # GNU reads the style for -l only
     fs = p.fs
     tty = p.ctx.out.tty
-    long = "l" in opts or "g" in opts or "o" in opts
     one = "1" in opts or (not tty and "C" not in opts)
     show_all = "a" in opts
     almost = "A" in opts
@@ -126,7 +184,7 @@ def _u_ls(p: _Proc) -> int:
             shown = name_of(name, node)
             if isinstance(node, LinkNode):
                 shown += f" -> {node.target}"
-            rows.append((mode_string(node), str(_nlink(node)), size, _ls_time(node.mtime, now), shown))
+            rows.append((mode_string(node), str(_nlink(node)), size, _when(node.mtime, now, formats), shown))
         lw = max((len(r[1]) for r in rows), default=1)
         sw = max((len(r[2]) for r in rows), default=1)
         lines = []

@@ -5,12 +5,11 @@ from __future__ import annotations
 import functools
 import re
 import time
-import zlib
 from typing import TYPE_CHECKING
 
 from ...vfs import DirNode, LinkNode, mode_string
 from ..errors import _UsageError
-from ..fileinfo import _blocks, _nlink
+from ..fileinfo import _blocks, _nlink, inode_number
 from ..getopt import _getopt, _last
 from ..registry import applet
 
@@ -58,7 +57,7 @@ def _u_stat(p: _Proc) -> int:
                 "Y": str(node.mtime),
                 "y": when,
                 "h": str(_nlink(node)),
-                "i": "1",
+                "i": str(inode_number(path)),
             }
             p.out(
                 re.sub(
@@ -73,7 +72,7 @@ def _u_stat(p: _Proc) -> int:
         p.out(
             f"  File: {shown}\n"
             f"  Size: {size:<15} Blocks: {_blocks(node) * 2:<10} IO Block: 4096   {kind}\n"
-            f"Device: 0,54\tInode: {zlib.crc32(path.encode()) % 900000 + 100000:<11} Links: {_nlink(node)}\n"
+            f"Device: 0,54\tInode: {inode_number(path):<11} Links: {_nlink(node)}\n"
             f"Access: ({node.mode & 0o7777:04o}/{mode_string(node)})  Uid: (    0/    root)   Gid: (    0/    root)\n"
             f"Access: {when}\nModify: {when}\nChange: {when}\n Birth: {when}\n"
         )

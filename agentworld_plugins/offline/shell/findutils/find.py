@@ -9,7 +9,10 @@ from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING
 
 from ...vfs import DirNode, FileNode, FsError, LinkNode, Node
+from .. import find_format
 from ..applet_io import _join
+from ..find_format import FormatError, Visit
+from ..limits import current
 from ..patterns import glob_regex, posix_regex
 from ..pipes import streaming
 from ..quoting import locale_quote
@@ -24,10 +27,30 @@ class _FindError(Exception):
     pass
 
 
+class _Quit(Exception):
+    """-quit: the walk ends here."""
+
+
 def _find_may_stream(args: list[str]) -> bool:
     """Whether find may run lazily as a pipeline stage: not when its actions change things or
     run commands (those happen in order, whoever reads the output)."""
-    return not any(a in ("-exec", "-execdir", "-ok", "-okdir", "-delete") for a in args)
+    return not any(a in ("-exec", "-execdir", "-ok", "-okdir", "-delete", *_FILE_ACTIONS) for a in args)
+
+
+#: actions that write to a file named after them (created, emptied, as find starts)
+_FILE_ACTIONS = ("-fprint", "-fprint0", "-fprintf", "-fls")
+_ACTIONS = (
+    "-print",
+    "-print0",
+    "-printf",
+    "-ls",
+    "-exec",
+    "-execdir",
+    "-ok",
+    "-okdir",
+    "-delete",
+    *_FILE_ACTIONS,
+)
 
 
 @applet("find")
@@ -58,7 +81,10 @@ def _u_find(p: _Proc) -> Generator[str, None, int]:
     fs = p.fs
     vm = p.vm
     pos = 0
-    has_action = any(t in ("-print", "-exec", "-delete", "-print0", "-ls", "-execdir") for t in expr_tokens)
+    has_action = any(t in _ACTIONS for t in expr_tokens)
+    origin = ""  # the starting point being walked (%H, %P)
+    status = 0
+    now = fs.now()
 
     def parse_or() -> Callable[[str, str, Node, int], bool]:
         nonlocal pos
@@ -157,6 +183,12 @@ def _u_find(p: _Proc) -> Generator[str, None, int]:
         if tok in ("-mtime", "-mmin", "-perm", "-user", "-group", "-uid", "-gid"):
             need(tok)
             return lambda *x: True
+        if tok == "-quit":
+
+            def quit_walk(shown: str, path: str, node: Node, depth: int) -> bool:
+                raise _Quit
+
+            return quit_walk
         if tok == "-prune":
 
             def prune(shown: str, path: str, node: Node, depth: int) -> bool:
@@ -164,7 +196,9 @@ def _u_find(p: _Proc) -> Generator[str, None, int]:
                 return True
 
             return prune
-        if tok in ("-true", "-print", "-print0", "-ls", "-readable", "-writable", "-executable"):
+        if tok in ("-printf", "-fprintf", "-fprint", "-fprint0", "-fls", "-ls"):
+            return parse_output(tok)
+        if tok in ("-true", "-print", "-print0", "-readable", "-writable", "-executable"):
             if tok == "-print":
                 return lambda shown, path, node, depth: emit(shown + "\n")
             if tok == "-print0":
@@ -201,6 +235,7 @@ def _u_find(p: _Proc) -> Generator[str, None, int]:
                 argv = [c.replace("{}", shown) for c in command]
                 if not argv:
                     return False
+                flush_files()
                 if buffer:  # what find printed before comes first (-exec never streams)
                     p.out("".join(buffer))
                     buffer.clear()
@@ -208,6 +243,64 @@ def _u_find(p: _Proc) -> Generator[str, None, int]:
 
             return run_exec
         raise _FindError(f"unknown predicate `{tok}'")
+
+    def parse_output(tok: str) -> Callable[[str, str, Node, int], bool]:
+        """-printf, -ls and the -f... actions that write what they print to a file."""
+        sink = buffer
+        if tok.startswith("-f"):
+            sink = open_file(need(tok))
+        segments: list[find_format.Segment] = []
+        if tok in ("-printf", "-fprintf"):
+            warnings: list[str] = []
+            segments = find_format.parse(need(tok), warnings)
+            for warning in warnings:
+                p.err(warning)
+        ending = "\0" if tok == "-fprint0" else "\n"
+
+        def output(shown: str, path: str, node: Node, depth: int) -> bool:
+            nonlocal status
+            if tok in ("-fprint", "-fprint0"):
+                sink.append(shown + ending)
+                return True
+            v = Visit(shown, path, node, depth, origin)
+            if tok in ("-ls", "-fls"):
+                current().spend(8)  # nine columns, a date
+                sink.append(find_format.ls_line(v, now))
+                return True
+            current().spend(1 + len(segments))
+            errors: list[str] = []
+            sink.append(find_format.render(segments, v, fs, errors))
+            for error in errors:
+                p.err(error)
+                status = 1
+            return True
+
+        return output
+
+    files: dict[str, list[str]] = {}  # the files the -f... actions write, and what is still to go
+
+    def open_file(name: str) -> list[str]:
+        target = p.path(name)
+        if target in ("/dev/stdout", "/proc/self/fd/1"):
+            return buffer
+        if target not in files:
+            try:
+                if target not in ("/dev/null", "/dev/stderr", "/proc/self/fd/2"):
+                    fs.write(target, "")
+            except FsError as exc:
+                raise _FindError(f"{locale_quote(name)}: {exc.strerror}") from None
+            files[target] = []
+        return files[target]
+
+    def flush_files() -> None:
+        for target, pending in files.items():
+            if pending:
+                text = "".join(pending)
+                pending.clear()
+                if target in ("/dev/stderr", "/proc/self/fd/2"):
+                    p.ctx.err.write(text)
+                elif target != "/dev/null":
+                    fs.append(target, text)
 
     buffer: list[str] = []  # what find printed since its last yield
 
@@ -224,20 +317,25 @@ def _u_find(p: _Proc) -> Generator[str, None, int]:
     except _FindError as exc:
         p.err(str(exc))
         return 1
+    except FormatError as exc:
+        p.err(str(exc))
+        return 1
     except (ValueError, IndexError):
         p.err("invalid expression")
         return 1
-    status = 0
     visited = 0
+    budget = current()
 
     def visit(shown: str, path: str, node: Node, depth: int) -> Iterator[str]:
         nonlocal visited
+        budget.spend(2)  # a directory entry read and a stat
         if depth >= mindepth and (maxdepth is None or depth <= maxdepth):
             ok = test(shown, path, node, depth)
             if ok and not has_action:
                 buffer.append(shown + "\n")
         visited += 1
         if not visited % 256:  # hand over what was found (a pause, even if nothing was)
+            flush_files()
             yield "".join(buffer)
             buffer.clear()
         if isinstance(node, DirNode) and (maxdepth is None or depth < maxdepth) and path not in pruned:
@@ -248,13 +346,18 @@ def _u_find(p: _Proc) -> Generator[str, None, int]:
                 yield from visit(_join(shown, name), posixpath.join(path, name), child, depth + 1)
 
     # paths now: the walk may go on after the shell's directory has changed
-    for start, path in [(start, p.path(start)) for start in paths]:
-        try:
-            node = p.fs.stat(path)
-        except FsError as exc:
-            p.err(f"{locale_quote(start)}: {exc.strerror}")
-            status = 1
-            continue
-        yield from visit(start, path, node, 0)
+    try:
+        for start, path in [(start, p.path(start)) for start in paths]:
+            origin = start
+            try:
+                node = p.fs.stat(path)
+            except FsError as exc:
+                p.err(f"{locale_quote(start)}: {exc.strerror}")
+                status = 1
+                continue
+            yield from visit(start, path, node, 0)
+    except _Quit:
+        pass
+    flush_files()
     yield "".join(buffer)
     return status
