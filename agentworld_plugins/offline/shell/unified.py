@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 
 Opcode = tuple[str, int, int, int, int]
 
@@ -50,12 +51,14 @@ def unified(
     to_date: str = "",
     codes: list[Opcode] | None = None,
     context: int = 3,
+    split: Callable[[str], list[str]] = partial(str.splitlines, keepends=True),
 ) -> str:
     """``diff -u`` of two texts: the ``---``/``+++`` header (none when both names are empty),
     hunks, and ``\\ No newline at end of file`` after a last line without one. ``codes``: the
     edit script to show (default difflib's); ``context``: the unchanged lines shown around each
-    change (``-U``), hunks whose context would touch or overlap merged into one."""
-    left, right = a.splitlines(keepends=True), b.splitlines(keepends=True)
+    change (``-U``), hunks whose context would touch or overlap merged into one; ``split``: how
+    the texts are cut into the lines ``codes`` number."""
+    left, right = split(a), split(b)
     if codes is None:
         lines = list(difflib.unified_diff(left, right, from_name, to_name, from_date, to_date, context))
         if not from_name and not to_name:

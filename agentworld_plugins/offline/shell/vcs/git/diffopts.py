@@ -1,6 +1,10 @@
-"""git's diff output options (``-p``, ``-U<n>``/``--unified=<n>``, ``--stat``, ``--name-only``,
-``--name-status``, ``-s``/``--no-patch``) and the changes part they print, shared by ``git diff``,
-``log``, ``show`` and ``stash show``."""
+"""git's diff output options (``-p``, ``-U<n>``/``--unified=<n>``, ``--stat``, ``--numstat``,
+``--shortstat``, ``--name-only``, ``--name-status``, ``-s``/``--no-patch``), the options that pick
+the edit script (``--minimal``, ``--[no-]indent-heuristic``, ``--diff-algorithm=``, the
+``diff.algorithm`` / ``diff.indentHeuristic`` settings) and the changes part they print, shared by
+``git diff``, ``log``, ``show`` and ``stash show``. The algorithms and options this world does not
+simulate (patience, histogram, whitespace and blank-line ignoring, ...) answer as a program it
+cannot run (:class:`NotSimulated`), never with the default diff in their place."""
 
 from __future__ import annotations
 
@@ -8,14 +12,28 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .ident import config
 from .repo import Entries, GitError, Repo
-from .text import changed_paths, diffstat, tree_diff
+from .text import DEFAULT, Algorithm, changed_paths, diffstat, tree_diff
 
 if TYPE_CHECKING:
     from ...proc import _Proc
 
 #: what C's strtol takes whole: blanks, a sign and digits, or nothing at all (which reads as 0)
 _NUMBER = re.compile(r"(\s*[+-]?\d+)?")
+
+#: options that choose another edit script than git's default Myers diff, or ignore some changes
+_UNSIMULATED = {"--patience", "--histogram", "-w", "--ignore-all-space", "-b", "--ignore-space-change",
+                "--ignore-space-at-eol", "--ignore-cr-at-eol", "--ignore-blank-lines", "-W",
+                "--function-context"}  # fmt: skip
+_UNSIMULATED_PREFIXES = ("--anchored=", "--ignore-matching-lines=", "-I")
+_ALGORITHMS = {"myers": DEFAULT, "default": DEFAULT, "minimal": Algorithm(minimal=True)}
+_BAD_ALGORITHM = 'error: option diff-algorithm accepts "myers", "minimal", "patience" and "histogram"'
+
+
+class NotSimulated(Exception):
+    """An option of git's diff this world cannot honour: the command answers as one the offline
+    world cannot run (flagged as an unknown effect), rather than with a different diff."""
 
 
 @dataclass
@@ -27,29 +45,78 @@ class DiffOutput:
     context: int = 3
     patch: bool = False
     stat: bool = False
+    numstat: bool = False
+    shortstat: bool = False
     names: str = ""
     silent: bool = False
+    how: Algorithm = DEFAULT
 
     def wants_patch(self, default: bool) -> bool:
         """``default``: whether the command prints a patch when no format is named (diff, show)."""
         if self.silent or self.names:
             return False
-        return self.patch or (default and not self.stat)
+        return self.patch or (default and not (self.stat or self.numstat or self.shortstat))
 
     def wants_stat(self) -> bool:
-        return self.stat and not self.silent and not self.names
+        return (self.stat or self.numstat or self.shortstat) and not self.silent and not self.names
 
     def shows_any(self, default_patch: bool) -> bool:
         return bool(self.names) or self.wants_stat() or self.wants_patch(default_patch)
 
 
-def diff_output(p: _Proc, args: list[str]) -> DiffOutput:
-    """The output options among ``args`` (up to ``--``); a ``-U`` value that is not a number is
-    refused as git refuses it."""
-    out = DiffOutput()
-    for a in args:
+def _settings(p: _Proc, repo: Repo | None) -> Algorithm:
+    """The edit script the ``diff.algorithm`` and ``diff.indentHeuristic`` settings ask for."""
+    values = config(p, repo)
+    how = DEFAULT
+    chosen = values.get("diff.algorithm")
+    if chosen is not None:
+        found = _ALGORITHMS.get(chosen.lower())
+        if found is None:
+            raise NotSimulated(chosen)
+        how = found
+    heuristic = values.get("diff.indentheuristic")
+    if heuristic is not None and heuristic.lower() in ("false", "no", "off", "0"):
+        how = Algorithm(how.minimal, indent_heuristic=False)
+    return how
+
+
+def _algorithm(how: Algorithm, a: str, value: str | None) -> Algorithm:
+    """``how`` after the option ``a`` (``value``: a ``--diff-algorithm`` value)."""
+    if a in ("--minimal", "--no-minimal"):
+        return Algorithm(a == "--minimal", how.indent_heuristic)
+    if a in ("--indent-heuristic", "--no-indent-heuristic"):
+        return Algorithm(how.minimal, a == "--indent-heuristic")
+    if value is None:
+        raise GitError("error: option `diff-algorithm' requires a value", 129)
+    if value.lower() in ("patience", "histogram"):
+        raise NotSimulated(value)
+    found = _ALGORITHMS.get(value.lower())
+    if found is None:
+        raise GitError(_BAD_ALGORITHM, 129)
+    return Algorithm(found.minimal, how.indent_heuristic)
+
+
+def diff_output(p: _Proc, args: list[str], repo: Repo | None = None) -> DiffOutput:
+    """The output options among ``args`` (up to ``--``), on top of ``repo``'s settings; a ``-U``
+    value that is not a number is refused as git refuses it. An option this world does not
+    simulate raises :class:`NotSimulated`."""
+    out = DiffOutput(how=_settings(p, repo))
+    taken = False
+    for k, a in enumerate(args):
+        if taken:  # the value of a ``--diff-algorithm`` before it
+            taken = False
+            continue
         if a == "--":
             break
+        if a in _UNSIMULATED or a.startswith(_UNSIMULATED_PREFIXES):
+            raise NotSimulated(a)
+        if a in ("--minimal", "--no-minimal", "--indent-heuristic", "--no-indent-heuristic"):
+            out.how = _algorithm(out.how, a, None)
+        elif a == "--diff-algorithm":
+            taken = True
+            out.how = _algorithm(out.how, a, args[k + 1] if k + 1 < len(args) else None)
+        elif a.startswith("--diff-algorithm="):
+            out.how = _algorithm(out.how, a, a.partition("=")[2])
         if a in ("-p", "-u", "--patch"):
             out.patch, out.silent = True, False
         elif a.startswith("-U") or a == "--unified" or a.startswith("--unified="):
@@ -66,6 +133,8 @@ def diff_output(p: _Proc, args: list[str]) -> DiffOutput:
             out.patch, out.silent = True, False
         elif a == "--stat":
             out.stat = True
+        elif a in ("--numstat", "--shortstat"):
+            setattr(out, a[2:], True)
         elif a in ("--name-only", "--name-status"):
             out.names = a[2:]
         elif a in ("-s", "--no-patch"):
@@ -100,9 +169,12 @@ def shown_changes(
             f"{path}\n" if out.names == "name-only" else f"{kind}\t{path}\n" for path, kind in shown
         )
         return lead + body if body else ""
-    stat = diffstat(repo, old, new, paths=paths) if out.wants_stat() else ""
-    patch = tree_diff(repo, old, new, paths, out.context) if out.wants_patch(default_patch) else ""
-    if stat and patch:
-        return ("---\n" if lead else "") + stat + "\n" + patch
+    stat = ""
+    if out.wants_stat():
+        kinds = ("numstat",) * out.numstat + ("stat",) * out.stat + ("shortstat",) * out.shortstat
+        stat = diffstat(repo, old, new, paths=paths, how=out.how, kinds=kinds)
+    patch = tree_diff(repo, old, new, paths, out.context, out.how) if out.wants_patch(default_patch) else ""
+    if stat and patch:  # the "---" line stands for the blank line only with --stat
+        return ("---\n" if lead and out.stat else lead) + stat + "\n" + patch
     body = stat + patch
     return lead + body if body else ""

@@ -24,7 +24,7 @@ def _split_paths(args: list[str]) -> tuple[list[str], list[str] | None]:
 def cmd_diff(p: _Proc, args: list[str]) -> int:
     repo = need_repo(p)
     args, specs = _split_paths(args)
-    output = diff_output(p, args)
+    output = diff_output(p, args, repo)
     cached = any(a in ("--cached", "--staged") for a in args)
     revs = []
     for a in args:
@@ -179,7 +179,7 @@ def _log_options(args: list[str]) -> tuple[int | None, bool, str | None, list[st
 def cmd_log(p: _Proc, args: list[str]) -> int:
     repo = need_repo(p)
     limit, oneline, fmt, rest = _log_options(args)
-    output = diff_output(p, args)
+    output = diff_output(p, args, repo)
     start = repo.head()
     if rest and rest[0] != "--":
         start = repo.resolve(rest[0])
@@ -212,7 +212,7 @@ def cmd_log(p: _Proc, args: list[str]) -> int:
 def cmd_show(p: _Proc, args: list[str]) -> int:
     repo = need_repo(p)
     _, oneline, fmt, rest = _log_options(args)
-    output = diff_output(p, args)
+    output = diff_output(p, args, repo)
     target = rest[0] if rest else "HEAD"
     if ":" in target:
         rev, _, path = target.partition(":")

@@ -91,8 +91,9 @@ def cmd_stash(p: _Proc, args: list[str]) -> int:
     if sub == "show":
         stash = repo.commit(sha)
         old, new = repo.commit_entries(stash.parents[0]), repo.commit_entries(sha)
-        output = diff_output(p, rest)
-        output.stat = output.stat or not output.patch  # the stat unless a patch is asked for
+        output = diff_output(p, rest, repo)
+        # the stat unless a format is asked for
+        output.stat = output.stat or not (output.patch or output.numstat or output.shortstat)
         p.out(shown_changes(repo, old, new, output, default_patch=False))
         return 0
     quiet = "-q" in rest or "--quiet" in rest

@@ -5,9 +5,22 @@ from __future__ import annotations
 import posixpath
 import re
 import time
+from dataclasses import dataclass
 
 from ...unified import unified
+from ...xdiff import git_hunks, git_opcodes, split_lines
 from .repo import ZERO, Entries, Repo
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """How git chooses the edit script: ``--minimal`` and ``--[no-]indent-heuristic``."""
+
+    minimal: bool = False
+    indent_heuristic: bool = True
+
+
+DEFAULT = Algorithm()
 
 
 def changed_paths(old: Entries, new: Entries) -> dict[str, str]:
@@ -41,10 +54,15 @@ def _is_binary(data: bytes) -> bool:
 
 
 def file_diff(
-    repo: Repo, path: str, old: tuple[str, str] | None, new: tuple[str, str] | None, context: int = 3
+    repo: Repo,
+    path: str,
+    old: tuple[str, str] | None,
+    new: tuple[str, str] | None,
+    context: int = 3,
+    how: Algorithm = DEFAULT,
 ) -> str:
     """One file's ``diff --git`` section (empty when nothing changed), ``context`` lines around
-    each change (``-U``)."""
+    each change (``-U``), the edit script chosen ``how`` git chooses it."""
     if old == new:
         return ""
     head = [f"diff --git a/{path} b/{path}\n"]
@@ -70,15 +88,18 @@ def file_diff(
             f"Binary files {'a/' + path if old else '/dev/null'} and {'b/' + path if new else '/dev/null'} differ\n"
         )
         return "".join(head)
-    old_text = a.decode("utf-8", "surrogateescape")
+    old_text, new_text = a.decode("utf-8", "surrogateescape"), b.decode("utf-8", "surrogateescape")
+    old_lines, new_lines = split_lines(old_text), split_lines(new_text)
     body = unified(
         old_text,
-        b.decode("utf-8", "surrogateescape"),
+        new_text,
         f"a/{path}" if old else "/dev/null",
         f"b/{path}" if new else "/dev/null",
+        codes=git_opcodes(old_lines, new_lines, how.minimal, how.indent_heuristic),
         context=context,
+        split=split_lines,
     )
-    return "".join(head) + _with_function_context(body, old_text.split("\n"))
+    return "".join(head) + _with_function_context(body, old_lines)
 
 
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+\d+(?:,\d+)? @@$", re.M)
@@ -88,28 +109,35 @@ _FUNCNAME = re.compile(r"[A-Za-z_$]")
 
 def _with_function_context(body: str, old_lines: list[str]) -> str:
     """Hunk headers with the nearest function line above the hunk, as git's default funcname adds
-    (an empty old range ``-N,0`` starts after line N, so line N itself is above it)."""
+    (an empty old range ``-N,0`` starts after line N, so line N itself is above it): its first 80
+    bytes, less the blanks that end them."""
 
     def header(m: re.Match[str]) -> str:
         start = int(m.group(1))
         above = start if m.group(2) == ",0" else start - 1
         for line in reversed(old_lines[: max(above, 0)]):
             if _FUNCNAME.match(line):
-                return f"{m.group(0)} {line.rstrip()[:80]}"
+                shown = line.encode("utf-8", "surrogateescape")[:80].rstrip(b" \t\n\r")
+                return f"{m.group(0)} {shown.decode('utf-8', 'surrogateescape')}"
         return m.group(0)
 
     return _HUNK.sub(header, body)
 
 
 def tree_diff(
-    repo: Repo, old: Entries, new: Entries, paths: list[str] | None = None, context: int = 3
+    repo: Repo,
+    old: Entries,
+    new: Entries,
+    paths: list[str] | None = None,
+    context: int = 3,
+    how: Algorithm = DEFAULT,
 ) -> str:
     """The whole ``git diff`` text between two sets of entries, files in path order."""
     out = []
     for path in sorted(set(old) | set(new)):
         if paths is not None and not any(_under(path, prefix) for prefix in paths):
             continue
-        out.append(file_diff(repo, path, old.get(path), new.get(path), context))
+        out.append(file_diff(repo, path, old.get(path), new.get(path), context, how))
     return "".join(out)
 
 
@@ -117,19 +145,20 @@ def _under(path: str, prefix: str) -> bool:
     return not prefix or path == prefix or path.startswith(prefix + "/")
 
 
-def _counts(repo: Repo, old: tuple[str, str] | None, new: tuple[str, str] | None) -> tuple[int, int, bool]:
+def _counts(
+    repo: Repo, old: tuple[str, str] | None, new: tuple[str, str] | None, how: Algorithm
+) -> tuple[int, int, bool]:
+    """(lines added, lines removed, binary) by the edit script the patch shows."""
     a, b = _text(repo, old[1] if old else None), _text(repo, new[1] if new else None)
     if _is_binary(a) or _is_binary(b):
         return 0, 0, True
-    added = removed = 0
-    for line in unified(
-        a.decode("utf-8", "surrogateescape"), b.decode("utf-8", "surrogateescape"), "", ""
-    ).split("\n"):
-        if line.startswith("+"):
-            added += 1
-        elif line.startswith("-"):
-            removed += 1
-    return added, removed, False
+    hunks = git_hunks(
+        split_lines(a.decode("utf-8", "surrogateescape")),
+        split_lines(b.decode("utf-8", "surrogateescape")),
+        how.minimal,
+        how.indent_heuristic,
+    )
+    return sum(j2 - j1 for _, _, j1, j2 in hunks), sum(i2 - i1 for i1, i2, _, _ in hunks), False
 
 
 def summary_line(files: int, added: int, removed: int) -> str:
@@ -184,10 +213,18 @@ def _stat_lines(rows: list[tuple[str, int, int, bool]], width: int = 80) -> list
 
 
 def diffstat(
-    repo: Repo, old: Entries, new: Entries, summary_only: bool = False, paths: list[str] | None = None
+    repo: Repo,
+    old: Entries,
+    new: Entries,
+    summary_only: bool = False,
+    paths: list[str] | None = None,
+    how: Algorithm = DEFAULT,
+    kinds: tuple[str, ...] = ("stat",),
 ) -> str:
-    """``--stat`` lines and the summary; ``summary_only`` gives what ``git commit`` prints (the
-    summary and ``create mode``/``delete mode`` lines)."""
+    """The stats of ``kinds`` in git's order (``numstat``, ``stat`` with its summary,
+    ``shortstat``: the summary alone), counted on the edit script the patch shows;
+    ``summary_only`` gives what ``git commit`` prints (the summary and ``create mode``/``delete
+    mode`` lines)."""
     changed = changed_paths(old, new)
     if paths is not None:
         changed = {p: k for p, k in changed.items() if any(_under(p, prefix) for prefix in paths)}
@@ -196,21 +233,28 @@ def diffstat(
     rows = []
     total_add = total_del = 0
     for path in sorted(changed):
-        added, removed, binary = _counts(repo, old.get(path), new.get(path))
+        added, removed, binary = _counts(repo, old.get(path), new.get(path), how)
         total_add += added
         total_del += removed
         rows.append((path, added, removed, binary))
-    out = [] if summary_only else _stat_lines(rows)
-    out.append(summary_line(len(rows), total_add, total_del))
-    if summary_only:
-        for path in sorted(changed):
-            kind = changed[path]
-            if kind == "A":
-                out.append(f" create mode {new[path][0]} {path}\n")
-            elif kind == "D":
-                out.append(f" delete mode {old[path][0]} {path}\n")
-            elif old[path][0] != new[path][0]:
-                out.append(f" mode change {old[path][0]} => {new[path][0]} {path}\n")
+    summary = summary_line(len(rows), total_add, total_del)
+    if not summary_only:
+        out = []
+        for kind in kinds:
+            if kind == "numstat":
+                out += [f"{'-' if bin_ else a}\t{'-' if bin_ else d}\t{path}\n" for path, a, d, bin_ in rows]
+            else:
+                out += [*(_stat_lines(rows) if kind == "stat" else []), summary]
+        return "".join(out)
+    out = [summary]
+    for path in sorted(changed):
+        kind = changed[path]
+        if kind == "A":
+            out.append(f" create mode {new[path][0]} {path}\n")
+        elif kind == "D":
+            out.append(f" delete mode {old[path][0]} {path}\n")
+        elif old[path][0] != new[path][0]:
+            out.append(f" mode change {old[path][0]} => {new[path][0]} {path}\n")
     return "".join(out)
 
 
