@@ -142,6 +142,21 @@ def diff_output(p: _Proc, args: list[str], repo: Repo | None = None) -> DiffOutp
     return out
 
 
+def operands(args: list[str]) -> list[str]:
+    """``args`` less the values of diff options given as words of their own
+    (``--diff-algorithm myers``), which are not revisions or paths."""
+    out = []
+    skip = False
+    for k, a in enumerate(args):
+        if skip:
+            skip = False
+        elif a == "--diff-algorithm" and "--" not in args[:k]:
+            skip = True
+        else:
+            out.append(a)
+    return out
+
+
 def _under(path: str, prefix: str) -> bool:
     return not prefix or path == prefix or path.startswith(prefix + "/")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from .diffopts import diff_output, shown_changes
+from .diffopts import diff_output, operands, shown_changes
 from .repo import Commit, Entries, GitError, Repo
 from .text import changed_paths, git_date, iso_date, shown_path
 from .work import need_repo, pathspec_filter, status_sets
@@ -25,6 +25,7 @@ def cmd_diff(p: _Proc, args: list[str]) -> int:
     repo = need_repo(p)
     args, specs = _split_paths(args)
     output = diff_output(p, args, repo)
+    args = operands(args)
     cached = any(a in ("--cached", "--staged") for a in args)
     revs = []
     for a in args:
@@ -178,8 +179,8 @@ def _log_options(args: list[str]) -> tuple[int | None, bool, str | None, list[st
 
 def cmd_log(p: _Proc, args: list[str]) -> int:
     repo = need_repo(p)
-    limit, oneline, fmt, rest = _log_options(args)
     output = diff_output(p, args, repo)
+    limit, oneline, fmt, rest = _log_options(operands(args))
     start = repo.head()
     if rest and rest[0] != "--":
         start = repo.resolve(rest[0])
@@ -211,8 +212,8 @@ def cmd_log(p: _Proc, args: list[str]) -> int:
 
 def cmd_show(p: _Proc, args: list[str]) -> int:
     repo = need_repo(p)
-    _, oneline, fmt, rest = _log_options(args)
     output = diff_output(p, args, repo)
+    _, oneline, fmt, rest = _log_options(operands(args))
     target = rest[0] if rest else "HEAD"
     if ":" in target:
         rev, _, path = target.partition(":")

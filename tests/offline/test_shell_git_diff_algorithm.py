@@ -1,0 +1,220 @@
+"""git's diffs choose xdiff's edit script (Myers, git's line discarding, then the groups slid by
+``xdl_change_compact`` and the indent heuristic), compared with the host's git: hand-made cases
+that each show a rule, a seeded corpus of random edits, the options that pick the algorithm, and a
+diff of two large files bounded by the step's work budget."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+import pytest
+
+from agentworld_plugins.offline.shell import VirtualMachine
+from agentworld_plugins.offline.shell.limits import StepLimits
+from agentworld_plugins.offline.shell.xdiff import git_hunks, split_lines
+
+#: fixed identities and dates, so that commit ids are the same on both sides
+FIXED = (
+    "export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME='Ada L' GIT_AUTHOR_EMAIL=ada@example.com "
+    "GIT_COMMITTER_NAME='Bo C' GIT_COMMITTER_EMAIL=bo@example.com "
+    "GIT_AUTHOR_DATE='2024-03-01T10:20:30+0200' GIT_COMMITTER_DATE='@1709290000 +0000'; "
+    "mkdir -p repo && cd repo && git init -q && "
+)
+
+
+def _q(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def _change(pairs: list[tuple[str, str]], show: str) -> str:
+    """Commit the first texts of ``pairs`` (files f0, f1, ...), write the second ones, run ``show``."""
+    first = " && ".join(f"printf %s {_q(a)} > f{k}" for k, (a, _) in enumerate(pairs))
+    second = " && ".join(f"printf %s {_q(b)} > f{k}" for k, (_, b) in enumerate(pairs))
+    return FIXED + first + " && git add . && git commit -qm one && " + second + " && { " + show + "; }"
+
+
+PY = "def a():\n    pass\n\ndef c():\n    pass\n"
+C_BLOCKS = "int f() {\n    if (x) {\n        a();\n    }\n    return 0;\n}\n"
+
+CASES = {
+    # the indent heuristic: a new function goes in whole, not "pass / blank / def" slid up
+    "indent-python": (PY, "def a():\n    pass\n\ndef b():\n    pass\n\ndef c():\n    pass\n"),
+    "indent-blank-split": (
+        "def f():\n    if a:\n        b()\n\n    c()\n    return 1\n",
+        "def f():\n    if a:\n        b()\n\n    c()\n\n    c()\n    return 1\n",
+    ),
+    "indent-braces": (
+        C_BLOCKS,
+        "int f() {\n    if (x) {\n        a();\n    }\n    if (y) {\n        a();\n    }\n    return 0;\n}\n",
+    ),
+    "indent-tabs": (
+        "if a:\n\tb()\n\tif c:\n\t\td()\nend\n",
+        "if a:\n\tb()\n\tif c:\n\t\td()\n\tif c:\n\t\td()\nend\n",
+    ),
+    "dedent-end": ("x {\n  y\n}\nz {\n  y\n}\n", "x {\n  y\n}\nw {\n  y\n}\nz {\n  y\n}\n"),
+    # blank lines: a split next to a blank line scores better
+    "blank-between": ("a\n\nb\n", "a\n\nx\n\nb\n"),
+    "blank-runs": ("one\n\n\n\ntwo\n", "one\n\n\n\nmid\n\n\n\ntwo\n"),
+    "blank-at-end": ("a\nb\n", "a\nb\n\n\n"),
+    "blank-only": ("\n\n\n", "\n\n\n\n\n"),
+    # sliding: a group slid as far as it goes merges with the next; lined up with the other side
+    "slide-merge": ("a\nb\na\nb\nc\n", "a\nb\nc\n"),
+    "slide-align": ("x\na\na\ny\n", "x\na\nz\ny\n"),
+    "slide-align-other": ("a\nb\nb\nc\nd\n", "a\nb\nc\nB\nd\n"),
+    # repeated lines: many identical lines, runs of them set aside among unmatched lines
+    "repeated": ("a\n" * 10, "a\n" * 7),
+    "repeated-pairs": ("ab\ncd\n" * 6, "ab\ncd\nab\nXX\ncd\n" * 3),
+    "repeated-many": ("x\n" * 40 + "y\n" + "x\n" * 40, "x\n" * 20 + "q\n" * 5 + "x\n" * 59),
+    "all-different": ("".join(f"old {k}\n" for k in range(12)), "".join(f"new {k}\n" for k in range(9))),
+    # the last line without a newline, and lines cut at "\n" only
+    "eol-added": ("a\nb", "a\nb\nc"),
+    "eol-removed": ("a\nb\n", "a\nb"),
+    "eol-only": ("x", "x\n"),
+    "cr-and-formfeed": ("a\rb\nc\x0cd\ne\r\n", "a\rb\nc\x0cD\ne\r\n"),
+    # the function line of the hunk header: found above the hunk's context, 80 bytes less blanks
+    "funcname": (
+        "def " + "x" * 74 + "   tail():\n" + "    pass\n" * 6,
+        "def " + "x" * 74 + "   tail():\n" + "    pass\n" * 5 + "    return\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_each_rule_matches_the_host_git(name: str, same_as_bash: Callable[[str], None]) -> None:
+    show = "git diff && git diff -U1 --no-indent-heuristic && git diff --numstat && git diff --stat"
+    # (carriage returns shown as "~": the host's output is read as text, which would turn them to "\n")
+    same_as_bash(_change([CASES[name]], "{ " + show + "; } | tr '\\r' '~'"))
+
+
+def test_the_indent_heuristic_is_what_places_an_inserted_statement() -> None:
+    """``c()`` and a blank line inserted after a blank line: the heuristic shows them before the
+    old ``c()`` (a split above an outdented line after a blank); slid down, without it, the
+    blank line comes first and the new ``c()`` right above ``return``."""
+    a, b = (split_lines(text) for text in CASES["indent-blank-split"])
+    assert git_hunks(a, b) == [(4, 4, 4, 6)]
+    assert git_hunks(a, b, indent_heuristic=False) == [(5, 5, 5, 7)]
+
+
+def _random_text(rng: random.Random, vocab: list[str], lines: int) -> str:
+    return "".join(rng.choice(vocab) + "\n" for _ in range(lines))
+
+
+def _random_edit(rng: random.Random, vocab: list[str], text: str) -> str:
+    lines = text.splitlines(keepends=True)
+    for _ in range(rng.randint(1, 6)):
+        roll, at = rng.random(), rng.randint(0, len(lines))
+        if roll < 0.4 and lines:
+            at = min(at, len(lines) - 1)
+            del lines[at : at + rng.randint(1, 3)]
+        elif roll < 0.8:
+            lines[at:at] = [rng.choice(vocab) + "\n" for _ in range(rng.randint(1, 3))]
+        elif lines:
+            lines[min(at, len(lines) - 1)] = rng.choice(vocab) + "\n"
+    out = "".join(lines)
+    return out.rstrip("\n") if rng.random() < 0.1 else out
+
+
+VOCABULARIES = [
+    [
+        "",
+        "}",
+        "{",
+        "    return x",
+        "def f():",
+        "    pass",
+        "x = 1",
+        "y = 2",
+        "# note",
+        "if a:",
+        "        b()",
+        "else:",
+    ],
+    [
+        "",
+        "",
+        "}",
+        "    }",
+        "{",
+        "int main() {",
+        "    if (x) {",
+        "        y++;",
+        "\treturn 0;",
+        "\t\tfoo();",
+        "  bar();",
+    ],
+    ["a", "a", "a", "b", "", "c"],
+]
+
+
+@pytest.mark.parametrize("batch", range(20))
+def test_random_edits_match_the_host_git(batch: int, same_as_bash: Callable[[str], None]) -> None:
+    """60 seeded random edits (three files a batch) of small files with repeated lines, blank
+    lines and indentation: the patch, the stats and ``log -p`` as the host's git prints them."""
+    rng = random.Random(batch)
+    pairs = []
+    for vocab in VOCABULARIES:
+        before = _random_text(rng, vocab, rng.randint(3, 60))
+        pairs.append((before, _random_edit(rng, vocab, before)))
+    same_as_bash(
+        _change(
+            pairs,
+            "git diff && git diff --numstat --shortstat && git commit -qam two && git log -1 -p -U1 --stat",
+        )
+    )
+
+
+OPTIONS = [
+    "git diff --minimal && git diff --diff-algorithm=minimal -U0 && git diff --no-minimal --diff-algorithm myers",
+    "git diff --diff-algorithm=Default && git -c diff.algorithm=minimal diff && git diff --indent-heuristic",
+    "git -c diff.indentHeuristic=false diff && git -c diff.indentHeuristic=false diff --indent-heuristic",
+    "git diff --diff-algorithm=fast; echo rc=$?; git diff --diff-algorithm; echo rc=$?",
+    "git diff --numstat --stat --shortstat && git diff --shortstat -p && git diff --numstat --name-only",
+    "git commit -qam two && git show --numstat --format=%s && git show --shortstat -p --oneline && "
+    "git log --numstat --shortstat --format=%s && git show --stat --numstat -p --format=%s",
+    "git stash -q && git stash show --numstat && git stash show --shortstat && git stash show -p --minimal",
+]
+
+
+@pytest.mark.parametrize("command", OPTIONS)
+def test_the_options_that_pick_the_script_match_the_host_git(
+    command: str, same_as_bash: Callable[[str], None]
+) -> None:
+    same_as_bash(_change([CASES["indent-python"], CASES["slide-align"]], command))
+
+
+@pytest.mark.parametrize(
+    "option",
+    ["--patience", "--histogram", "--diff-algorithm=patience", "-w", "-b", "--ignore-blank-lines", "-W"],
+)
+def test_an_algorithm_not_simulated_answers_visibly(option: str, vm: VirtualMachine) -> None:
+    """Options that choose another edit script (or hide changes) are not silently answered with
+    the default diff: the command answers as one the offline world cannot run."""
+    vm.run(_change([CASES["indent-python"]], "true"))
+    for command in (f"git diff {option}", f"git log -p {option}", f"git show {option}"):
+        r = vm.run(command)
+        assert r.unknown_effect and r.exit_code == 126 and r.stdout == "", command
+    r = vm.run("git -c diff.algorithm=histogram diff")
+    assert r.unknown_effect and r.exit_code == 126
+    assert vm.run("git diff --stat").stdout == " f0 | 3 +++\n 1 file changed, 3 insertions(+)\n"
+
+
+def test_a_diff_of_two_large_files_ends_within_the_step_budget() -> None:
+    """Two files of 50,000 lines that differ everywhere. Lines without a match are set aside
+    before the search, so distinct lines cost little; lines of two letters, each matching
+    thousands, make the search run past its cost bound many times, and the step ends with the
+    shell's CPU-limit answer (the machine stays usable)."""
+    vm = VirtualMachine(interactive=False)
+    vm.limits = StepLimits(seconds=5, memory_mb=256)
+    rng = random.Random(7)
+    vm.fs.write("/app/seq_a", "".join(f"{k}\n" for k in range(0, 100_000, 2)))
+    vm.fs.write("/app/seq_b", "".join(f"{k}\n" for k in range(1, 100_000, 2)))
+    vm.fs.write("/app/ab_a", "".join(rng.choice("ab") + "\n" for _ in range(50_000)))
+    vm.fs.write("/app/ab_b", "".join(rng.choice("ab") + "\n" for _ in range(50_000)))
+    setup = vm.run(FIXED + "cp ../seq_a s && cp ../ab_a t && git add . && git commit -qm one")
+    assert setup.exit_code == 0, setup.stderr
+    r = vm.run("cd /app/repo && cp ../seq_b s && git diff --numstat")
+    assert (r.stdout, r.exit_code) == ("50000\t50000\ts\n", 0)
+    r = vm.run("cd /app/repo && cp ../ab_b t && git diff --numstat -- t")
+    assert (r.stdout, r.exit_code) == ("", 152) and "CPU time limit exceeded" in r.stderr
+    assert vm.run("echo still").stdout == "still\n"
