@@ -27,14 +27,16 @@ def _range(start: int, stop: int) -> str:
     return f"{start + 1 if length else start},{length}"
 
 
-def _hunks(a: list[str], b: list[str], codes: list[Opcode], head: list[str], context: int) -> Iterator[str]:
+def _hunks(
+    a: list[str], b: list[str], codes: list[Opcode], head: list[str], context: int, new_context: bool
+) -> Iterator[str]:
     for k, group in enumerate(_Fixed(codes).get_grouped_opcodes(context)):
         if not k:
             yield from head
         yield f"@@ -{_range(group[0][1], group[-1][2])} +{_range(group[0][3], group[-1][4])} @@\n"
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
-                yield from (" " + line for line in a[i1:i2])
+                yield from (" " + line for line in (b[j1:j2] if new_context else a[i1:i2]))
                 continue
             if tag in ("replace", "delete"):
                 yield from ("-" + line for line in a[i1:i2])
@@ -52,12 +54,14 @@ def unified(
     codes: list[Opcode] | None = None,
     context: int = 3,
     split: Callable[[str], list[str]] = partial(str.splitlines, keepends=True),
+    new_context: bool = False,
 ) -> str:
     """``diff -u`` of two texts: the ``---``/``+++`` header (none when both names are empty),
     hunks, and ``\\ No newline at end of file`` after a last line without one. ``codes``: the
     edit script to show (default difflib's); ``context``: the unchanged lines shown around each
     change (``-U``), hunks whose context would touch or overlap merged into one; ``split``: how
-    the texts are cut into the lines ``codes`` number."""
+    the texts are cut into the lines ``codes`` number; ``new_context``: unchanged lines shown as
+    ``b`` has them (git's way: they differ from ``a``'s where whitespace is ignored)."""
     left, right = split(a), split(b)
     if codes is None:
         lines = list(difflib.unified_diff(left, right, from_name, to_name, from_date, to_date, context))
@@ -70,7 +74,7 @@ def unified(
                 f"--- {from_name}{chr(9) + from_date if from_date else ''}\n",
                 f"+++ {to_name}{chr(9) + to_date if to_date else ''}\n",
             ]
-        lines = list(_hunks(left, right, codes, head, context))
+        lines = list(_hunks(left, right, codes, head, context, new_context))
     return "".join(
         line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
     )

@@ -16,7 +16,10 @@ search gives up on a minimal script past a cost bound of about the square root o
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from .gnu_diff import Hunk, Search, Split, as_opcodes, blocks, bogosqrt, classes
 from .limits import Budget, current
@@ -54,6 +57,41 @@ _RELATIVE_DEDENT_WITH_BLANK_PENALTY = 17
 _INDENT_WEIGHT = 60
 
 
+@dataclass(frozen=True)
+class Options:
+    """How git chooses the edit script: ``--minimal``, ``--[no-]indent-heuristic``, and which
+    whitespace makes no difference between two lines: ``all`` (``-w``), ``change`` (``-b``:
+    runs of blanks count as one, blanks at the end as none), ``eol`` (``--ignore-space-at-eol``),
+    ``cr`` (``--ignore-cr-at-eol``: a carriage return before the newline), or none."""
+
+    minimal: bool = False
+    indent_heuristic: bool = True
+    whitespace: str = ""
+
+
+DEFAULT = Options()
+
+#: git's whitespace (``isspace`` of its own ctype): space, tab, newline and carriage return
+_BLANKS = re.compile(r"[ \t\n\r]+")
+
+
+def _cr_at_eol(line: str) -> str:
+    if line.endswith("\n"):
+        line = line[:-1]
+        return line[:-1] if line.endswith("\r") else line
+    return line
+
+
+#: the part of a line that decides whether two lines match, for each kind of ignored whitespace
+#: (``xdl_recmatch``'s flags, an equivalence: a line matches another when their keys are equal)
+_KEYS: dict[str, Callable[[str], str]] = {
+    "all": lambda line: _BLANKS.sub("", line),
+    "change": lambda line: _BLANKS.sub(" ", line).rstrip(" "),
+    "eol": lambda line: line.rstrip(" \t\n\r"),
+    "cr": _cr_at_eol,
+}
+
+
 def split_lines(text: str) -> list[str]:
     """git's records: the lines of ``text`` cut after each ``\\n`` only (a ``\\r`` or a form feed
     is part of its line), each with its newline; a last line without one kept as it is."""
@@ -65,12 +103,16 @@ def split_lines(text: str) -> list[str]:
     return out
 
 
-def git_hunks(a: list[str], b: list[str], minimal: bool = False, indent_heuristic: bool = True) -> list[Hunk]:
+def git_hunks(a: list[str], b: list[str], how: Options = DEFAULT) -> list[Hunk]:
     """The changed blocks git's default (Myers) diff reports between the records ``a`` and ``b``
-    (from :func:`split_lines`): ``minimal`` is ``--minimal``, ``indent_heuristic`` is off with
-    ``--no-indent-heuristic``."""
+    (from :func:`split_lines`), chosen ``how`` the options say."""
     budget = current()
-    ha = classes(a, b)
+    key = _KEYS.get(how.whitespace)
+    if key is None:
+        ha = classes(a, b)
+    else:
+        budget.spend(1 + (len(a) + len(b)) // 4 + sum(map(len, a)) // 64 + sum(map(len, b)) // 64)
+        ha = classes([key(line) for line in a], [key(line) for line in b])
     n, m = len(a), len(b)
     head = 0
     while head < n and head < m and ha[0][head] == ha[1][head]:
@@ -84,21 +126,19 @@ def git_hunks(a: list[str], b: list[str], minimal: bool = False, indent_heuristi
     kept = _set_aside(files, ha, head, ends, budget)
     search = _XSearch([ha[0][k] for k in kept[0]], [ha[1][k] for k in kept[1]])
     deleted, inserted = [False] * len(kept[0]), [False] * len(kept[1])
-    search.compare(deleted, inserted, minimal)
+    search.compare(deleted, inserted, how.minimal)
     for f, hits in enumerate((deleted, inserted)):
         for k, hit in enumerate(hits):
             if hit:
                 files[f].rchg[kept[f][k] + 1] = 1
-    _compact(files[0], files[1], indent_heuristic, budget)
-    _compact(files[1], files[0], indent_heuristic, budget)
+    _compact(files[0], files[1], how.indent_heuristic, budget)
+    _compact(files[1], files[0], how.indent_heuristic, budget)
     return blocks(files[0].rchg[1:-1], files[1].rchg[1:-1])
 
 
-def git_opcodes(
-    a: list[str], b: list[str], minimal: bool = False, indent_heuristic: bool = True
-) -> list[Opcode]:
+def git_opcodes(a: list[str], b: list[str], how: Options = DEFAULT) -> list[Opcode]:
     """:func:`git_hunks` as :class:`difflib.SequenceMatcher` opcodes (``equal`` between them)."""
-    return as_opcodes(git_hunks(a, b, minimal, indent_heuristic), len(a), len(b))
+    return as_opcodes(git_hunks(a, b, how), len(a), len(b))
 
 
 class _File:

@@ -1,20 +1,22 @@
 """git's diff output options (``-p``, ``-U<n>``/``--unified=<n>``, ``--stat``, ``--numstat``,
 ``--shortstat``, ``--name-only``, ``--name-status``, ``-s``/``--no-patch``), the options that pick
 the edit script (``--minimal``, ``--[no-]indent-heuristic``, ``--diff-algorithm=``, the
-``diff.algorithm`` / ``diff.indentHeuristic`` settings) and the changes part they print, shared by
-``git diff``, ``log``, ``show`` and ``stash show``. The algorithms and options this world does not
-simulate (patience, histogram, whitespace and blank-line ignoring, ...) answer as a program it
-cannot run (:class:`NotSimulated`), never with the default diff in their place."""
+``diff.algorithm`` / ``diff.indentHeuristic`` settings, ``-w``, ``-b``, ``--ignore-space-at-eol``,
+``--ignore-cr-at-eol``) and the changes part they print, shared by ``git diff``, ``log``, ``show``
+and ``stash show``. The algorithms and options this world does not simulate (patience, histogram,
+``--ignore-blank-lines``, ``-I``, ``-W``, ...) answer as a program it cannot run
+(:class:`NotSimulated`), never with the default diff in their place."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from ...xdiff import DEFAULT, Options
 from .ident import config
 from .repo import Entries, GitError, Repo
-from .text import DEFAULT, Algorithm, changed_paths, diffstat, tree_diff
+from .text import changed_paths, diffstat, tree_diff
 
 if TYPE_CHECKING:
     from ...proc import _Proc
@@ -23,11 +25,13 @@ if TYPE_CHECKING:
 _NUMBER = re.compile(r"(\s*[+-]?\d+)?")
 
 #: options that choose another edit script than git's default Myers diff, or ignore some changes
-_UNSIMULATED = {"--patience", "--histogram", "-w", "--ignore-all-space", "-b", "--ignore-space-change",
-                "--ignore-space-at-eol", "--ignore-cr-at-eol", "--ignore-blank-lines", "-W",
-                "--function-context"}  # fmt: skip
+_UNSIMULATED = {"--patience", "--histogram", "--ignore-blank-lines", "-W", "--function-context"}
 _UNSIMULATED_PREFIXES = ("--anchored=", "--ignore-matching-lines=", "-I")
-_ALGORITHMS = {"myers": DEFAULT, "default": DEFAULT, "minimal": Algorithm(minimal=True)}
+_ALGORITHMS = {"myers": False, "default": False, "minimal": True}  # whether it is minimal
+#: the whitespace options, weakest first: a stronger one ignores all a weaker one does
+_WHITESPACE = {"--ignore-cr-at-eol": "cr", "--ignore-space-at-eol": "eol", "-b": "change",
+               "--ignore-space-change": "change", "-w": "all", "--ignore-all-space": "all"}  # fmt: skip
+_STRENGTH = ["", "cr", "eol", "change", "all"]
 _BAD_ALGORITHM = 'error: option diff-algorithm accepts "myers", "minimal", "patience" and "histogram"'
 
 
@@ -49,7 +53,7 @@ class DiffOutput:
     shortstat: bool = False
     names: str = ""
     silent: bool = False
-    how: Algorithm = DEFAULT
+    how: Options = DEFAULT
 
     def wants_patch(self, default: bool) -> bool:
         """``default``: whether the command prints a patch when no format is named (diff, show)."""
@@ -64,36 +68,38 @@ class DiffOutput:
         return bool(self.names) or self.wants_stat() or self.wants_patch(default_patch)
 
 
-def _settings(p: _Proc, repo: Repo | None) -> Algorithm:
+def _settings(p: _Proc, repo: Repo | None) -> Options:
     """The edit script the ``diff.algorithm`` and ``diff.indentHeuristic`` settings ask for."""
     values = config(p, repo)
     how = DEFAULT
     chosen = values.get("diff.algorithm")
     if chosen is not None:
-        found = _ALGORITHMS.get(chosen.lower())
-        if found is None:
+        minimal = _ALGORITHMS.get(chosen.lower())
+        if minimal is None:
             raise NotSimulated(chosen)
-        how = found
+        how = replace(how, minimal=minimal)
     heuristic = values.get("diff.indentheuristic")
     if heuristic is not None and heuristic.lower() in ("false", "no", "off", "0"):
-        how = Algorithm(how.minimal, indent_heuristic=False)
+        how = replace(how, indent_heuristic=False)
     return how
 
 
-def _algorithm(how: Algorithm, a: str, value: str | None) -> Algorithm:
+def _algorithm(how: Options, a: str, value: str | None) -> Options:
     """``how`` after the option ``a`` (``value``: a ``--diff-algorithm`` value)."""
     if a in ("--minimal", "--no-minimal"):
-        return Algorithm(a == "--minimal", how.indent_heuristic)
+        return replace(how, minimal=a == "--minimal")
     if a in ("--indent-heuristic", "--no-indent-heuristic"):
-        return Algorithm(how.minimal, a == "--indent-heuristic")
+        return replace(how, indent_heuristic=a == "--indent-heuristic")
+    if a in _WHITESPACE:
+        return replace(how, whitespace=max(how.whitespace, _WHITESPACE[a], key=_STRENGTH.index))
     if value is None:
         raise GitError("error: option `diff-algorithm' requires a value", 129)
     if value.lower() in ("patience", "histogram"):
         raise NotSimulated(value)
-    found = _ALGORITHMS.get(value.lower())
-    if found is None:
+    minimal = _ALGORITHMS.get(value.lower())
+    if minimal is None:
         raise GitError(_BAD_ALGORITHM, 129)
-    return Algorithm(found.minimal, how.indent_heuristic)
+    return replace(how, minimal=minimal)
 
 
 def diff_output(p: _Proc, args: list[str], repo: Repo | None = None) -> DiffOutput:
@@ -110,7 +116,10 @@ def diff_output(p: _Proc, args: list[str], repo: Repo | None = None) -> DiffOutp
             break
         if a in _UNSIMULATED or a.startswith(_UNSIMULATED_PREFIXES):
             raise NotSimulated(a)
-        if a in ("--minimal", "--no-minimal", "--indent-heuristic", "--no-indent-heuristic"):
+        if (
+            a in ("--minimal", "--no-minimal", "--indent-heuristic", "--no-indent-heuristic")
+            or a in _WHITESPACE
+        ):
             out.how = _algorithm(out.how, a, None)
         elif a == "--diff-algorithm":
             taken = True

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from .diffopts import diff_output, operands, shown_changes
 from .repo import Commit, Entries, GitError, Repo
-from .text import changed_paths, git_date, iso_date, shown_path
+from .text import changed_paths, differs, git_date, iso_date, shown_path
 from .work import need_repo, pathspec_filter, status_sets
 
 if TYPE_CHECKING:
@@ -64,6 +64,8 @@ def cmd_diff(p: _Proc, args: list[str]) -> int:
         changed = {
             q: k for q, k in changed.items() if any(q == x or q.startswith(x + "/") or not x for x in paths)
         }
+    if output.how.whitespace:  # what changed only in ignored whitespace is not a change
+        changed = {q: k for q, k in changed.items() if differs(repo, old, new, q, output.how)}
     if "--quiet" in args:
         return 1 if changed else 0
     p.out(shown_changes(repo, old, new, output, default_patch=True, paths=paths))

@@ -5,22 +5,10 @@ from __future__ import annotations
 import posixpath
 import re
 import time
-from dataclasses import dataclass
 
 from ...unified import unified
-from ...xdiff import git_hunks, git_opcodes, split_lines
+from ...xdiff import DEFAULT, Options, git_hunks, git_opcodes, split_lines
 from .repo import ZERO, Entries, Repo
-
-
-@dataclass(frozen=True)
-class Algorithm:
-    """How git chooses the edit script: ``--minimal`` and ``--[no-]indent-heuristic``."""
-
-    minimal: bool = False
-    indent_heuristic: bool = True
-
-
-DEFAULT = Algorithm()
 
 
 def changed_paths(old: Entries, new: Entries) -> dict[str, str]:
@@ -59,7 +47,7 @@ def file_diff(
     old: tuple[str, str] | None,
     new: tuple[str, str] | None,
     context: int = 3,
-    how: Algorithm = DEFAULT,
+    how: Options = DEFAULT,
 ) -> str:
     """One file's ``diff --git`` section (empty when nothing changed), ``context`` lines around
     each change (``-U``), the edit script chosen ``how`` git chooses it."""
@@ -90,14 +78,18 @@ def file_diff(
         return "".join(head)
     old_text, new_text = a.decode("utf-8", "surrogateescape"), b.decode("utf-8", "surrogateescape")
     old_lines, new_lines = split_lines(old_text), split_lines(new_text)
+    codes = git_opcodes(old_lines, new_lines, how)
+    if how.whitespace and all(code[0] == "equal" for code in codes) and old and new and old[0] == new[0]:
+        return ""  # only ignored whitespace changed: git shows nothing of the file
     body = unified(
         old_text,
         new_text,
         f"a/{path}" if old else "/dev/null",
         f"b/{path}" if new else "/dev/null",
-        codes=git_opcodes(old_lines, new_lines, how.minimal, how.indent_heuristic),
+        codes=codes,
         context=context,
         split=split_lines,
+        new_context=True,
     )
     return "".join(head) + _with_function_context(body, old_lines)
 
@@ -130,7 +122,7 @@ def tree_diff(
     new: Entries,
     paths: list[str] | None = None,
     context: int = 3,
-    how: Algorithm = DEFAULT,
+    how: Options = DEFAULT,
 ) -> str:
     """The whole ``git diff`` text between two sets of entries, files in path order."""
     out = []
@@ -145,8 +137,21 @@ def _under(path: str, prefix: str) -> bool:
     return not prefix or path == prefix or path.startswith(prefix + "/")
 
 
+def same_mode(old: Entries, new: Entries, path: str) -> bool:
+    """Whether ``path`` is in both and keeps its mode."""
+    return path in old and path in new and old[path][0] == new[path][0]
+
+
+def differs(repo: Repo, old: Entries, new: Entries, path: str, how: Options) -> bool:
+    """Whether ``path`` changed from ``old`` to ``new`` in a way ``how`` does not ignore."""
+    if not how.whitespace or not same_mode(old, new, path):
+        return old.get(path) != new.get(path)
+    added, removed, binary = _counts(repo, old[path], new[path], how)
+    return bool(added or removed or binary)
+
+
 def _counts(
-    repo: Repo, old: tuple[str, str] | None, new: tuple[str, str] | None, how: Algorithm
+    repo: Repo, old: tuple[str, str] | None, new: tuple[str, str] | None, how: Options
 ) -> tuple[int, int, bool]:
     """(lines added, lines removed, binary) by the edit script the patch shows."""
     a, b = _text(repo, old[1] if old else None), _text(repo, new[1] if new else None)
@@ -155,8 +160,7 @@ def _counts(
     hunks = git_hunks(
         split_lines(a.decode("utf-8", "surrogateescape")),
         split_lines(b.decode("utf-8", "surrogateescape")),
-        how.minimal,
-        how.indent_heuristic,
+        how,
     )
     return sum(j2 - j1 for _, _, j1, j2 in hunks), sum(i2 - i1 for i1, i2, _, _ in hunks), False
 
@@ -218,7 +222,7 @@ def diffstat(
     new: Entries,
     summary_only: bool = False,
     paths: list[str] | None = None,
-    how: Algorithm = DEFAULT,
+    how: Options = DEFAULT,
     kinds: tuple[str, ...] = ("stat",),
 ) -> str:
     """The stats of ``kinds`` in git's order (``numstat``, ``stat`` with its summary,
@@ -234,9 +238,13 @@ def diffstat(
     total_add = total_del = 0
     for path in sorted(changed):
         added, removed, binary = _counts(repo, old.get(path), new.get(path), how)
+        if how.whitespace and not (added or removed or binary) and same_mode(old, new, path):
+            continue  # only ignored whitespace changed: not counted as a changed file
         total_add += added
         total_del += removed
         rows.append((path, added, removed, binary))
+    if not rows:
+        return ""
     summary = summary_line(len(rows), total_add, total_del)
     if not summary_only:
         out = []
