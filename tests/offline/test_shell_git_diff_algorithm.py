@@ -12,7 +12,7 @@ import pytest
 
 from agentworld_plugins.offline.shell import VirtualMachine
 from agentworld_plugins.offline.shell.limits import StepLimits
-from agentworld_plugins.offline.shell.xdiff import git_hunks, split_lines
+from agentworld_plugins.offline.shell.xdiff import Options, git_hunks, split_lines
 
 #: fixed identities and dates, so that commit ids are the same on both sides
 FIXED = (
@@ -93,7 +93,7 @@ def test_the_indent_heuristic_is_what_places_an_inserted_statement() -> None:
     blank line comes first and the new ``c()`` right above ``return``."""
     a, b = (split_lines(text) for text in CASES["indent-blank-split"])
     assert git_hunks(a, b) == [(4, 4, 4, 6)]
-    assert git_hunks(a, b, indent_heuristic=False) == [(5, 5, 5, 7)]
+    assert git_hunks(a, b, Options(indent_heuristic=False)) == [(5, 5, 5, 7)]
 
 
 def _random_text(rng: random.Random, vocab: list[str], lines: int) -> str:
@@ -144,13 +144,15 @@ VOCABULARIES = [
         "  bar();",
     ],
     ["a", "a", "a", "b", "", "c"],
+    ["a b", "a  b", "a\tb", " a b", "a b ", "", " ", "x", "\tx", "x  "],
 ]
 
 
 @pytest.mark.parametrize("batch", range(20))
 def test_random_edits_match_the_host_git(batch: int, same_as_bash: Callable[[str], None]) -> None:
-    """60 seeded random edits (three files a batch) of small files with repeated lines, blank
-    lines and indentation: the patch, the stats and ``log -p`` as the host's git prints them."""
+    """80 seeded random edits (four files a batch) of small files with repeated lines, blank
+    lines, indentation and blanks that differ: the patch, the stats (also with whitespace
+    ignored) and ``log -p`` as the host's git prints them."""
     rng = random.Random(batch)
     pairs = []
     for vocab in VOCABULARIES:
@@ -183,9 +185,34 @@ def test_the_options_that_pick_the_script_match_the_host_git(
     same_as_bash(_change([CASES["indent-python"], CASES["slide-align"]], command))
 
 
+WHITESPACE = [
+    "git diff -w; echo rc=$?; git diff -b --stat && git diff --ignore-space-at-eol --numstat && "
+    "git diff --ignore-cr-at-eol -U1 && git diff -w -b --ignore-all-space --shortstat",
+    "git diff -w --exit-code -- f1; echo rc=$?; git diff -w --quiet; echo rc=$?; git diff -b --quiet -- f2; "
+    "echo rc=$?; git diff -w --name-only && git diff --ignore-space-change --name-status",
+    "touch e && git add e && git diff --cached -w && chmod +x f1 && git diff -w -- f1 && git diff -w --stat",
+    "git commit -qam two && git log -p -w -1 --format=%s && git show -w --stat --format=%s && "
+    "git show -b --shortstat --format=%s && git diff -b HEAD~1 --numstat && git stash list",
+]
+
+
+@pytest.mark.parametrize("command", WHITESPACE)
+def test_ignored_whitespace_matches_the_host_git(command: str, same_as_bash: Callable[[str], None]) -> None:
+    """``-w``/``-b``/``--ignore-space-at-eol``/``--ignore-cr-at-eol``: lines that differ only in
+    the ignored whitespace match (the context shown as the new file has it), and a file changed
+    only so is left out of the patch, the stats and ``--exit-code``."""
+    pairs = [
+        ("a b\nc\n  d\ne\n", "a  b\nc\n\td\nE\n"),
+        ("q\nr\n", "q \nr\r\n"),
+        ("k\nl", "k\t\nl\n"),
+        ("x y\n", "xy\n"),
+    ]
+    same_as_bash(_change(pairs, "{ " + command + "; } | tr '\\r' '~'"))
+
+
 @pytest.mark.parametrize(
     "option",
-    ["--patience", "--histogram", "--diff-algorithm=patience", "-w", "-b", "--ignore-blank-lines", "-W"],
+    ["--patience", "--histogram", "--diff-algorithm=patience", "--ignore-blank-lines", "-W", "-Ifoo"],
 )
 def test_an_algorithm_not_simulated_answers_visibly(option: str, vm: VirtualMachine) -> None:
     """Options that choose another edit script (or hide changes) are not silently answered with
