@@ -166,6 +166,97 @@ def test_random_edits_match_the_host_git(batch: int, same_as_bash: Callable[[str
     )
 
 
+#: Bram Cohen's example for patience diff: a function added above one edited and one removed
+COHEN_OLD = """#include <stdio.h>
+
+// Frobs foo heartily
+int frobnitz(int foo)
+{
+    int i;
+    for(i = 0; i < 10; i++)
+    {
+        printf("Your answer is: ");
+        printf("%d\\n", foo);
+    }
+}
+
+int fact(int n)
+{
+    if(n > 1)
+    {
+        return fact(n-1) * n;
+    }
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    frobnitz(fact(10));
+}
+"""
+COHEN_NEW = """#include <stdio.h>
+
+int fib(int n)
+{
+    if(n > 2)
+    {
+        return fib(n-1) + fib(n-2);
+    }
+    return 1;
+}
+
+// Frobs foo heartily
+int frobnitz(int foo)
+{
+    int i;
+    for(i = 0; i < 10; i++)
+    {
+        printf("%d\\n", foo);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    frobnitz(fib(10));
+}
+"""
+#: texts whose Myers, patience and histogram scripts all differ; a moved function (for --anchored)
+ALGORITHM_PAIRS = [
+    (COHEN_OLD, COHEN_NEW),
+    ("b\na\nc\n", "x\nc\nc\na\n"),
+    (
+        "int a() {\n    return 1;\n}\n\nint b() {\n    return 2;\n}\n",
+        "int b() {\n    return 2;\n}\n\nint a() {\n    return 1;\n}\n",
+    ),
+]
+
+ALGORITHMS = [
+    "git diff --patience && git diff --histogram -U1 && git diff --diff-algorithm=Patience --stat",
+    "git diff --diff-algorithm histogram --numstat && git -c diff.algorithm=patience diff --shortstat && "
+    "git -c diff.algorithm=histogram diff && git diff --histogram --diff-algorithm=myers -U0",
+    "git diff --anchored='int a' && git diff --anchored='int a' --patience && git diff --patience --anchored=}",
+    "git diff --patience --minimal && git diff --histogram --no-indent-heuristic && git diff --patience -w",
+    "git commit -qam two && git log -p --patience -1 --format=%s && git show --histogram --stat --format=%s",
+]
+
+
+def test_patience_and_histogram_choose_their_own_scripts() -> None:
+    a, b = split_lines(COHEN_OLD), split_lines(COHEN_NEW)
+    myers = git_hunks(a, b)
+    patience = git_hunks(a, b, Options(algorithm="patience"))
+    assert len(myers) == 9 and patience == [(2, 2, 2, 11), (8, 9, 17, 17), (13, 22, 21, 21), (24, 25, 23, 24)]
+    a, b = split_lines(ALGORITHM_PAIRS[1][0]), split_lines(ALGORITHM_PAIRS[1][1])
+    assert (
+        len({tuple(git_hunks(a, b, Options(algorithm=name))) for name in ("myers", "patience", "histogram")})
+        == 3
+    )
+
+
+@pytest.mark.parametrize("command", ALGORITHMS)
+def test_patience_and_histogram_match_the_host_git(command: str, same_as_bash: Callable[[str], None]) -> None:
+    same_as_bash(_change(ALGORITHM_PAIRS, command))
+
+
 OPTIONS = [
     "git diff --minimal && git diff --diff-algorithm=minimal -U0 && git diff --no-minimal --diff-algorithm myers",
     "git diff --diff-algorithm=Default && git -c diff.algorithm=minimal diff && git diff --indent-heuristic",
@@ -212,7 +303,7 @@ def test_ignored_whitespace_matches_the_host_git(command: str, same_as_bash: Cal
 
 @pytest.mark.parametrize(
     "option",
-    ["--patience", "--histogram", "--diff-algorithm=patience", "--ignore-blank-lines", "-W", "-Ifoo"],
+    ["--ignore-blank-lines", "-W", "--function-context", "-Ifoo", "--ignore-matching-lines=x"],
 )
 def test_an_algorithm_not_simulated_answers_visibly(option: str, vm: VirtualMachine) -> None:
     """Options that choose another edit script (or hide changes) are not silently answered with
@@ -221,7 +312,7 @@ def test_an_algorithm_not_simulated_answers_visibly(option: str, vm: VirtualMach
     for command in (f"git diff {option}", f"git log -p {option}", f"git show {option}"):
         r = vm.run(command)
         assert r.unknown_effect and r.exit_code == 126 and r.stdout == "", command
-    r = vm.run("git -c diff.algorithm=histogram diff")
+    r = vm.run("git -c diff.algorithm=fast diff")  # git's message names where it read the value
     assert r.unknown_effect and r.exit_code == 126
     assert vm.run("git diff --stat").stdout == " f0 | 3 +++\n 1 file changed, 3 insertions(+)\n"
 

@@ -17,8 +17,9 @@ search gives up on a minimal script past a cost bound of about the square root o
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .gnu_diff import Hunk, Search, Split, as_opcodes, blocks, bogosqrt, classes
@@ -67,6 +68,10 @@ class Options:
     minimal: bool = False
     indent_heuristic: bool = True
     whitespace: str = ""
+    #: ``myers`` (git's default), ``patience`` or ``histogram``
+    algorithm: str = "myers"
+    #: ``--anchored=`` texts (patience): a line of the first file that starts with one is kept
+    anchors: tuple[str, ...] = ()
 
 
 DEFAULT = Options()
@@ -104,8 +109,8 @@ def split_lines(text: str) -> list[str]:
 
 
 def git_hunks(a: list[str], b: list[str], how: Options = DEFAULT) -> list[Hunk]:
-    """The changed blocks git's default (Myers) diff reports between the records ``a`` and ``b``
-    (from :func:`split_lines`), chosen ``how`` the options say."""
+    """The changed blocks git's diff reports between the records ``a`` and ``b`` (from
+    :func:`split_lines`), chosen ``how`` the options say."""
     budget = current()
     key = _KEYS.get(how.whitespace)
     if key is None:
@@ -113,27 +118,45 @@ def git_hunks(a: list[str], b: list[str], how: Options = DEFAULT) -> list[Hunk]:
     else:
         budget.spend(1 + (len(a) + len(b)) // 4 + sum(map(len, a)) // 64 + sum(map(len, b)) // 64)
         ha = classes([key(line) for line in a], [key(line) for line in b])
-    n, m = len(a), len(b)
-    head = 0
-    while head < n and head < m and ha[0][head] == ha[1][head]:
-        head += 1
-    tail = 0
-    while tail < n - head and tail < m - head and ha[0][n - 1 - tail] == ha[1][m - 1 - tail]:
-        tail += 1
-    budget.spend(1 + head + tail)
-    files = [_File(a, ha[0]), _File(b, ha[1])]
-    ends = (n - tail, m - tail)
-    kept = _set_aside(files, ha, head, ends, budget)
-    search = _XSearch([ha[0][k] for k in kept[0]], [ha[1][k] for k in kept[1]])
-    deleted, inserted = [False] * len(kept[0]), [False] * len(kept[1])
-    search.compare(deleted, inserted, how.minimal)
-    for f, hits in enumerate((deleted, inserted)):
-        for k, hit in enumerate(hits):
-            if hit:
-                files[f].rchg[kept[f][k] + 1] = 1
+    files = (_File(a, ha[0]), _File(b, ha[1]))
+    whole = (0, len(a), 0, len(b))
+    if how.algorithm == "patience":
+        _patience(files, whole, how, budget)
+    elif how.algorithm == "histogram":
+        _histogram(files, whole, how.minimal, budget)
+    else:
+        _classic(files, whole, how.minimal, budget)
     _compact(files[0], files[1], how.indent_heuristic, budget)
     _compact(files[1], files[0], how.indent_heuristic, budget)
     return blocks(files[0].rchg[1:-1], files[1].rchg[1:-1])
+
+
+Box = tuple[int, int, int, int]  # lines lo1..hi1 of the first file and lo2..hi2 of the second
+
+
+def _classic(files: tuple[_File, _File], box: Box, minimal: bool, budget: Budget) -> None:
+    """Mark the changed lines of ``box`` as ``xdl_do_diff`` finds them with Myers' algorithm:
+    the identical ends set aside, then the lines git discards, then the search."""
+    lo1, hi1, lo2, hi2 = box
+    x, y = files[0].ha[lo1:hi1], files[1].ha[lo2:hi2]
+    n, m = len(x), len(y)
+    head = 0
+    while head < n and head < m and x[head] == y[head]:
+        head += 1
+    tail = 0
+    while tail < n - head and tail < m - head and x[n - 1 - tail] == y[m - 1 - tail]:
+        tail += 1
+    budget.spend(1 + head + tail + n // 8 + m // 8)
+    kept = _set_aside((x, y), head, (n - tail, m - tail), budget)
+    search = _XSearch([x[k] for k in kept[0]], [y[k] for k in kept[1]])
+    hits = [False] * len(kept[0]), [False] * len(kept[1])
+    search.compare(hits[0], hits[1], minimal)
+    for f, lo in enumerate((lo1, lo2)):
+        rchg = files[f].rchg
+        changed = set(range(head, (n, m)[f] - tail)).difference(kept[f])
+        changed.update(kept[f][k] for k, hit in enumerate(hits[f]) if hit)
+        for k in changed:
+            rchg[lo + k + 1] = 1
 
 
 def git_opcodes(a: list[str], b: list[str], how: Options = DEFAULT) -> list[Opcode]:
@@ -175,27 +198,28 @@ class _File:
 
 
 def _set_aside(
-    files: list[_File], ha: list[list[int]], head: int, ends: tuple[int, int], budget: Budget
+    ha: tuple[list[int], list[int]], head: int, ends: tuple[int, int], budget: Budget
 ) -> list[list[int]]:
-    """Mark changed the lines between the identical ends that git leaves out of the search (no
-    match in the other file, or many matches amid such lines); returns the lines kept."""
+    """The lines between the identical ends that git keeps for the search (``ha``: the classes
+    of the lines): not those without a match in the other file, nor those with many matches amid
+    such lines."""
     counts = [Counter(ha[0]), Counter(ha[1])]
     kept: list[list[int]] = []
     for f in range(2):
-        limit = min(bogosqrt(files[f].n), _MAX_EQLIMIT)
+        limit = min(bogosqrt(len(ha[f])), _MAX_EQLIMIT)
         other = counts[1 - f]
         dis = {}
         for k in range(head, ends[f]):
             found = other[ha[f][k]]
             dis[k] = 0 if found == 0 else 2 if found >= limit else 1
         budget.spend(1 + ends[f] - head)
-        keep = []
-        for k in range(head, ends[f]):
-            if dis[k] == 1 or (dis[k] == 2 and not _lone_many(dis, k, head, ends[f] - 1, budget)):
-                keep.append(k)
-            else:
-                files[f].rchg[k + 1] = 1
-        kept.append(keep)
+        kept.append(
+            [
+                k
+                for k in range(head, ends[f])
+                if dis[k] == 1 or (dis[k] == 2 and not _lone_many(dis, k, head, ends[f] - 1, budget))
+            ]
+        )
     return kept
 
 
@@ -440,3 +464,178 @@ class _Group:
                 self.start -= 1
             return True
         return False
+
+
+def _mark_all(files: tuple[_File, _File], box: Box) -> None:
+    lo1, hi1, lo2, hi2 = box
+    files[0].rchg[lo1 + 1 : hi1 + 1] = b"\x01" * (hi1 - lo1)
+    files[1].rchg[lo2 + 1 : hi2 + 1] = b"\x01" * (hi2 - lo2)
+
+
+def _ranges(files: tuple[_File, _File], work: list[Box], budget: Budget) -> Iterator[Box]:
+    """The ranges left to diff, taken from ``work`` (which the caller extends as it goes), those
+    empty on one side marked changed on the other instead."""
+    while work:
+        part = work.pop()
+        lo1, hi1, lo2, hi2 = part
+        if lo1 == hi1 or lo2 == hi2:
+            _mark_all(files, part)
+            continue
+        budget.spend(1 + hi1 - lo1 + hi2 - lo2)
+        yield part
+
+
+#: patience: a line of the first file seen again there, or more than once in the second
+_NON_UNIQUE = -2
+
+
+def _patience(files: tuple[_File, _File], box: Box, how: Options, budget: Budget) -> None:
+    """Mark the changed lines of ``box`` as git's patience diff does: the longest sequence of
+    lines unique in both ranges, in order in both (``--anchored`` lines never left out of it),
+    the common runs grown around them, the ranges between diffed the same way; a range without
+    such lines falls back to Myers (:func:`_classic`)."""
+    x, y = files[0].ha, files[1].ha
+    lines = files[0].lines
+    work = [box]
+    for part in _ranges(files, work, budget):
+        lo1, hi1, lo2, hi2 = part
+        found: dict[int, list[int]] = {}  # class: [its line in x, its line in y, or -1 / _NON_UNIQUE]
+        for i in range(lo1, hi1):
+            entry = found.get(x[i])
+            if entry is None:
+                found[x[i]] = [i, -1]
+            else:
+                entry[1] = _NON_UNIQUE
+        matches = False
+        for j in range(lo2, hi2):
+            entry = found.get(y[j])
+            if entry is not None:
+                matches = True
+                entry[1] = j if entry[1] == -1 else _NON_UNIQUE
+        if not matches:
+            _mark_all(files, part)
+            continue
+        chain = _unique_common(found, lines, how.anchors, budget)
+        if not chain:
+            _classic(files, part, how.minimal, budget)
+            continue
+        work.extend(_between(x, y, part, chain, budget))
+
+
+def _unique_common(
+    found: dict[int, list[int]], lines: list[str], anchors: tuple[str, ...], budget: Budget
+) -> list[tuple[int, int]]:
+    """The longest sequence, in the first file's order, of the unique lines whose lines in the
+    second file increase too (patience sorting; an anchored line is never displaced)."""
+    tops: list[int] = []  # the line in y of the top of each pile
+    piles: list[tuple[int, int]] = []
+    below: dict[tuple[int, int], tuple[int, int] | None] = {}
+    anchored = -1
+    for i, j in found.values():
+        if j < 0:
+            continue
+        at = bisect_left(tops, j) - 1
+        below[i, j] = piles[at] if at >= 0 else None
+        at += 1
+        if at <= anchored:
+            continue
+        if at == len(piles):
+            piles.append((i, j))
+            tops.append(j)
+        else:
+            piles[at], tops[at] = (i, j), j
+        if anchors and lines[i].startswith(anchors):
+            anchored = at
+            del piles[at + 1 :], tops[at + 1 :]
+    budget.spend(1 + len(found))
+    chain = []
+    link = piles[-1] if piles else None
+    while link is not None:
+        chain.append(link)
+        link = below[link]
+    return chain[::-1]
+
+
+def _between(x: list[int], y: list[int], box: Box, chain: list[tuple[int, int]], budget: Budget) -> list[Box]:
+    """The ranges left between the lines of ``chain`` once the common runs around each have
+    grown (git's ``walk_common_sequence``)."""
+    lo1, hi1, lo2, hi2 = box
+    out = []
+    k = 0
+    line1, line2 = lo1, lo2
+    while True:
+        if k < len(chain):
+            next1, next2 = chain[k]
+            while next1 > line1 and next2 > line2 and x[next1 - 1] == y[next2 - 1]:
+                next1 -= 1
+                next2 -= 1
+        else:
+            next1, next2 = hi1, hi2
+        while line1 < next1 and line2 < next2 and x[line1] == y[line2]:
+            line1 += 1
+            line2 += 1
+        budget.spend(1)
+        if next1 > line1 or next2 > line2:
+            out.append((line1, next1, line2, next2))
+        if k == len(chain):
+            return out
+        while k + 1 < len(chain) and chain[k + 1] == (chain[k][0] + 1, chain[k][1] + 1):
+            k += 1
+        line1, line2 = chain[k][0] + 1, chain[k][1] + 1
+        k += 1
+
+
+#: histogram: a line with more occurrences than this in the first range is never a pivot
+_MAX_CHAIN = 64
+
+
+def _histogram(files: tuple[_File, _File], box: Box, minimal: bool, budget: Budget) -> None:
+    """Mark the changed lines of ``box`` as git's histogram diff does: the longest common run
+    around the line of the second range that is rarest in the first, the ranges on either side
+    diffed the same way; Myers (:func:`_classic`) where every common line is too frequent."""
+    x, y = files[0].ha, files[1].ha
+    work = [box]
+    for part in _ranges(files, work, budget):
+        lo1, hi1, lo2, hi2 = part
+        first: dict[int, int] = {}  # class: its first line in x
+        count: Counter[int] = Counter()
+        after = {}  # line of x: the next line of its class
+        for i in range(hi1 - 1, lo1 - 1, -1):
+            after[i] = first.get(x[i], -1)
+            first[x[i]] = i
+            count[x[i]] += 1
+        best = _MAX_CHAIN + 1
+        common = False
+        lcs: Box | None = None
+        b = lo2
+        while b < hi2:
+            b_next = b + 1
+            a = first.get(y[b], -1)
+            if a >= 0:
+                common = True
+                if count[y[b]] > best:
+                    a = -1  # too frequent: every line of its class is skipped
+            while a >= 0:
+                s1, s2, e1, e2, rc = a, b, a, b, count[y[b]]
+                while lo1 < s1 and lo2 < s2 and x[s1 - 1] == y[s2 - 1]:
+                    s1, s2 = s1 - 1, s2 - 1
+                    rc = min(rc, count[x[s1]]) if rc > 1 else rc
+                while e1 < hi1 - 1 and e2 < hi2 - 1 and x[e1 + 1] == y[e2 + 1]:
+                    e1, e2 = e1 + 1, e2 + 1
+                    rc = min(rc, count[x[e1]]) if rc > 1 else rc
+                budget.spend(1 + e1 - s1)
+                b_next = max(b_next, e2 + 1)
+                if (lcs[1] - lcs[0] if lcs else 0) < e1 - s1 or rc < best:
+                    lcs, best = (s1, e1, s2, e2), rc
+                a = after[a]
+                while 0 <= a <= e1:
+                    a = after[a]
+            b = b_next
+        if common and best > _MAX_CHAIN:
+            _classic(files, part, minimal, budget)
+        elif lcs is None:
+            _mark_all(files, part)
+        else:
+            s1, e1, s2, e2 = lcs
+            work.append((lo1, s1, lo2, s2))
+            work.append((e1 + 1, hi1, e2 + 1, hi2))

@@ -1,11 +1,11 @@
 """git's diff output options (``-p``, ``-U<n>``/``--unified=<n>``, ``--stat``, ``--numstat``,
 ``--shortstat``, ``--name-only``, ``--name-status``, ``-s``/``--no-patch``), the options that pick
 the edit script (``--minimal``, ``--[no-]indent-heuristic``, ``--diff-algorithm=``, the
-``diff.algorithm`` / ``diff.indentHeuristic`` settings, ``-w``, ``-b``, ``--ignore-space-at-eol``,
-``--ignore-cr-at-eol``) and the changes part they print, shared by ``git diff``, ``log``, ``show``
-and ``stash show``. The algorithms and options this world does not simulate (patience, histogram,
-``--ignore-blank-lines``, ``-I``, ``-W``, ...) answer as a program it cannot run
-(:class:`NotSimulated`), never with the default diff in their place."""
+``diff.algorithm`` / ``diff.indentHeuristic`` settings, ``--patience``, ``--histogram``,
+``--anchored=``, ``-w``, ``-b``, ``--ignore-space-at-eol``, ``--ignore-cr-at-eol``) and the
+changes part they print, shared by ``git diff``, ``log``, ``show`` and ``stash show``. The options
+this world does not simulate (``--ignore-blank-lines``, ``-I``, ``-W``) answer as a program it
+cannot run (:class:`NotSimulated`), never with the default diff in their place."""
 
 from __future__ import annotations
 
@@ -25,13 +25,28 @@ if TYPE_CHECKING:
 _NUMBER = re.compile(r"(\s*[+-]?\d+)?")
 
 #: options that choose another edit script than git's default Myers diff, or ignore some changes
-_UNSIMULATED = {"--patience", "--histogram", "--ignore-blank-lines", "-W", "--function-context"}
-_UNSIMULATED_PREFIXES = ("--anchored=", "--ignore-matching-lines=", "-I")
-_ALGORITHMS = {"myers": False, "default": False, "minimal": True}  # whether it is minimal
+_UNSIMULATED = {"--ignore-blank-lines", "-W", "--function-context"}
+_UNSIMULATED_PREFIXES = ("--ignore-matching-lines=", "-I")
+#: the values of ``--diff-algorithm`` and ``diff.algorithm``: the algorithm, and whether minimal
+_ALGORITHMS = {
+    "myers": ("myers", False),
+    "default": ("myers", False),
+    "minimal": ("myers", True),
+    "patience": ("patience", False),
+    "histogram": ("histogram", False),
+}
 #: the whitespace options, weakest first: a stronger one ignores all a weaker one does
 _WHITESPACE = {"--ignore-cr-at-eol": "cr", "--ignore-space-at-eol": "eol", "-b": "change",
                "--ignore-space-change": "change", "-w": "all", "--ignore-all-space": "all"}  # fmt: skip
 _STRENGTH = ["", "cr", "eol", "change", "all"]
+_FLAGS = {
+    "--minimal",
+    "--no-minimal",
+    "--indent-heuristic",
+    "--no-indent-heuristic",
+    "--patience",
+    "--histogram",
+}
 _BAD_ALGORITHM = 'error: option diff-algorithm accepts "myers", "minimal", "patience" and "histogram"'
 
 
@@ -74,10 +89,10 @@ def _settings(p: _Proc, repo: Repo | None) -> Options:
     how = DEFAULT
     chosen = values.get("diff.algorithm")
     if chosen is not None:
-        minimal = _ALGORITHMS.get(chosen.lower())
-        if minimal is None:
+        found = _ALGORITHMS.get(chosen.lower())
+        if found is None:  # git's message names the file and line it read it from
             raise NotSimulated(chosen)
-        how = replace(how, minimal=minimal)
+        how = replace(how, algorithm=found[0], minimal=found[1])
     heuristic = values.get("diff.indentheuristic")
     if heuristic is not None and heuristic.lower() in ("false", "no", "off", "0"):
         how = replace(how, indent_heuristic=False)
@@ -92,14 +107,18 @@ def _algorithm(how: Options, a: str, value: str | None) -> Options:
         return replace(how, indent_heuristic=a == "--indent-heuristic")
     if a in _WHITESPACE:
         return replace(how, whitespace=max(how.whitespace, _WHITESPACE[a], key=_STRENGTH.index))
+    if a == "--patience":  # it forgets the --anchored texts before it
+        return replace(how, algorithm="patience", anchors=())
+    if a == "--histogram":
+        return replace(how, algorithm="histogram")
+    if a.startswith("--anchored="):
+        return replace(how, algorithm="patience", anchors=(*how.anchors, a.partition("=")[2]))
     if value is None:
         raise GitError("error: option `diff-algorithm' requires a value", 129)
-    if value.lower() in ("patience", "histogram"):
-        raise NotSimulated(value)
-    minimal = _ALGORITHMS.get(value.lower())
-    if minimal is None:
+    found = _ALGORITHMS.get(value.lower())
+    if found is None:
         raise GitError(_BAD_ALGORITHM, 129)
-    return replace(how, minimal=minimal)
+    return replace(how, algorithm=found[0], minimal=found[1])
 
 
 def diff_output(p: _Proc, args: list[str], repo: Repo | None = None) -> DiffOutput:
@@ -116,10 +135,7 @@ def diff_output(p: _Proc, args: list[str], repo: Repo | None = None) -> DiffOutp
             break
         if a in _UNSIMULATED or a.startswith(_UNSIMULATED_PREFIXES):
             raise NotSimulated(a)
-        if (
-            a in ("--minimal", "--no-minimal", "--indent-heuristic", "--no-indent-heuristic")
-            or a in _WHITESPACE
-        ):
+        if a in _FLAGS or a in _WHITESPACE or a.startswith("--anchored="):
             out.how = _algorithm(out.how, a, None)
         elif a == "--diff-algorithm":
             taken = True
