@@ -333,6 +333,8 @@ def test_a_diff_of_two_large_files_ends_within_the_step_budget() -> None:
     assert setup.exit_code == 0, setup.stderr
     r = vm.run("cd /app/repo && cp ../seq_b s && git diff --numstat")
     assert (r.stdout, r.exit_code) == ("50000\t50000\ts\n", 0)
+    r = vm.run("cd /app/repo && git diff --numstat --patience && git diff --numstat --histogram")
+    assert (r.stdout, r.exit_code) == ("50000\t50000\ts\n" * 2, 0)
     r = vm.run("cd /app/repo && cp ../ab_b t && git diff --numstat -- t")
     assert (r.stdout, r.exit_code) == ("", 152) and "CPU time limit exceeded" in r.stderr
     assert vm.run("echo still").stdout == "still\n"

@@ -481,7 +481,7 @@ def _ranges(files: tuple[_File, _File], work: list[Box], budget: Budget) -> Iter
         if lo1 == hi1 or lo2 == hi2:
             _mark_all(files, part)
             continue
-        budget.spend(1 + hi1 - lo1 + hi2 - lo2)
+        budget.spend(1 + 3 * (hi1 - lo1 + hi2 - lo2))  # a map of one side, a pass over both
         yield part
 
 
@@ -547,7 +547,7 @@ def _unique_common(
         if anchors and lines[i].startswith(anchors):
             anchored = at
             del piles[at + 1 :], tops[at + 1 :]
-    budget.spend(1 + len(found))
+    budget.spend(1 + 3 * len(found))  # a binary search each
     chain = []
     link = piles[-1] if piles else None
     while link is not None:
