@@ -301,9 +301,32 @@ def test_ignored_whitespace_matches_the_host_git(command: str, same_as_bash: Cal
     same_as_bash(_change(pairs, "{ " + command + "; } | tr '\\r' '~'"))
 
 
+BLANK_LINES = [
+    "git diff --ignore-blank-lines; echo rc=$?; git diff --ignore-blank-lines --stat && "
+    "git diff --ignore-blank-lines --numstat -U0 && git diff --ignore-blank-lines --numstat -U5",
+    "git diff --ignore-blank-lines --exit-code -- f1; echo rc=$?; git diff --ignore-blank-lines -U1 && "
+    "git diff --ignore-blank-lines -U0 && git diff --ignore-blank-lines -w --shortstat",
+    "git commit -qam two && git show --ignore-blank-lines --format=%s -U2 && "
+    "git log -p --ignore-blank-lines --stat --format=%s -1",
+]
+
+
+@pytest.mark.parametrize("command", BLANK_LINES)
+def test_ignored_blank_lines_match_the_host_git(command: str, same_as_bash: Callable[[str], None]) -> None:
+    """``--ignore-blank-lines``: a change of blank lines alone is left out unless it is near a
+    change that is not (its nearness measured by the context, which therefore changes the stats);
+    a file with only such changes is left out of the patch and the stats, not of ``--exit-code``."""
+    pairs = [
+        ("a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\nm\n", "\na\nb\nc\n\nd\ne\nF\ng\nh\ni\n\nj\nk\nl\nm\n\n"),
+        ("q\nr\n", "q\n\nr\n"),
+        ("x\n\ny\n", "x\ny\n \nz\n"),
+    ]
+    same_as_bash(_change(pairs, command))
+
+
 @pytest.mark.parametrize(
     "option",
-    ["--ignore-blank-lines", "-W", "--function-context", "-Ifoo", "--ignore-matching-lines=x"],
+    ["-W", "--function-context", "-Ifoo", "--ignore-matching-lines=x"],
 )
 def test_an_algorithm_not_simulated_answers_visibly(option: str, vm: VirtualMachine) -> None:
     """Options that choose another edit script (or hide changes) are not silently answered with

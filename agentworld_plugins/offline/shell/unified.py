@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterator
-from functools import partial
+from collections.abc import Iterator
 
 Opcode = tuple[str, int, int, int, int]
 
@@ -20,23 +19,23 @@ class _Fixed(difflib.SequenceMatcher):  # type: ignore[type-arg]
         return self.codes
 
 
-def _range(start: int, stop: int) -> str:
+def hunk_range(start: int, stop: int) -> str:
+    """A hunk header's range of lines ``start`` to ``stop`` (half-open, from 0): ``N`` for one
+    line, ``N,COUNT`` else, an empty range starting after the line before it."""
     length = stop - start
     if length == 1:
         return str(start + 1)
     return f"{start + 1 if length else start},{length}"
 
 
-def _hunks(
-    a: list[str], b: list[str], codes: list[Opcode], head: list[str], context: int, new_context: bool
-) -> Iterator[str]:
+def _hunks(a: list[str], b: list[str], codes: list[Opcode], head: list[str], context: int) -> Iterator[str]:
     for k, group in enumerate(_Fixed(codes).get_grouped_opcodes(context)):
         if not k:
             yield from head
-        yield f"@@ -{_range(group[0][1], group[-1][2])} +{_range(group[0][3], group[-1][4])} @@\n"
+        yield f"@@ -{hunk_range(group[0][1], group[-1][2])} +{hunk_range(group[0][3], group[-1][4])} @@\n"
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
-                yield from (" " + line for line in (b[j1:j2] if new_context else a[i1:i2]))
+                yield from (" " + line for line in a[i1:i2])
                 continue
             if tag in ("replace", "delete"):
                 yield from ("-" + line for line in a[i1:i2])
@@ -53,16 +52,12 @@ def unified(
     to_date: str = "",
     codes: list[Opcode] | None = None,
     context: int = 3,
-    split: Callable[[str], list[str]] = partial(str.splitlines, keepends=True),
-    new_context: bool = False,
 ) -> str:
     """``diff -u`` of two texts: the ``---``/``+++`` header (none when both names are empty),
     hunks, and ``\\ No newline at end of file`` after a last line without one. ``codes``: the
     edit script to show (default difflib's); ``context``: the unchanged lines shown around each
-    change (``-U``), hunks whose context would touch or overlap merged into one; ``split``: how
-    the texts are cut into the lines ``codes`` number; ``new_context``: unchanged lines shown as
-    ``b`` has them (git's way: they differ from ``a``'s where whitespace is ignored)."""
-    left, right = split(a), split(b)
+    change (``-U``), hunks whose context would touch or overlap merged into one."""
+    left, right = a.splitlines(keepends=True), b.splitlines(keepends=True)
     if codes is None:
         lines = list(difflib.unified_diff(left, right, from_name, to_name, from_date, to_date, context))
         if not from_name and not to_name:
@@ -74,7 +69,12 @@ def unified(
                 f"--- {from_name}{chr(9) + from_date if from_date else ''}\n",
                 f"+++ {to_name}{chr(9) + to_date if to_date else ''}\n",
             ]
-        lines = list(_hunks(left, right, codes, head, context, new_context))
+        lines = list(_hunks(left, right, codes, head, context))
+    return marked(lines)
+
+
+def marked(lines: list[str]) -> str:
+    """The lines of a diff joined, ``\\ No newline at end of file`` after one without a newline."""
     return "".join(
         line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
     )

@@ -2,9 +2,10 @@
 ``--shortstat``, ``--name-only``, ``--name-status``, ``-s``/``--no-patch``), the options that pick
 the edit script (``--minimal``, ``--[no-]indent-heuristic``, ``--diff-algorithm=``, the
 ``diff.algorithm`` / ``diff.indentHeuristic`` settings, ``--patience``, ``--histogram``,
-``--anchored=``, ``-w``, ``-b``, ``--ignore-space-at-eol``, ``--ignore-cr-at-eol``) and the
+``--anchored=``, ``-w``, ``-b``, ``--ignore-space-at-eol``, ``--ignore-cr-at-eol``,
+``--ignore-blank-lines``) and the
 changes part they print, shared by ``git diff``, ``log``, ``show`` and ``stash show``. The options
-this world does not simulate (``--ignore-blank-lines``, ``-I``, ``-W``) answer as a program it
+this world does not simulate (``-I``, ``-W``) answer as a program it
 cannot run (:class:`NotSimulated`), never with the default diff in their place."""
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 _NUMBER = re.compile(r"(\s*[+-]?\d+)?")
 
 #: options that choose another edit script than git's default Myers diff, or ignore some changes
-_UNSIMULATED = {"--ignore-blank-lines", "-W", "--function-context"}
+_UNSIMULATED = {"-W", "--function-context"}
 _UNSIMULATED_PREFIXES = ("--ignore-matching-lines=", "-I")
 #: the values of ``--diff-algorithm`` and ``diff.algorithm``: the algorithm, and whether minimal
 _ALGORITHMS = {
@@ -135,7 +136,9 @@ def diff_output(p: _Proc, args: list[str], repo: Repo | None = None) -> DiffOutp
             break
         if a in _UNSIMULATED or a.startswith(_UNSIMULATED_PREFIXES):
             raise NotSimulated(a)
-        if a in _FLAGS or a in _WHITESPACE or a.startswith("--anchored="):
+        if a == "--ignore-blank-lines":
+            out.how = replace(out.how, ignore_blank_lines=True)
+        elif a in _FLAGS or a in _WHITESPACE or a.startswith("--anchored="):
             out.how = _algorithm(out.how, a, None)
         elif a == "--diff-algorithm":
             taken = True
@@ -212,7 +215,7 @@ def shown_changes(
     stat = ""
     if out.wants_stat():
         kinds = ("numstat",) * out.numstat + ("stat",) * out.stat + ("shortstat",) * out.shortstat
-        stat = diffstat(repo, old, new, paths=paths, how=out.how, kinds=kinds)
+        stat = diffstat(repo, old, new, paths=paths, how=out.how, kinds=kinds, context=out.context)
     patch = tree_diff(repo, old, new, paths, out.context, out.how) if out.wants_patch(default_patch) else ""
     if stat and patch:  # the "---" line stands for the blank line only with --stat
         return ("---\n" if lead and out.stat else lead) + stat + "\n" + patch

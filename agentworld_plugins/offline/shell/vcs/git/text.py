@@ -6,8 +6,8 @@ import posixpath
 import re
 import time
 
-from ...unified import unified
-from ...xdiff import DEFAULT, Options, git_hunks, git_opcodes, split_lines
+from ...unified import hunk_range, marked
+from ...xdiff import DEFAULT, Group, Options, git_hunks, hunk_groups, split_lines
 from .repo import ZERO, Entries, Repo
 
 
@@ -78,20 +78,31 @@ def file_diff(
         return "".join(head)
     old_text, new_text = a.decode("utf-8", "surrogateescape"), b.decode("utf-8", "surrogateescape")
     old_lines, new_lines = split_lines(old_text), split_lines(new_text)
-    codes = git_opcodes(old_lines, new_lines, how)
-    if how.whitespace and all(code[0] == "equal" for code in codes) and old and new and old[0] == new[0]:
-        return ""  # only ignored whitespace changed: git shows nothing of the file
-    body = unified(
-        old_text,
-        new_text,
-        f"a/{path}" if old else "/dev/null",
-        f"b/{path}" if new else "/dev/null",
-        codes=codes,
-        context=context,
-        split=split_lines,
-        new_context=True,
+    groups = hunk_groups(old_lines, new_lines, git_hunks(old_lines, new_lines, how), context, how)
+    if not groups and old and new and old[0] == new[0]:
+        return ""  # only ignored changes: git shows nothing of the file
+    body = _patch(
+        old_lines, new_lines, groups, f"a/{path}" if old else "/dev/null", f"b/{path}" if new else "/dev/null"
     )
     return "".join(head) + _with_function_context(body, old_lines)
+
+
+def _patch(a: list[str], b: list[str], groups: list[Group], from_name: str, to_name: str) -> str:
+    """The ``---``/``+++`` lines and the hunks of ``groups``: unchanged lines shown as ``b`` has
+    them (they differ from ``a``'s where whitespace is ignored), changed ones ``-``/``+``."""
+    if not groups:
+        return ""
+    out = [f"--- {from_name}\n", f"+++ {to_name}\n"]
+    for s1, e1, s2, e2, changes in groups:
+        out.append(f"@@ -{hunk_range(s1, e1)} +{hunk_range(s2, e2)} @@\n")
+        shown = s2
+        for i1, i2, j1, j2 in changes:
+            out += [" " + line for line in b[shown:j1]]
+            out += ["-" + line for line in a[i1:i2]]
+            out += ["+" + line for line in b[j1:j2]]
+            shown = j2
+        out += [" " + line for line in b[shown:e2]]
+    return marked(out)
 
 
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+\d+(?:,\d+)? @@$", re.M)
@@ -151,17 +162,18 @@ def differs(repo: Repo, old: Entries, new: Entries, path: str, how: Options) -> 
 
 
 def _counts(
-    repo: Repo, old: tuple[str, str] | None, new: tuple[str, str] | None, how: Options
+    repo: Repo, old: tuple[str, str] | None, new: tuple[str, str] | None, how: Options, context: int = 3
 ) -> tuple[int, int, bool]:
-    """(lines added, lines removed, binary) by the edit script the patch shows."""
+    """(lines added, lines removed, binary) as the patch with ``context`` lines shows them (the
+    context matters only where blank-line changes may be left out)."""
     a, b = _text(repo, old[1] if old else None), _text(repo, new[1] if new else None)
     if _is_binary(a) or _is_binary(b):
         return 0, 0, True
-    hunks = git_hunks(
-        split_lines(a.decode("utf-8", "surrogateescape")),
-        split_lines(b.decode("utf-8", "surrogateescape")),
-        how,
-    )
+    left = split_lines(a.decode("utf-8", "surrogateescape"))
+    right = split_lines(b.decode("utf-8", "surrogateescape"))
+    hunks = git_hunks(left, right, how)
+    if how.ignore_blank_lines:
+        hunks = [change for group in hunk_groups(left, right, hunks, context, how) for change in group[4]]
     return sum(j2 - j1 for _, _, j1, j2 in hunks), sum(i2 - i1 for i1, i2, _, _ in hunks), False
 
 
@@ -224,6 +236,7 @@ def diffstat(
     paths: list[str] | None = None,
     how: Options = DEFAULT,
     kinds: tuple[str, ...] = ("stat",),
+    context: int = 3,
 ) -> str:
     """The stats of ``kinds`` in git's order (``numstat``, ``stat`` with its summary,
     ``shortstat``: the summary alone), counted on the edit script the patch shows;
@@ -237,9 +250,9 @@ def diffstat(
     rows = []
     total_add = total_del = 0
     for path in sorted(changed):
-        added, removed, binary = _counts(repo, old.get(path), new.get(path), how)
-        if how.whitespace and not (added or removed or binary) and same_mode(old, new, path):
-            continue  # only ignored whitespace changed: not counted as a changed file
+        added, removed, binary = _counts(repo, old.get(path), new.get(path), how, context)
+        if not (added or removed or binary) and same_mode(old, new, path):
+            continue  # only ignored changes: not counted as a changed file
         total_add += added
         total_del += removed
         rows.append((path, added, removed, binary))
