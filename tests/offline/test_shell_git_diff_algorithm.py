@@ -279,10 +279,13 @@ def test_the_options_that_pick_the_script_match_the_host_git(
 WHITESPACE = [
     "git diff -w; echo rc=$?; git diff -b --stat && git diff --ignore-space-at-eol --numstat && "
     "git diff --ignore-cr-at-eol -U1 && git diff -w -b --ignore-all-space --shortstat",
+    "git diff -w -- f1 f2 --stat -p | od -c; git diff -w --numstat -U1 -- f1 | od -c; "
     "git diff -w --exit-code -- f1; echo rc=$?; git diff -w --quiet; echo rc=$?; git diff -b --quiet -- f2; "
     "echo rc=$?; git diff -w --name-only && git diff --ignore-space-change --name-status",
     "touch e && git add e && git diff --cached -w && chmod +x f1 && git diff -w -- f1 && git diff -w --stat",
     "git commit -qam two && git log -p -w -1 --format=%s && git show -w --stat --format=%s && "
+    "printf 'a b\\nc\\n\\t d\\nE\\n' > f0 && git commit -qam blanks && git show -w --stat -p --format=%s | od -c && "
+    "git show -w --oneline && git log -p -w -2 --format=%s && "
     "git show -b --shortstat --format=%s && git diff -b HEAD~1 --numstat && git stash list",
 ]
 
@@ -299,6 +302,35 @@ def test_ignored_whitespace_matches_the_host_git(command: str, same_as_bash: Cal
         ("x y\n", "xy\n"),
     ]
     same_as_bash(_change(pairs, "{ " + command + "; } | tr '\\r' '~'"))
+
+
+FUNCTIONS = [
+    "git diff -W && git diff --function-context -U1 && git diff -W -U0 --stat && git diff -W --no-function-context",
+    "git diff -W --ignore-blank-lines && git diff -W --ignore-blank-lines -U1 && git diff -W --histogram -U0",
+    "git commit -qam two && git show -W --format=%s && git log -p -W -1 --oneline",
+]
+
+
+@pytest.mark.parametrize("command", FUNCTIONS)
+def test_function_context_matches_the_host_git(command: str, same_as_bash: Callable[[str], None]) -> None:
+    """``-W``: each hunk reaches from its function's line (and the comment lines right above it)
+    to the next function less its blank lines; hunks that then meet are one; an addition at the
+    end that adds a whole function needs no more; the stats do not change."""
+    pairs = [
+        (
+            PY + "\n# tail\ndef d():\n    x = 1\n    y = 2\n    return x\n",
+            PY.replace("pass", "return 1", 1) + "\n# tail\ndef d():\n    x = 1\n\n    y = 3\n    return x\n",
+        ),
+        (
+            "int f(void)\n{\n\treturn 0;\n}\n",
+            "int f(void)\n{\n\treturn 0;\n}\n\nint g(void)\n{\n\treturn 1;\n}\n",
+        ),
+        (
+            "// c\nstatic int x;\nint f(void)\n{\n\tx++;\n\n\tx--;\n}\n",
+            "// c\nstatic int x;\nint f(void)\n{\n\tx += 2;\n\n\tx--;\n}\nint y;\n",
+        ),
+    ]
+    same_as_bash(_change(pairs, command))
 
 
 BLANK_LINES = [
@@ -326,7 +358,7 @@ def test_ignored_blank_lines_match_the_host_git(command: str, same_as_bash: Call
 
 @pytest.mark.parametrize(
     "option",
-    ["-W", "--function-context", "-Ifoo", "--ignore-matching-lines=x"],
+    ["-Ifoo", "--ignore-matching-lines=x", "-I^#"],
 )
 def test_an_algorithm_not_simulated_answers_visibly(option: str, vm: VirtualMachine) -> None:
     """Options that choose another edit script (or hide changes) are not silently answered with

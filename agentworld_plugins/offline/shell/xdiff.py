@@ -71,8 +71,10 @@ class Options:
     algorithm: str = "myers"
     #: ``--anchored=`` texts (patience): a line of the first file that starts with one is kept
     anchors: tuple[str, ...] = ()
-    #: ``--ignore-blank-lines``: changes of blank lines alone are left out of hunks that need not show them
+    #: how the hunks are printed (:mod:`.xemit`): ``--ignore-blank-lines`` leaves out changes of
+    #: blank lines alone where it can; ``-W`` shows the whole functions changed
     ignore_blank_lines: bool = False
+    function_context: bool = False
 
 
 DEFAULT = Options()
@@ -635,52 +637,3 @@ def _histogram(files: tuple[_File, _File], box: Box, minimal: bool, budget: Budg
             s1, e1, s2, e2 = lcs
             work.append((lo1, s1, lo2, s2))
             work.append((e1 + 1, hi1, e2 + 1, hi2))
-
-
-Group = tuple[int, int, int, int, list[Hunk]]  # a hunk's lines s1..e1, s2..e2, and its changes
-
-
-def hunk_groups(
-    a: list[str], b: list[str], hunks: list[Hunk], context: int, how: Options = DEFAULT
-) -> list[Group]:
-    """The hunks git prints for the changes ``hunks`` of ``a`` to ``b`` with ``context`` lines
-    around (``xdl_get_hunk`` / ``xdl_emit_diff``): changes whose context would touch are one
-    hunk; with ``--ignore-blank-lines`` a change of blank lines only is dropped unless it lies
-    within ``context`` of a change that is not (or inside a hunk that shows it anyway)."""
-    ignore = [False] * len(hunks)
-    if how.ignore_blank_lines:
-        blank = (lambda line: not line.strip(" \t\n\r")) if how.whitespace else (lambda line: len(line) <= 1)
-        ignore = [all(map(blank, a[i1:i2])) and all(map(blank, b[j1:j2])) for i1, i2, j1, j2 in hunks]
-    current().spend(1 + len(hunks))
-    most, near = 2 * context, context
-    groups: list[Group] = []
-    start = 0
-    while start < len(hunks):
-        k = start  # leading blank-line changes too far before the next change are dropped
-        while k < len(hunks) and ignore[k]:
-            if k + 1 == len(hunks) or hunks[k + 1][0] - hunks[k][1] >= near:
-                start = k + 1
-            k += 1
-        if start == len(hunks):
-            break
-        last, ignored = start, 0
-        for k in range(start + 1, len(hunks)):
-            distance = hunks[k][0] - hunks[k - 1][1]
-            if distance > most:
-                break
-            if distance < near and (not ignore[k] or last == k - 1):
-                last, ignored = k, 0
-            elif distance < near and ignore[k]:
-                ignored += hunks[k][3] - hunks[k][2]
-            elif last != k - 1 and hunks[k][0] + ignored - hunks[last][1] > most:
-                break
-            elif not ignore[k]:
-                last, ignored = k, 0
-            else:
-                ignored += hunks[k][3] - hunks[k][2]
-        first, end = hunks[start], hunks[last]
-        after = min(context, len(a) - end[1], len(b) - end[3])
-        s1, s2 = max(first[0] - context, 0), max(first[2] - context, 0)
-        groups.append((s1, end[1] + after, s2, end[3] + after, hunks[start : last + 1]))
-        start = last + 1
-    return groups

@@ -3,9 +3,9 @@
 the edit script (``--minimal``, ``--[no-]indent-heuristic``, ``--diff-algorithm=``, the
 ``diff.algorithm`` / ``diff.indentHeuristic`` settings, ``--patience``, ``--histogram``,
 ``--anchored=``, ``-w``, ``-b``, ``--ignore-space-at-eol``, ``--ignore-cr-at-eol``,
-``--ignore-blank-lines``) and the
+``--ignore-blank-lines``, ``-W``/``--function-context``) and the
 changes part they print, shared by ``git diff``, ``log``, ``show`` and ``stash show``. The options
-this world does not simulate (``-I``, ``-W``) answer as a program it
+this world does not simulate (``-I``/``--ignore-matching-lines``) answer as a program it
 cannot run (:class:`NotSimulated`), never with the default diff in their place."""
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 _NUMBER = re.compile(r"(\s*[+-]?\d+)?")
 
 #: options that choose another edit script than git's default Myers diff, or ignore some changes
-_UNSIMULATED = {"-W", "--function-context"}
 _UNSIMULATED_PREFIXES = ("--ignore-matching-lines=", "-I")
 #: the values of ``--diff-algorithm`` and ``diff.algorithm``: the algorithm, and whether minimal
 _ALGORITHMS = {
@@ -134,10 +133,12 @@ def diff_output(p: _Proc, args: list[str], repo: Repo | None = None) -> DiffOutp
             continue
         if a == "--":
             break
-        if a in _UNSIMULATED or a.startswith(_UNSIMULATED_PREFIXES):
+        if a.startswith(_UNSIMULATED_PREFIXES):
             raise NotSimulated(a)
         if a == "--ignore-blank-lines":
             out.how = replace(out.how, ignore_blank_lines=True)
+        elif a in ("-W", "--function-context", "--no-function-context"):
+            out.how = replace(out.how, function_context=a != "--no-function-context")
         elif a in _FLAGS or a in _WHITESPACE or a.startswith("--anchored="):
             out.how = _algorithm(out.how, a, None)
         elif a == "--diff-algorithm":
@@ -200,24 +201,31 @@ def shown_changes(
 ) -> str:
     """The changes from ``old`` to ``new`` in the asked formats (empty when there are none):
     ``lead`` sets them off from a commit's header (``\\n`` after its message, nothing after
-    ``--oneline``); a stat followed by a patch has ``---`` in its place and a blank line between."""
+    ``--oneline``); a stat followed by a patch has ``---`` in its place and a blank line between.
+    Nothing at all only where nothing changed: changes all ignored (``-w``) still show the lead
+    and the separators, as git's do."""
+    changed = {
+        path: kind
+        for path, kind in changed_paths(old, new).items()
+        if paths is None or any(_under(path, prefix) for prefix in paths)
+    }
+    if not changed:
+        return ""
     if out.names:
-        changed = changed_paths(old, new)
-        shown = [
-            (path, kind)
-            for path, kind in sorted(changed.items())
-            if paths is None or any(_under(path, prefix) for prefix in paths)
-        ]
         body = "".join(
-            f"{path}\n" if out.names == "name-only" else f"{kind}\t{path}\n" for path, kind in shown
+            f"{path}\n" if out.names == "name-only" else f"{kind}\t{path}\n"
+            for path, kind in sorted(changed.items())
         )
-        return lead + body if body else ""
+        return lead + body
+    wants_stat, wants_patch = out.wants_stat(), out.wants_patch(default_patch)
+    if not (wants_stat or wants_patch):
+        return ""
     stat = ""
-    if out.wants_stat():
+    if wants_stat:
         kinds = ("numstat",) * out.numstat + ("stat",) * out.stat + ("shortstat",) * out.shortstat
         stat = diffstat(repo, old, new, paths=paths, how=out.how, kinds=kinds, context=out.context)
-    patch = tree_diff(repo, old, new, paths, out.context, out.how) if out.wants_patch(default_patch) else ""
-    if stat and patch:  # the "---" line stands for the blank line only with --stat
+    patch = tree_diff(repo, old, new, paths, out.context, out.how) if wants_patch else ""
+    # (what changed shows the lead and the separators even when ignored changes leave them empty)
+    if wants_stat and wants_patch:  # the "---" line stands for the blank line only with --stat
         return ("---\n" if lead and out.stat else lead) + stat + "\n" + patch
-    body = stat + patch
-    return lead + body if body else ""
+    return lead + stat + patch

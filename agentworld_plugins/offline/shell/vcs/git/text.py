@@ -5,9 +5,11 @@ from __future__ import annotations
 import posixpath
 import re
 import time
+from dataclasses import replace
 
 from ...unified import hunk_range, marked
-from ...xdiff import DEFAULT, Group, Options, git_hunks, hunk_groups, split_lines
+from ...xdiff import DEFAULT, Options, git_hunks, split_lines
+from ...xemit import Group, hunk_groups, is_function_line
 from .repo import ZERO, Entries, Repo
 
 
@@ -106,8 +108,6 @@ def _patch(a: list[str], b: list[str], groups: list[Group], from_name: str, to_n
 
 
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+\d+(?:,\d+)? @@$", re.M)
-#: git's default "funcname" line: one starting with a letter, ``_`` or ``$``
-_FUNCNAME = re.compile(r"[A-Za-z_$]")
 
 
 def _with_function_context(body: str, old_lines: list[str]) -> str:
@@ -119,7 +119,7 @@ def _with_function_context(body: str, old_lines: list[str]) -> str:
         start = int(m.group(1))
         above = start if m.group(2) == ",0" else start - 1
         for line in reversed(old_lines[: max(above, 0)]):
-            if _FUNCNAME.match(line):
+            if is_function_line(line):
                 shown = line.encode("utf-8", "surrogateescape")[:80].rstrip(b" \t\n\r")
                 return f"{m.group(0)} {shown.decode('utf-8', 'surrogateescape')}"
         return m.group(0)
@@ -173,7 +173,8 @@ def _counts(
     right = split_lines(b.decode("utf-8", "surrogateescape"))
     hunks = git_hunks(left, right, how)
     if how.ignore_blank_lines:
-        hunks = [change for group in hunk_groups(left, right, hunks, context, how) for change in group[4]]
+        plain = replace(how, function_context=False)  # git counts without the function context
+        hunks = [change for group in hunk_groups(left, right, hunks, context, plain) for change in group[4]]
     return sum(j2 - j1 for _, _, j1, j2 in hunks), sum(i2 - i1 for i1, i2, _, _ in hunks), False
 
 
