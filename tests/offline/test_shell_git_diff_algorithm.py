@@ -1,7 +1,9 @@
 """git's diffs choose xdiff's edit script (Myers, git's line discarding, then the groups slid by
-``xdl_change_compact`` and the indent heuristic), compared with the host's git: hand-made cases
-that each show a rule, a seeded corpus of random edits, the options that pick the algorithm, and a
-diff of two large files bounded by the step's work budget."""
+``xdl_change_compact`` and the indent heuristic) and print git's hunks, compared with the host's
+git: hand-made cases that each show a rule, a seeded corpus of random edits, the options that
+pick the algorithm (``--minimal``, patience, histogram, ``--anchored``), ignore changes
+(``-w``, ``-b``, ``--ignore-blank-lines``) or widen hunks (``-W``), and a diff of two large files
+bounded by the step's work budget."""
 
 from __future__ import annotations
 
@@ -38,7 +40,8 @@ PY = "def a():\n    pass\n\ndef c():\n    pass\n"
 C_BLOCKS = "int f() {\n    if (x) {\n        a();\n    }\n    return 0;\n}\n"
 
 CASES = {
-    # the indent heuristic: a new function goes in whole, not "pass / blank / def" slid up
+    # the indent heuristic: a function added between two, a statement after a blank line,
+    # blocks added after blocks like them
     "indent-python": (PY, "def a():\n    pass\n\ndef b():\n    pass\n\ndef c():\n    pass\n"),
     "indent-blank-split": (
         "def f():\n    if a:\n        b()\n\n    c()\n    return 1\n",
@@ -360,9 +363,10 @@ def test_ignored_blank_lines_match_the_host_git(command: str, same_as_bash: Call
     "option",
     ["-Ifoo", "--ignore-matching-lines=x", "-I^#"],
 )
-def test_an_algorithm_not_simulated_answers_visibly(option: str, vm: VirtualMachine) -> None:
-    """Options that choose another edit script (or hide changes) are not silently answered with
-    the default diff: the command answers as one the offline world cannot run."""
+def test_an_option_not_simulated_answers_visibly(option: str, vm: VirtualMachine) -> None:
+    """An option that would hide changes this world cannot judge (``-I``'s POSIX regexes) is not
+    silently answered with the default diff: the command answers as one the offline world cannot
+    run."""
     vm.run(_change([CASES["indent-python"]], "true"))
     for command in (f"git diff {option}", f"git log -p {option}", f"git show {option}"):
         r = vm.run(command)
