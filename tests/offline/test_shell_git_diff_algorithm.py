@@ -359,21 +359,41 @@ def test_ignored_blank_lines_match_the_host_git(command: str, same_as_bash: Call
     same_as_bash(_change(pairs, command))
 
 
-@pytest.mark.parametrize(
-    "option",
-    ["-Ifoo", "--ignore-matching-lines=x", "-I^#"],
-)
-def test_an_option_not_simulated_answers_visibly(option: str, vm: VirtualMachine) -> None:
-    """An option that would hide changes this world cannot judge (``-I``'s POSIX regexes) is not
-    silently answered with the default diff: the command answers as one the offline world cannot
-    run."""
+MATCHING = [
+    "git diff -I'b|c' --stat && git diff -I '^$' --numstat; git diff --ignore-matching-lines '^d' --numstat && "
+    "git diff --ignore-matching-lines=^[a-z]$ -U1 && git diff -I^$ -I'F' --shortstat",
+    "git diff -I'^[a-z]$' --exit-code --stat -- f0; echo rc=$?; git diff -I'^[a-z]$' --exit-code; echo rc=$?; "
+    "git diff -I'^[a-z]$' --quiet; echo rc=$?; git diff -w --exit-code --name-only; echo rc=$?; "
+    "git diff -w --exit-code -s; echo rc=$?; git diff -w --exit-code --numstat -p >/dev/null; echo rc=$?",
+    "git diff -I'('; echo rc=$?; git diff -I; echo rc=$?; git diff --ignore-matching-lines; echo rc=$?; "
+    "git diff -I'['; echo rc=$?",
+]
+
+
+@pytest.mark.parametrize("command", MATCHING)
+def test_ignored_matching_lines_match_the_host_git(command: str, same_as_bash: Callable[[str], None]) -> None:
+    """``-I REGEX`` (POSIX extended, ``^``/``$`` at line ends): changes whose every line matches
+    are left out as ``--ignore-blank-lines`` leaves out blank ones; a bad regex is refused in git's
+    words. With ``-I`` or ``-w`` a file counts as changed by its diff, which git looks at only when
+    it prints the patch (or nothing): ``--exit-code`` with ``--stat`` alone says "no change"."""
+    pairs = [
+        ("a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\nm\n", "\na\nb\nc\n\nd\ne\nF\ng\nh\ni\n\nj\nk\nl\nm\n\n"),
+        ("q\nr\n", "q\n\nr\nd\n"),
+        ("a b\n", "a  b\n"),
+    ]
+    same_as_bash(_change(pairs, command))
+
+
+def test_an_algorithm_setting_git_refuses_answers_as_not_simulated(vm: VirtualMachine) -> None:
+    """git refuses a ``diff.algorithm`` it does not know in words that name the file and line it
+    read it from; the offline git answers as a program it cannot run (flagged), never with the
+    default diff in its place."""
     vm.run(_change([CASES["indent-python"]], "true"))
-    for command in (f"git diff {option}", f"git log -p {option}", f"git show {option}"):
+    for command in ("git -c diff.algorithm=fast diff", "git -c diff.algorithm=fast log -p"):
         r = vm.run(command)
         assert r.unknown_effect and r.exit_code == 126 and r.stdout == "", command
-    r = vm.run("git -c diff.algorithm=fast diff")  # git's message names where it read the value
-    assert r.unknown_effect and r.exit_code == 126
-    assert vm.run("git diff --stat").stdout == " f0 | 3 +++\n 1 file changed, 3 insertions(+)\n"
+    r = vm.run("git config diff.algorithm Patience && git diff --stat")
+    assert not r.unknown_effect and r.stdout == " f0 | 3 +++\n 1 file changed, 3 insertions(+)\n"
 
 
 def test_a_diff_of_two_large_files_ends_within_the_step_budget() -> None:

@@ -75,6 +75,14 @@ class Options:
     #: blank lines alone where it can; ``-W`` shows the whole functions changed
     ignore_blank_lines: bool = False
     function_context: bool = False
+    #: ``-I``: changes whose every line matches one of these POSIX extended regexes are left out
+    ignore_regexes: tuple[str, ...] = ()
+
+    @property
+    def by_content(self) -> bool:
+        """Whether a file counts as changed by what its diff shows, not by its id (git's
+        ``diff_from_contents``: whitespace ignored, or ``-I``)."""
+        return bool(self.whitespace or self.ignore_regexes)
 
 
 DEFAULT = Options()

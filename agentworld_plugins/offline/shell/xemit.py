@@ -5,8 +5,13 @@ which changes go together, with how much context, which blank-line changes are l
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from .gnu_diff import Hunk
 from .limits import Budget, current
+from .patterns import posix_regex
+from .regex import compile_regex
 from .xdiff import DEFAULT, Options
 
 Group = tuple[int, int, int, int, list[Hunk]]  # a hunk's lines s1..e1, s2..e2, and its changes
@@ -39,6 +44,15 @@ def hunk_groups(
     if how.ignore_blank_lines:
         blank = (lambda line: not line.strip(_BLANKS)) if how.whitespace else (lambda line: len(line) <= 1)
         ignore = [all(map(blank, a[i1:i2])) and all(map(blank, b[j1:j2])) for i1, i2, j1, j2 in hunks]
+    if how.ignore_regexes:
+        patterns = [line_regex(text) for text in how.ignore_regexes]
+
+        def matched(line: str) -> bool:
+            budget.spend(1 + len(patterns) * (1 + len(line) // 64))
+            return any(pattern.search(line) for pattern in patterns)
+
+        for k, (i1, i2, j1, j2) in enumerate(hunks):
+            ignore[k] = ignore[k] or (all(map(matched, a[i1:i2])) and all(map(matched, b[j1:j2])))
     budget.spend(1 + len(hunks))
     groups: list[Group] = []
     begin = 0
@@ -72,6 +86,12 @@ def hunk_groups(
         groups.append((s1, e1, s2, e2, hunks[start : last + 1]))
         begin = last + 1
     return groups
+
+
+def line_regex(text: str) -> Any:
+    """``-I``'s regex: POSIX extended, ``^``/``$`` at each line's ends (``REG_NEWLINE``, so
+    ``^$`` also matches after a line's newline); :class:`re.error` if it is not one."""
+    return compile_regex(posix_regex(text, extended=True), re.M)
 
 
 def _together(hunks: list[Hunk], ignore: list[bool], begin: int, context: int) -> tuple[int, int]:

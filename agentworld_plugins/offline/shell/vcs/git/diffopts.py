@@ -3,10 +3,10 @@
 the edit script (``--minimal``, ``--[no-]indent-heuristic``, ``--diff-algorithm=``, the
 ``diff.algorithm`` / ``diff.indentHeuristic`` settings, ``--patience``, ``--histogram``,
 ``--anchored=``, ``-w``, ``-b``, ``--ignore-space-at-eol``, ``--ignore-cr-at-eol``,
-``--ignore-blank-lines``, ``-W``/``--function-context``) and the
-changes part they print, shared by ``git diff``, ``log``, ``show`` and ``stash show``. The options
-this world does not simulate (``-I``/``--ignore-matching-lines``) answer as a program it
-cannot run (:class:`NotSimulated`), never with the default diff in their place."""
+``--ignore-blank-lines``, ``-I``/``--ignore-matching-lines``, ``-W``/``--function-context``) and the
+changes part they print, shared by ``git diff``, ``log``, ``show`` and ``stash show``. A setting
+this world does not simulate (a ``diff.algorithm`` git refuses) answers as a program it cannot
+run (:class:`NotSimulated`), never with the default diff in its place."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ...xdiff import DEFAULT, Options
+from ...xemit import line_regex
 from .ident import config
 from .repo import Entries, GitError, Repo
 from .text import changed_paths, diffstat, tree_diff
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
 _NUMBER = re.compile(r"(\s*[+-]?\d+)?")
 
 #: options that choose another edit script than git's default Myers diff, or ignore some changes
-_UNSIMULATED_PREFIXES = ("--ignore-matching-lines=", "-I")
 #: the values of ``--diff-algorithm`` and ``diff.algorithm``: the algorithm, and whether minimal
 _ALGORITHMS = {
     "myers": ("myers", False),
@@ -121,6 +121,18 @@ def _algorithm(how: Options, a: str, value: str | None) -> Options:
     return replace(how, algorithm=found[0], minimal=found[1])
 
 
+def _ignore_matching(how: Options, a: str, value: str | None) -> Options:
+    """``how`` with one more ``-I`` regex, refused as git refuses a bad one."""
+    if value is None:
+        name = "I" if a == "-I" else "ignore-matching-lines"
+        raise GitError(f"error: {'switch' if a == '-I' else 'option'} `{name}' requires a value", 129)
+    try:
+        line_regex(value)
+    except re.error:
+        raise GitError(f"error: invalid regex given to -I: '{value}'", 129) from None
+    return replace(how, ignore_regexes=(*how.ignore_regexes, value))
+
+
 def diff_output(p: _Proc, args: list[str], repo: Repo | None = None) -> DiffOutput:
     """The output options among ``args`` (up to ``--``), on top of ``repo``'s settings; a ``-U``
     value that is not a number is refused as git refuses it. An option this world does not
@@ -133,8 +145,13 @@ def diff_output(p: _Proc, args: list[str], repo: Repo | None = None) -> DiffOutp
             continue
         if a == "--":
             break
-        if a.startswith(_UNSIMULATED_PREFIXES):
-            raise NotSimulated(a)
+        if a in ("-I", "--ignore-matching-lines") or a.startswith(("-I", "--ignore-matching-lines=")):
+            taken = a in ("-I", "--ignore-matching-lines")
+            value = (
+                (args[k + 1] if k + 1 < len(args) else None) if taken else a[2:] if a[1] == "I" else a[24:]
+            )
+            out.how = _ignore_matching(out.how, a, value)
+            continue
         if a == "--ignore-blank-lines":
             out.how = replace(out.how, ignore_blank_lines=True)
         elif a in ("-W", "--function-context", "--no-function-context"):
@@ -179,7 +196,7 @@ def operands(args: list[str]) -> list[str]:
     for k, a in enumerate(args):
         if skip:
             skip = False
-        elif a == "--diff-algorithm" and "--" not in args[:k]:
+        elif a in ("--diff-algorithm", "-I", "--ignore-matching-lines") and "--" not in args[:k]:
             skip = True
         else:
             out.append(a)

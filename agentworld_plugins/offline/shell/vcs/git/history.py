@@ -64,8 +64,14 @@ def cmd_diff(p: _Proc, args: list[str]) -> int:
         changed = {
             q: k for q, k in changed.items() if any(q == x or q.startswith(x + "/") or not x for x in paths)
         }
-    if output.how.whitespace:  # what changed only in ignored whitespace is not a change
-        changed = {q: k for q, k in changed.items() if differs(repo, old, new, q, output.how)}
+    if output.how.by_content:  # what changed only in ignored ways is not a change, and git only
+        # looks when it prints the patch (or nothing): with --stat or --name-only alone, no change
+        looks = output.wants_patch(default=True) or output.silent or "--quiet" in args
+        changed = {
+            q: k
+            for q, k in changed.items()
+            if looks and differs(repo, old, new, q, output.how, output.context)
+        }
     if "--quiet" in args:
         return 1 if changed else 0
     p.out(shown_changes(repo, old, new, output, default_patch=True, paths=paths))

@@ -153,11 +153,11 @@ def same_mode(old: Entries, new: Entries, path: str) -> bool:
     return path in old and path in new and old[path][0] == new[path][0]
 
 
-def differs(repo: Repo, old: Entries, new: Entries, path: str, how: Options) -> bool:
+def differs(repo: Repo, old: Entries, new: Entries, path: str, how: Options, context: int = 3) -> bool:
     """Whether ``path`` changed from ``old`` to ``new`` in a way ``how`` does not ignore."""
-    if not how.whitespace or not same_mode(old, new, path):
+    if not how.by_content or not same_mode(old, new, path):
         return old.get(path) != new.get(path)
-    added, removed, binary = _counts(repo, old[path], new[path], how)
+    added, removed, binary = _counts(repo, old[path], new[path], how, context)
     return bool(added or removed or binary)
 
 
@@ -172,7 +172,7 @@ def _counts(
     left = split_lines(a.decode("utf-8", "surrogateescape"))
     right = split_lines(b.decode("utf-8", "surrogateescape"))
     hunks = git_hunks(left, right, how)
-    if how.ignore_blank_lines:
+    if how.ignore_blank_lines or how.ignore_regexes:
         plain = replace(how, function_context=False)  # git counts without the function context
         hunks = [change for group in hunk_groups(left, right, hunks, context, plain) for change in group[4]]
     return sum(j2 - j1 for _, _, j1, j2 in hunks), sum(i2 - i1 for i1, i2, _, _ in hunks), False
