@@ -10,6 +10,8 @@ past an expense bound and splits at the best diagonal found.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .limits import current
 
 Hunk = tuple[int, int, int, int]  # (a_start, a_end, b_start, b_end), half-open
@@ -113,21 +115,43 @@ def _discard(equivs: list[list[int]]) -> list[list[int]]:
     return marks
 
 
-class _Search:
-    def __init__(self, xv: list[int], yv: list[int]) -> None:
+def bogosqrt(n: int) -> int:
+    """The power of two near the square root of ``n`` that diff programs bound their search by."""
+    root = 1
+    while n > 0:
+        n >>= 2
+        root <<= 1
+    return root
+
+
+Split = tuple[int, int, bool, bool]  # (x, y, lower part minimal, upper part minimal)
+
+
+class Search:
+    """Myers' middle-snake search of GNU's ``diag``/``compareseq`` over the class numbers ``xv``
+    and ``yv``. Past ``too_expensive`` rounds it settles for the furthest-reaching diagonal;
+    :meth:`shortcut` (none here) may end a round earlier when a round followed a snake longer than
+    :attr:`snake` (git's xdiff, :mod:`.xdiff`, has one)."""
+
+    #: a round that followed a snake longer than this may take :meth:`shortcut`
+    snake = 1 << 62
+
+    def __init__(self, xv: list[int], yv: list[int], least_cost: int = 4096) -> None:
         self.xv, self.yv = xv, yv
-        diags = len(xv) + len(yv) + 3
-        expensive = 1
-        while diags:
-            diags >>= 2
-            expensive <<= 1
-        self.too_expensive = max(4096, expensive)
+        self.too_expensive = max(least_cost, bogosqrt(len(xv) + len(yv) + 3))
         self.fd: dict[int, int] = {}
         self.bd: dict[int, int] = {}
         self.budget = current()
 
-    def diag(self, xoff: int, xlim: int, yoff: int, ylim: int, minimal: bool) -> tuple[int, int, bool, bool]:
-        xv, yv, fd, bd = self.xv, self.yv, self.fd, self.bd
+    def shortcut(
+        self, c: int, box: tuple[int, int, int, int], span: tuple[int, int, int, int]
+    ) -> Split | None:
+        """A good-enough split after ``c`` rounds in ``box`` (xoff, xlim, yoff, ylim) with the
+        diagonals ``span`` (fmin, fmax, bmin, bmax) reached, or None to go on."""
+        return None
+
+    def diag(self, xoff: int, xlim: int, yoff: int, ylim: int, minimal: bool) -> Split:
+        xv, yv, fd, bd, snake = self.xv, self.yv, self.fd, self.bd, self.snake
         dmin, dmax = xoff - ylim, xlim - yoff
         fmid, bmid = xoff - yoff, xlim - ylim
         fmin = fmax = fmid
@@ -138,6 +162,7 @@ class _Search:
         c = 0
         while True:
             c += 1
+            got_snake = False
             self.budget.spend(1 + (fmax - fmin + bmax - bmin) // 2)
             if fmin > dmin:
                 fmin -= 1
@@ -151,11 +176,13 @@ class _Search:
                 fmax -= 1
             for d in range(fmax, fmin - 1, -2):
                 tlo, thi = fd.get(d - 1, -1), fd.get(d + 1, -1)
-                x = thi if tlo < thi else tlo + 1
+                x = start = thi if tlo < thi else tlo + 1
                 y = x - d
                 while x < xlim and y < ylim and xv[x] == yv[y]:
                     x += 1
                     y += 1
+                if x - start > snake:
+                    got_snake = True
                 fd[d] = x
                 if odd and bmin <= d <= bmax and bd[d] <= x:
                     return x, y, True, True
@@ -171,15 +198,23 @@ class _Search:
                 bmax -= 1
             for d in range(bmax, bmin - 1, -2):
                 tlo, thi = bd.get(d - 1, 1 << 62), bd.get(d + 1, 1 << 62)
-                x = tlo if tlo < thi else thi - 1
+                x = start = tlo if tlo < thi else thi - 1
                 y = x - d
                 while xoff < x and yoff < y and xv[x - 1] == yv[y - 1]:
                     x -= 1
                     y -= 1
+                if start - x > snake:
+                    got_snake = True
                 bd[d] = x
                 if not odd and fmin <= d <= fmax and x <= fd[d]:
                     return x, y, True, True
-            if minimal or c < self.too_expensive:
+            if minimal:
+                continue
+            if got_snake:
+                cut = self.shortcut(c, (xoff, xlim, yoff, ylim), (fmin, fmax, bmin, bmax))
+                if cut is not None:
+                    return cut
+            if c < self.too_expensive:
                 continue
             fxybest, fxbest = -1, 0
             for d in range(fmax, fmin - 1, -2):
@@ -201,10 +236,11 @@ class _Search:
                 return fxbest, fxybest - fxbest, True, False
             return bxbest, bxybest - bxbest, False, True
 
-    def compare(self, deleted: list[bool], inserted: list[bool]) -> None:
-        """Mark the lines of x deleted and of y inserted by GNU's compareseq."""
+    def compare(self, deleted: list[bool], inserted: list[bool], minimal: bool = False) -> None:
+        """Mark the lines of x deleted and of y inserted by GNU's compareseq (``minimal``: never
+        settle for a good-enough split)."""
         xv, yv = self.xv, self.yv
-        stack = [(0, len(xv), 0, len(yv), False)]
+        stack = [(0, len(xv), 0, len(yv), minimal)]
         while stack:
             xoff, xlim, yoff, ylim, minimal = stack.pop()
             while xoff < xlim and yoff < ylim and xv[xoff] == yv[yoff]:
@@ -306,12 +342,11 @@ def gnu_hunks(a: list[str], b: list[str], horizon: int = 0) -> list[Hunk]:
 
 
 def _hunks(a: list[str], b: list[str]) -> list[Hunk]:
-    classes: dict[str, int] = {}
-    equivs = [[classes.setdefault(line, len(classes) + 1) for line in side] for side in (a, b)]
+    equivs = classes(a, b)
     marks = _discard(equivs)
     changed = [[bool(m) for m in marks[f]] for f in range(2)]
     kept = [[k for k in range(len(equivs[f])) if not marks[f][k]] for f in range(2)]
-    search = _Search([equivs[0][k] for k in kept[0]], [equivs[1][k] for k in kept[1]])
+    search = Search([equivs[0][k] for k in kept[0]], [equivs[1][k] for k in kept[1]])
     deleted = [False] * len(kept[0])
     inserted = [False] * len(kept[1])
     search.compare(deleted, inserted)
@@ -322,15 +357,28 @@ def _hunks(a: list[str], b: list[str]) -> list[Hunk]:
         if hit:
             changed[1][kept[1][k]] = True
     _shift_boundaries(equivs, changed)
+    return blocks(changed[0], changed[1])
+
+
+def classes(a: list[str], b: list[str]) -> list[list[int]]:
+    """Each line of ``a`` and ``b`` as the number of its class of equal lines (from 1)."""
+    seen: dict[str, int] = {}
+    current().spend(1 + len(a) + len(b))
+    return [[seen.setdefault(line, len(seen) + 1) for line in side] for side in (a, b)]
+
+
+def blocks(changed_a: Sequence[int], changed_b: Sequence[int]) -> list[Hunk]:
+    """The changed blocks of two files whose changed lines are marked (truthy) in ``changed_a`` and
+    ``changed_b``, in order (their unchanged lines pair up one to one)."""
     hunks: list[Hunk] = []
     i = j = 0
-    n, m = len(a), len(b)
+    n, m = len(changed_a), len(changed_b)
     while i < n or j < m:
-        if (i < n and changed[0][i]) or (j < m and changed[1][j]):
+        if (i < n and changed_a[i]) or (j < m and changed_b[j]):
             i0, j0 = i, j
-            while i < n and changed[0][i]:
+            while i < n and changed_a[i]:
                 i += 1
-            while j < m and changed[1][j]:
+            while j < m and changed_b[j]:
                 j += 1
             hunks.append((i0, i, j0, j))
         else:
@@ -339,16 +387,22 @@ def _hunks(a: list[str], b: list[str]) -> list[Hunk]:
     return hunks
 
 
-def opcodes(a: list[str], b: list[str], horizon: int = 0) -> list[tuple[str, int, int, int, int]]:
-    """:func:`gnu_hunks` as :class:`difflib.SequenceMatcher` opcodes (``equal`` between them)."""
+def as_opcodes(hunks: list[Hunk], n: int, m: int) -> list[tuple[str, int, int, int, int]]:
+    """Changed blocks of files of ``n`` and ``m`` lines as :class:`difflib.SequenceMatcher` opcodes
+    (``equal`` between them)."""
     out: list[tuple[str, int, int, int, int]] = []
     i = j = 0
-    for i1, i2, j1, j2 in gnu_hunks(a, b, horizon):
+    for i1, i2, j1, j2 in hunks:
         if i1 > i:
             out.append(("equal", i, i1, j, j1))
         tag = "replace" if i2 > i1 and j2 > j1 else "delete" if i2 > i1 else "insert"
         out.append((tag, i1, i2, j1, j2))
         i, j = i2, j2
-    if i < len(a) or j < len(b) or not out:
-        out.append(("equal", i, len(a), j, len(b)))
+    if i < n or j < m or not out:
+        out.append(("equal", i, n, j, m))
     return out
+
+
+def opcodes(a: list[str], b: list[str], horizon: int = 0) -> list[tuple[str, int, int, int, int]]:
+    """:func:`gnu_hunks` as :class:`difflib.SequenceMatcher` opcodes (``equal`` between them)."""
+    return as_opcodes(gnu_hunks(a, b, horizon), len(a), len(b))

@@ -19,7 +19,9 @@ class _Fixed(difflib.SequenceMatcher):  # type: ignore[type-arg]
         return self.codes
 
 
-def _range(start: int, stop: int) -> str:
+def hunk_range(start: int, stop: int) -> str:
+    """A hunk header's range of lines ``start`` to ``stop`` (half-open, from 0): ``N`` for one
+    line, ``N,COUNT`` else, an empty range starting after the line before it."""
     length = stop - start
     if length == 1:
         return str(start + 1)
@@ -30,7 +32,7 @@ def _hunks(a: list[str], b: list[str], codes: list[Opcode], head: list[str], con
     for k, group in enumerate(_Fixed(codes).get_grouped_opcodes(context)):
         if not k:
             yield from head
-        yield f"@@ -{_range(group[0][1], group[-1][2])} +{_range(group[0][3], group[-1][4])} @@\n"
+        yield f"@@ -{hunk_range(group[0][1], group[-1][2])} +{hunk_range(group[0][3], group[-1][4])} @@\n"
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
                 yield from (" " + line for line in a[i1:i2])
@@ -68,6 +70,11 @@ def unified(
                 f"+++ {to_name}{chr(9) + to_date if to_date else ''}\n",
             ]
         lines = list(_hunks(left, right, codes, head, context))
+    return marked(lines)
+
+
+def marked(lines: list[str]) -> str:
+    """The lines of a diff joined, ``\\ No newline at end of file`` after one without a newline."""
     return "".join(
         line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
     )

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ...constants import _VERSIONS
 from ...registry import applet
+from .diffopts import NotSimulated
 from .history import (
     cmd_branch,
     cmd_cat_file,
@@ -121,6 +122,8 @@ def _u_git(p: _Proc) -> int:
         return 1
     try:
         return command(p, rest)
+    except NotSimulated:
+        return p.not_simulated()
     except GitError as exc:
         plain = exc.raw or exc.message.startswith(("error:", "fatal:"))
         p.ctx.err.write(("" if plain else "fatal: ") + exc.message + "\n")

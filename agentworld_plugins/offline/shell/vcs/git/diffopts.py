@@ -1,13 +1,22 @@
-"""git's diff output options (``-p``, ``-U<n>``/``--unified=<n>``, ``--stat``, ``--name-only``,
-``--name-status``, ``-s``/``--no-patch``) and the changes part they print, shared by ``git diff``,
-``log``, ``show`` and ``stash show``."""
+"""git's diff output options (``-p``, ``-U<n>``/``--unified=<n>``, ``--stat``, ``--numstat``,
+``--shortstat``, ``--name-only``, ``--name-status``, ``-s``/``--no-patch``), the options that pick
+the edit script (``--minimal``, ``--[no-]indent-heuristic``, ``--diff-algorithm=``, the
+``diff.algorithm`` / ``diff.indentHeuristic`` settings, ``--patience``, ``--histogram``,
+``--anchored=``, ``-w``, ``-b``, ``--ignore-space-at-eol``, ``--ignore-cr-at-eol``,
+``--ignore-blank-lines``, ``-I``/``--ignore-matching-lines``, ``-W``/``--function-context``) and the
+changes part they print, shared by ``git diff``, ``log``, ``show`` and ``stash show``. A setting
+this world does not simulate (a ``diff.algorithm`` git refuses) answers as a program it cannot
+run (:class:`NotSimulated`), never with the default diff in its place."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from ...xdiff import DEFAULT, Options
+from ...xemit import line_regex
+from .ident import config
 from .repo import Entries, GitError, Repo
 from .text import changed_paths, diffstat, tree_diff
 
@@ -16,6 +25,34 @@ if TYPE_CHECKING:
 
 #: what C's strtol takes whole: blanks, a sign and digits, or nothing at all (which reads as 0)
 _NUMBER = re.compile(r"(\s*[+-]?\d+)?")
+
+#: options that choose another edit script than git's default Myers diff, or ignore some changes
+#: the values of ``--diff-algorithm`` and ``diff.algorithm``: the algorithm, and whether minimal
+_ALGORITHMS = {
+    "myers": ("myers", False),
+    "default": ("myers", False),
+    "minimal": ("myers", True),
+    "patience": ("patience", False),
+    "histogram": ("histogram", False),
+}
+#: the whitespace options, weakest first: a stronger one ignores all a weaker one does
+_WHITESPACE = {"--ignore-cr-at-eol": "cr", "--ignore-space-at-eol": "eol", "-b": "change",
+               "--ignore-space-change": "change", "-w": "all", "--ignore-all-space": "all"}  # fmt: skip
+_STRENGTH = ["", "cr", "eol", "change", "all"]
+_FLAGS = {
+    "--minimal",
+    "--no-minimal",
+    "--indent-heuristic",
+    "--no-indent-heuristic",
+    "--patience",
+    "--histogram",
+}
+_BAD_ALGORITHM = 'error: option diff-algorithm accepts "myers", "minimal", "patience" and "histogram"'
+
+
+class NotSimulated(Exception):
+    """An option of git's diff this world cannot honour: the command answers as one the offline
+    world cannot run (flagged as an unknown effect), rather than with a different diff."""
 
 
 @dataclass
@@ -27,29 +64,105 @@ class DiffOutput:
     context: int = 3
     patch: bool = False
     stat: bool = False
+    numstat: bool = False
+    shortstat: bool = False
     names: str = ""
     silent: bool = False
+    how: Options = DEFAULT
 
     def wants_patch(self, default: bool) -> bool:
         """``default``: whether the command prints a patch when no format is named (diff, show)."""
         if self.silent or self.names:
             return False
-        return self.patch or (default and not self.stat)
+        return self.patch or (default and not (self.stat or self.numstat or self.shortstat))
 
     def wants_stat(self) -> bool:
-        return self.stat and not self.silent and not self.names
+        return (self.stat or self.numstat or self.shortstat) and not self.silent and not self.names
 
     def shows_any(self, default_patch: bool) -> bool:
         return bool(self.names) or self.wants_stat() or self.wants_patch(default_patch)
 
 
-def diff_output(p: _Proc, args: list[str]) -> DiffOutput:
-    """The output options among ``args`` (up to ``--``); a ``-U`` value that is not a number is
-    refused as git refuses it."""
-    out = DiffOutput()
-    for a in args:
+def _settings(p: _Proc, repo: Repo | None) -> Options:
+    """The edit script the ``diff.algorithm`` and ``diff.indentHeuristic`` settings ask for."""
+    values = config(p, repo)
+    how = DEFAULT
+    chosen = values.get("diff.algorithm")
+    if chosen is not None:
+        found = _ALGORITHMS.get(chosen.lower())
+        if found is None:  # git's message names the file and line it read it from
+            raise NotSimulated(chosen)
+        how = replace(how, algorithm=found[0], minimal=found[1])
+    heuristic = values.get("diff.indentheuristic")
+    if heuristic is not None and heuristic.lower() in ("false", "no", "off", "0"):
+        how = replace(how, indent_heuristic=False)
+    return how
+
+
+def _algorithm(how: Options, a: str, value: str | None) -> Options:
+    """``how`` after the option ``a`` (``value``: a ``--diff-algorithm`` value)."""
+    if a in ("--minimal", "--no-minimal"):
+        return replace(how, minimal=a == "--minimal")
+    if a in ("--indent-heuristic", "--no-indent-heuristic"):
+        return replace(how, indent_heuristic=a == "--indent-heuristic")
+    if a in _WHITESPACE:
+        return replace(how, whitespace=max(how.whitespace, _WHITESPACE[a], key=_STRENGTH.index))
+    if a == "--patience":  # it forgets the --anchored texts before it
+        return replace(how, algorithm="patience", anchors=())
+    if a == "--histogram":
+        return replace(how, algorithm="histogram")
+    if a.startswith("--anchored="):
+        return replace(how, algorithm="patience", anchors=(*how.anchors, a.partition("=")[2]))
+    if value is None:
+        raise GitError("error: option `diff-algorithm' requires a value", 129)
+    found = _ALGORITHMS.get(value.lower())
+    if found is None:
+        raise GitError(_BAD_ALGORITHM, 129)
+    return replace(how, algorithm=found[0], minimal=found[1])
+
+
+def _ignore_matching(how: Options, a: str, value: str | None) -> Options:
+    """``how`` with one more ``-I`` regex, refused as git refuses a bad one."""
+    if value is None:
+        name = "I" if a == "-I" else "ignore-matching-lines"
+        raise GitError(f"error: {'switch' if a == '-I' else 'option'} `{name}' requires a value", 129)
+    try:
+        line_regex(value)
+    except re.error:
+        raise GitError(f"error: invalid regex given to -I: '{value}'", 129) from None
+    return replace(how, ignore_regexes=(*how.ignore_regexes, value))
+
+
+def diff_output(p: _Proc, args: list[str], repo: Repo | None = None) -> DiffOutput:
+    """The output options among ``args`` (up to ``--``), on top of ``repo``'s settings; a ``-U``
+    value that is not a number is refused as git refuses it. An option this world does not
+    simulate raises :class:`NotSimulated`."""
+    out = DiffOutput(how=_settings(p, repo))
+    taken = False
+    for k, a in enumerate(args):
+        if taken:  # the value of a ``--diff-algorithm`` before it
+            taken = False
+            continue
         if a == "--":
             break
+        if a in ("-I", "--ignore-matching-lines") or a.startswith(("-I", "--ignore-matching-lines=")):
+            taken = a in ("-I", "--ignore-matching-lines")
+            value = (
+                (args[k + 1] if k + 1 < len(args) else None) if taken else a[2:] if a[1] == "I" else a[24:]
+            )
+            out.how = _ignore_matching(out.how, a, value)
+            continue
+        if a == "--ignore-blank-lines":
+            out.how = replace(out.how, ignore_blank_lines=True)
+        elif a in ("-W", "--function-context", "--no-function-context"):
+            out.how = replace(out.how, function_context=a != "--no-function-context")
+        elif a in _FLAGS or a in _WHITESPACE or a.startswith("--anchored="):
+            out.how = _algorithm(out.how, a, None)
+        elif a == "--diff-algorithm":
+            taken = True
+            out.how = _algorithm(out.how, a, args[k + 1] if k + 1 < len(args) else None)
+        elif a.startswith("--diff-algorithm="):
+            out.how = _algorithm(out.how, a, a.partition("=")[2])
         if a in ("-p", "-u", "--patch"):
             out.patch, out.silent = True, False
         elif a.startswith("-U") or a == "--unified" or a.startswith("--unified="):
@@ -66,10 +179,27 @@ def diff_output(p: _Proc, args: list[str]) -> DiffOutput:
             out.patch, out.silent = True, False
         elif a == "--stat":
             out.stat = True
+        elif a in ("--numstat", "--shortstat"):
+            setattr(out, a[2:], True)
         elif a in ("--name-only", "--name-status"):
             out.names = a[2:]
         elif a in ("-s", "--no-patch"):
             out.silent = True
+    return out
+
+
+def operands(args: list[str]) -> list[str]:
+    """``args`` less the values of diff options given as words of their own
+    (``--diff-algorithm myers``), which are not revisions or paths."""
+    out = []
+    skip = False
+    for k, a in enumerate(args):
+        if skip:
+            skip = False
+        elif a in ("--diff-algorithm", "-I", "--ignore-matching-lines") and "--" not in args[:k]:
+            skip = True
+        else:
+            out.append(a)
     return out
 
 
@@ -88,21 +218,31 @@ def shown_changes(
 ) -> str:
     """The changes from ``old`` to ``new`` in the asked formats (empty when there are none):
     ``lead`` sets them off from a commit's header (``\\n`` after its message, nothing after
-    ``--oneline``); a stat followed by a patch has ``---`` in its place and a blank line between."""
+    ``--oneline``); a stat followed by a patch has ``---`` in its place and a blank line between.
+    Nothing at all only where nothing changed: changes all ignored (``-w``) still show the lead
+    and the separators, as git's do."""
+    changed = {
+        path: kind
+        for path, kind in changed_paths(old, new).items()
+        if paths is None or any(_under(path, prefix) for prefix in paths)
+    }
+    if not changed:
+        return ""
     if out.names:
-        changed = changed_paths(old, new)
-        shown = [
-            (path, kind)
-            for path, kind in sorted(changed.items())
-            if paths is None or any(_under(path, prefix) for prefix in paths)
-        ]
         body = "".join(
-            f"{path}\n" if out.names == "name-only" else f"{kind}\t{path}\n" for path, kind in shown
+            f"{path}\n" if out.names == "name-only" else f"{kind}\t{path}\n"
+            for path, kind in sorted(changed.items())
         )
-        return lead + body if body else ""
-    stat = diffstat(repo, old, new, paths=paths) if out.wants_stat() else ""
-    patch = tree_diff(repo, old, new, paths, out.context) if out.wants_patch(default_patch) else ""
-    if stat and patch:
-        return ("---\n" if lead else "") + stat + "\n" + patch
-    body = stat + patch
-    return lead + body if body else ""
+        return lead + body
+    wants_stat, wants_patch = out.wants_stat(), out.wants_patch(default_patch)
+    if not (wants_stat or wants_patch):
+        return ""
+    stat = ""
+    if wants_stat:
+        kinds = ("numstat",) * out.numstat + ("stat",) * out.stat + ("shortstat",) * out.shortstat
+        stat = diffstat(repo, old, new, paths=paths, how=out.how, kinds=kinds, context=out.context)
+    patch = tree_diff(repo, old, new, paths, out.context, out.how) if wants_patch else ""
+    # (what changed shows the lead and the separators even when ignored changes leave them empty)
+    if wants_stat and wants_patch:  # the "---" line stands for the blank line only with --stat
+        return ("---\n" if lead and out.stat else lead) + stat + "\n" + patch
+    return lead + stat + patch

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from .diffopts import diff_output, shown_changes
+from .diffopts import diff_output, operands, shown_changes
 from .repo import Commit, Entries, GitError, Repo
-from .text import changed_paths, git_date, iso_date, shown_path
+from .text import changed_paths, differs, git_date, iso_date, shown_path
 from .work import need_repo, pathspec_filter, status_sets
 
 if TYPE_CHECKING:
@@ -24,7 +24,8 @@ def _split_paths(args: list[str]) -> tuple[list[str], list[str] | None]:
 def cmd_diff(p: _Proc, args: list[str]) -> int:
     repo = need_repo(p)
     args, specs = _split_paths(args)
-    output = diff_output(p, args)
+    output = diff_output(p, args, repo)
+    args = operands(args)
     cached = any(a in ("--cached", "--staged") for a in args)
     revs = []
     for a in args:
@@ -62,6 +63,14 @@ def cmd_diff(p: _Proc, args: list[str]) -> int:
     if paths is not None:
         changed = {
             q: k for q, k in changed.items() if any(q == x or q.startswith(x + "/") or not x for x in paths)
+        }
+    if output.how.by_content:  # what changed only in ignored ways is not a change, and git only
+        # looks when it prints the patch (or nothing): with --stat or --name-only alone, no change
+        looks = output.wants_patch(default=True) or output.silent or "--quiet" in args
+        changed = {
+            q: k
+            for q, k in changed.items()
+            if looks and differs(repo, old, new, q, output.how, output.context)
         }
     if "--quiet" in args:
         return 1 if changed else 0
@@ -178,8 +187,8 @@ def _log_options(args: list[str]) -> tuple[int | None, bool, str | None, list[st
 
 def cmd_log(p: _Proc, args: list[str]) -> int:
     repo = need_repo(p)
-    limit, oneline, fmt, rest = _log_options(args)
-    output = diff_output(p, args)
+    output = diff_output(p, args, repo)
+    limit, oneline, fmt, rest = _log_options(operands(args))
     start = repo.head()
     if rest and rest[0] != "--":
         start = repo.resolve(rest[0])
@@ -211,8 +220,8 @@ def cmd_log(p: _Proc, args: list[str]) -> int:
 
 def cmd_show(p: _Proc, args: list[str]) -> int:
     repo = need_repo(p)
-    _, oneline, fmt, rest = _log_options(args)
-    output = diff_output(p, args)
+    output = diff_output(p, args, repo)
+    _, oneline, fmt, rest = _log_options(operands(args))
     target = rest[0] if rest else "HEAD"
     if ":" in target:
         rev, _, path = target.partition(":")

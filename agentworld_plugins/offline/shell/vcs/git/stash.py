@@ -11,7 +11,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ....vfs import FsError
-from .diffopts import diff_output, shown_changes
+from .diffopts import diff_output, operands, shown_changes
 from .ident import person
 from .repo import Entries, GitError, Repo
 from .text import changed_paths
@@ -82,21 +82,22 @@ def cmd_stash(p: _Proc, args: list[str]) -> int:
     if sub == "list":
         p.out("".join(f"stash@{{{k}}}: {msg}\n" for k, (_, msg) in enumerate(reversed(_entries(repo)))))
         return 0
-    operands = [a for a in rest if not a.startswith("-")]
+    words = [a for a in operands(rest) if not a.startswith("-")]
     if sub == "clear":
         _save(repo, [], "")
         return 0
-    position = _pick(repo, operands)
+    position = _pick(repo, words)
     sha = _entries(repo)[position][0]
     if sub == "show":
         stash = repo.commit(sha)
         old, new = repo.commit_entries(stash.parents[0]), repo.commit_entries(sha)
-        output = diff_output(p, rest)
-        output.stat = output.stat or not output.patch  # the stat unless a patch is asked for
+        output = diff_output(p, rest, repo)
+        # the stat unless a format is asked for
+        output.stat = output.stat or not (output.patch or output.numstat or output.shortstat)
         p.out(shown_changes(repo, old, new, output, default_patch=False))
         return 0
     quiet = "-q" in rest or "--quiet" in rest
-    shown = operands[0] if operands else "refs/stash@{0}"
+    shown = words[0] if words else "refs/stash@{0}"
     if sub in ("apply", "pop"):
         status = _apply(p, repo, sha, "--index" in rest, quiet)
         if status or sub == "apply":

@@ -5,8 +5,11 @@ from __future__ import annotations
 import posixpath
 import re
 import time
+from dataclasses import replace
 
-from ...unified import unified
+from ...unified import hunk_range, marked
+from ...xdiff import DEFAULT, Options, git_hunks, split_lines
+from ...xemit import Group, hunk_groups, is_function_line
 from .repo import ZERO, Entries, Repo
 
 
@@ -41,10 +44,15 @@ def _is_binary(data: bytes) -> bool:
 
 
 def file_diff(
-    repo: Repo, path: str, old: tuple[str, str] | None, new: tuple[str, str] | None, context: int = 3
+    repo: Repo,
+    path: str,
+    old: tuple[str, str] | None,
+    new: tuple[str, str] | None,
+    context: int = 3,
+    how: Options = DEFAULT,
 ) -> str:
     """One file's ``diff --git`` section (empty when nothing changed), ``context`` lines around
-    each change (``-U``)."""
+    each change (``-U``), the edit script chosen ``how`` git chooses it."""
     if old == new:
         return ""
     head = [f"diff --git a/{path} b/{path}\n"]
@@ -70,46 +78,69 @@ def file_diff(
             f"Binary files {'a/' + path if old else '/dev/null'} and {'b/' + path if new else '/dev/null'} differ\n"
         )
         return "".join(head)
-    old_text = a.decode("utf-8", "surrogateescape")
-    body = unified(
-        old_text,
-        b.decode("utf-8", "surrogateescape"),
-        f"a/{path}" if old else "/dev/null",
-        f"b/{path}" if new else "/dev/null",
-        context=context,
+    old_text, new_text = a.decode("utf-8", "surrogateescape"), b.decode("utf-8", "surrogateescape")
+    old_lines, new_lines = split_lines(old_text), split_lines(new_text)
+    groups = hunk_groups(old_lines, new_lines, git_hunks(old_lines, new_lines, how), context, how)
+    if not groups and old and new and old[0] == new[0]:
+        return ""  # only ignored changes: git shows nothing of the file
+    body = _patch(
+        old_lines, new_lines, groups, f"a/{path}" if old else "/dev/null", f"b/{path}" if new else "/dev/null"
     )
-    return "".join(head) + _with_function_context(body, old_text.split("\n"))
+    return "".join(head) + _with_function_context(body, old_lines)
+
+
+def _patch(a: list[str], b: list[str], groups: list[Group], from_name: str, to_name: str) -> str:
+    """The ``---``/``+++`` lines and the hunks of ``groups``: unchanged lines shown as ``b`` has
+    them (they differ from ``a``'s where whitespace is ignored), changed ones ``-``/``+``."""
+    if not groups:
+        return ""
+    out = [f"--- {from_name}\n", f"+++ {to_name}\n"]
+    for s1, e1, s2, e2, changes in groups:
+        out.append(f"@@ -{hunk_range(s1, e1)} +{hunk_range(s2, e2)} @@\n")
+        shown = s2
+        for i1, i2, j1, j2 in changes:
+            out += [" " + line for line in b[shown:j1]]
+            out += ["-" + line for line in a[i1:i2]]
+            out += ["+" + line for line in b[j1:j2]]
+            shown = j2
+        out += [" " + line for line in b[shown:e2]]
+    return marked(out)
 
 
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+\d+(?:,\d+)? @@$", re.M)
-#: git's default "funcname" line: one starting with a letter, ``_`` or ``$``
-_FUNCNAME = re.compile(r"[A-Za-z_$]")
 
 
 def _with_function_context(body: str, old_lines: list[str]) -> str:
     """Hunk headers with the nearest function line above the hunk, as git's default funcname adds
-    (an empty old range ``-N,0`` starts after line N, so line N itself is above it)."""
+    (an empty old range ``-N,0`` starts after line N, so line N itself is above it): its first 80
+    bytes, less the blanks that end them."""
 
     def header(m: re.Match[str]) -> str:
         start = int(m.group(1))
         above = start if m.group(2) == ",0" else start - 1
         for line in reversed(old_lines[: max(above, 0)]):
-            if _FUNCNAME.match(line):
-                return f"{m.group(0)} {line.rstrip()[:80]}"
+            if is_function_line(line):
+                shown = line.encode("utf-8", "surrogateescape")[:80].rstrip(b" \t\n\r")
+                return f"{m.group(0)} {shown.decode('utf-8', 'surrogateescape')}"
         return m.group(0)
 
     return _HUNK.sub(header, body)
 
 
 def tree_diff(
-    repo: Repo, old: Entries, new: Entries, paths: list[str] | None = None, context: int = 3
+    repo: Repo,
+    old: Entries,
+    new: Entries,
+    paths: list[str] | None = None,
+    context: int = 3,
+    how: Options = DEFAULT,
 ) -> str:
     """The whole ``git diff`` text between two sets of entries, files in path order."""
     out = []
     for path in sorted(set(old) | set(new)):
         if paths is not None and not any(_under(path, prefix) for prefix in paths):
             continue
-        out.append(file_diff(repo, path, old.get(path), new.get(path), context))
+        out.append(file_diff(repo, path, old.get(path), new.get(path), context, how))
     return "".join(out)
 
 
@@ -117,19 +148,34 @@ def _under(path: str, prefix: str) -> bool:
     return not prefix or path == prefix or path.startswith(prefix + "/")
 
 
-def _counts(repo: Repo, old: tuple[str, str] | None, new: tuple[str, str] | None) -> tuple[int, int, bool]:
+def same_mode(old: Entries, new: Entries, path: str) -> bool:
+    """Whether ``path`` is in both and keeps its mode."""
+    return path in old and path in new and old[path][0] == new[path][0]
+
+
+def differs(repo: Repo, old: Entries, new: Entries, path: str, how: Options, context: int = 3) -> bool:
+    """Whether ``path`` changed from ``old`` to ``new`` in a way ``how`` does not ignore."""
+    if not how.by_content or not same_mode(old, new, path):
+        return old.get(path) != new.get(path)
+    added, removed, binary = _counts(repo, old[path], new[path], how, context)
+    return bool(added or removed or binary)
+
+
+def _counts(
+    repo: Repo, old: tuple[str, str] | None, new: tuple[str, str] | None, how: Options, context: int = 3
+) -> tuple[int, int, bool]:
+    """(lines added, lines removed, binary) as the patch with ``context`` lines shows them (the
+    context matters only where blank-line changes may be left out)."""
     a, b = _text(repo, old[1] if old else None), _text(repo, new[1] if new else None)
     if _is_binary(a) or _is_binary(b):
         return 0, 0, True
-    added = removed = 0
-    for line in unified(
-        a.decode("utf-8", "surrogateescape"), b.decode("utf-8", "surrogateescape"), "", ""
-    ).split("\n"):
-        if line.startswith("+"):
-            added += 1
-        elif line.startswith("-"):
-            removed += 1
-    return added, removed, False
+    left = split_lines(a.decode("utf-8", "surrogateescape"))
+    right = split_lines(b.decode("utf-8", "surrogateescape"))
+    hunks = git_hunks(left, right, how)
+    if how.ignore_blank_lines or how.ignore_regexes:
+        plain = replace(how, function_context=False)  # git counts without the function context
+        hunks = [change for group in hunk_groups(left, right, hunks, context, plain) for change in group[4]]
+    return sum(j2 - j1 for _, _, j1, j2 in hunks), sum(i2 - i1 for i1, i2, _, _ in hunks), False
 
 
 def summary_line(files: int, added: int, removed: int) -> str:
@@ -184,10 +230,19 @@ def _stat_lines(rows: list[tuple[str, int, int, bool]], width: int = 80) -> list
 
 
 def diffstat(
-    repo: Repo, old: Entries, new: Entries, summary_only: bool = False, paths: list[str] | None = None
+    repo: Repo,
+    old: Entries,
+    new: Entries,
+    summary_only: bool = False,
+    paths: list[str] | None = None,
+    how: Options = DEFAULT,
+    kinds: tuple[str, ...] = ("stat",),
+    context: int = 3,
 ) -> str:
-    """``--stat`` lines and the summary; ``summary_only`` gives what ``git commit`` prints (the
-    summary and ``create mode``/``delete mode`` lines)."""
+    """The stats of ``kinds`` in git's order (``numstat``, ``stat`` with its summary,
+    ``shortstat``: the summary alone), counted on the edit script the patch shows;
+    ``summary_only`` gives what ``git commit`` prints (the summary and ``create mode``/``delete
+    mode`` lines)."""
     changed = changed_paths(old, new)
     if paths is not None:
         changed = {p: k for p, k in changed.items() if any(_under(p, prefix) for prefix in paths)}
@@ -196,21 +251,32 @@ def diffstat(
     rows = []
     total_add = total_del = 0
     for path in sorted(changed):
-        added, removed, binary = _counts(repo, old.get(path), new.get(path))
+        added, removed, binary = _counts(repo, old.get(path), new.get(path), how, context)
+        if not (added or removed or binary) and same_mode(old, new, path):
+            continue  # only ignored changes: not counted as a changed file
         total_add += added
         total_del += removed
         rows.append((path, added, removed, binary))
-    out = [] if summary_only else _stat_lines(rows)
-    out.append(summary_line(len(rows), total_add, total_del))
-    if summary_only:
-        for path in sorted(changed):
-            kind = changed[path]
-            if kind == "A":
-                out.append(f" create mode {new[path][0]} {path}\n")
-            elif kind == "D":
-                out.append(f" delete mode {old[path][0]} {path}\n")
-            elif old[path][0] != new[path][0]:
-                out.append(f" mode change {old[path][0]} => {new[path][0]} {path}\n")
+    if not rows:
+        return ""
+    summary = summary_line(len(rows), total_add, total_del)
+    if not summary_only:
+        out = []
+        for kind in kinds:
+            if kind == "numstat":
+                out += [f"{'-' if bin_ else a}\t{'-' if bin_ else d}\t{path}\n" for path, a, d, bin_ in rows]
+            else:
+                out += [*(_stat_lines(rows) if kind == "stat" else []), summary]
+        return "".join(out)
+    out = [summary]
+    for path in sorted(changed):
+        kind = changed[path]
+        if kind == "A":
+            out.append(f" create mode {new[path][0]} {path}\n")
+        elif kind == "D":
+            out.append(f" delete mode {old[path][0]} {path}\n")
+        elif old[path][0] != new[path][0]:
+            out.append(f" mode change {old[path][0]} => {new[path][0]} {path}\n")
     return "".join(out)
 
 
