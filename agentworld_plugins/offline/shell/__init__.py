@@ -54,7 +54,7 @@ import importlib
 from typing import Any
 
 # importing the applet packages registers their programs and builtins (@applet, @builtin)
-from . import builtins, coreutils, debianutils, editors, findutils, interpreters, procps, vcs  # noqa: F401 (registers applets)
+from . import archivers, builtins, coreutils, debianutils, editors, findutils, interpreters, procps, vcs  # noqa: F401 (registers applets)
 from .braces import brace_expand
 from .constants import (
     BASH_VERSION,

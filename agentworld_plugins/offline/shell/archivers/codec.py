@@ -1,0 +1,226 @@
+"""What the archivers share: gzip members written and read the way GNU gzip does, bounded
+decompression (gzip, bzip2, xz), files as bytes, and GNU-style exclusion patterns.
+
+Decompression runs in chunks of :data:`CHUNK` bytes; the output so far is reserved
+(:func:`~..limits.reserve`) before each chunk is kept, so a small archive that would inflate
+past the step's memory budget ends with ``xmalloc: cannot allocate`` before it is allocated.
+"""
+
+from __future__ import annotations
+
+import bz2
+import fnmatch
+import lzma
+import struct
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ...vfs import content_of
+from ..limits import COPY_BYTES_PER_UNIT, current
+
+#: output bytes inflated in one step
+CHUNK = 1 << 20
+
+GZIP_MAGIC = b"\x1f\x8b"
+BZIP2_MAGIC = b"BZh"
+XZ_MAGIC = b"\xfd7zXZ\x00"
+
+
+class Corrupt(Exception):
+    """Compressed data that does not decode; ``message`` is the tail gzip prints after ``name: ``."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def as_bytes(text: str) -> bytes:
+    """A stream's text (binary kept as surrogate escapes) as the bytes it stands for."""
+    return text.encode("utf-8", "surrogateescape")
+
+
+def as_stream(data: bytes) -> str:
+    """Bytes as a stream's text (what ``p.out`` writes): lossless."""
+    return data.decode("utf-8", "surrogateescape")
+
+
+def stored(data: bytes) -> str | bytes:
+    """Bytes as the VFS keeps file content."""
+    return content_of(data)
+
+
+def _account(total: int, piece: int) -> None:
+    budget = current()
+    budget.reserve(total)
+    budget.spend(1 + piece // COPY_BYTES_PER_UNIT)
+
+
+def deflate(data: bytes, level: int = 6) -> bytes:
+    """A raw deflate stream (zlib at ``level``, memLevel 8: the bytes GNU gzip and Info-ZIP
+    zip write for text)."""
+    current().spend(1 + len(data) // COPY_BYTES_PER_UNIT)
+    comp = zlib.compressobj(level, zlib.DEFLATED, -15, 8)
+    return comp.compress(data) + comp.flush()
+
+
+def _drain(step: Callable[[bytes, int], bytes], data: bytes, done: Callable[[], bool],
+           tail: Callable[[], bytes]) -> tuple[list[bytes], int]:  # fmt: skip
+    """Run a decompressor's ``step(input, max_length)`` until ``done()``, counting what comes out."""
+    out: list[bytes] = []
+    total = 0
+    pending = data
+    while True:
+        piece = step(pending, CHUNK)
+        pending = b""
+        if piece:
+            total += len(piece)
+            _account(total, len(piece))
+            out.append(piece)
+        if done():
+            return out, total
+        pending = tail()
+        if not piece and not pending:
+            return out, total
+
+
+@dataclass
+class GzipMember:
+    name: str | None
+    mtime: int
+    data: bytes
+    #: bytes of header and trailer (what gzip -l leaves out of the ratio)
+    overhead: int
+
+
+def gzip_header(name: str | None, mtime: int, level: int) -> bytes:
+    """The 10-byte header (and name) GNU gzip writes: OS 3 (Unix), XFL 2 for -9, 4 for -1."""
+    xfl = 2 if level == 9 else 4 if level == 1 else 0
+    flags = 0x08 if name is not None else 0
+    head = GZIP_MAGIC + bytes([8, flags]) + struct.pack("<I", mtime & 0xFFFFFFFF) + bytes([xfl, 3])
+    if name is not None:
+        head += name.encode("utf-8", "surrogateescape") + b"\x00"
+    return head
+
+
+def gzip_compress(data: bytes, name: str | None = None, mtime: int = 0, level: int = 6) -> bytes:
+    """A gzip member as GNU gzip writes it (name and mtime of a file; none and 0 from a pipe)."""
+    body = deflate(data, level)
+    trailer = struct.pack("<II", zlib.crc32(data) & 0xFFFFFFFF, len(data) & 0xFFFFFFFF)
+    return gzip_header(name, mtime, level) + body + trailer
+
+
+def _skip_zero_terminated(data: bytes, pos: int) -> int:
+    end = data.find(b"\x00", pos)
+    if end < 0:
+        raise Corrupt("unexpected end of file")
+    return end + 1
+
+
+def _gzip_member(data: bytes, pos: int) -> tuple[GzipMember, int]:
+    """The member at ``pos`` (its magic checked by the caller) and where the next one starts."""
+    if len(data) < pos + 10:
+        raise Corrupt("unexpected end of file")
+    if data[pos + 2] != 8:
+        raise Corrupt(f"unknown method {data[pos + 2]} -- not supported")
+    flags = data[pos + 3]
+    mtime = struct.unpack_from("<I", data, pos + 4)[0]
+    at = pos + 10
+    name = None
+    if flags & 0x04:
+        if len(data) < at + 2:
+            raise Corrupt("unexpected end of file")
+        at += 2 + struct.unpack_from("<H", data, at)[0]
+    if flags & 0x08:
+        end = _skip_zero_terminated(data, at)
+        name = data[at : end - 1].decode("utf-8", "surrogateescape")
+        at = end
+    if flags & 0x10:
+        at = _skip_zero_terminated(data, at)
+    if flags & 0x02:
+        at += 2
+    start = at
+    inflater = zlib.decompressobj(-15)
+    try:
+        pieces, total = _drain(inflater.decompress, data[start:], lambda: inflater.eof,
+                               lambda: inflater.unconsumed_tail)  # fmt: skip
+    except zlib.error:
+        raise Corrupt("invalid compressed data--format violated") from None
+    if not inflater.eof:
+        raise Corrupt("unexpected end of file")
+    rest = inflater.unused_data
+    end = len(data) - len(rest)
+    if len(rest) < 8:
+        raise Corrupt("unexpected end of file")
+    body = b"".join(pieces)
+    crc, size = struct.unpack_from("<II", rest)
+    if crc != zlib.crc32(body) & 0xFFFFFFFF:
+        raise Corrupt("invalid compressed data--crc error")
+    if size != total & 0xFFFFFFFF:
+        raise Corrupt("invalid compressed data--length error")
+    return GzipMember(name, mtime, body, (end + 8 - pos) - (end - start)), end + 8
+
+
+def gzip_members(data: bytes) -> tuple[list[GzipMember], bool]:
+    """Every member of a gzip file; raises :class:`Corrupt` (``not in gzip format`` where the
+    first bytes are not a gzip magic). The flag: bytes that follow the last member (gzip's
+    ``trailing garbage ignored``)."""
+    if not data.startswith(GZIP_MAGIC):
+        raise Corrupt("not in gzip format")
+    members = []
+    pos = 0
+    while pos < len(data) and data.startswith(GZIP_MAGIC, pos):
+        member, pos = _gzip_member(data, pos)
+        members.append(member)
+    return members, pos < len(data) and bool(data[pos:].strip(b"\x00"))
+
+
+def gunzip(data: bytes) -> bytes:
+    """The data of all the members (what ``gzip -dc`` writes)."""
+    members, _ = gzip_members(data)
+    return b"".join(m.data for m in members)
+
+
+def decompress_any(data: bytes) -> tuple[bytes, str | None]:
+    """Data that may be compressed, as tar reads an archive: ``(plain bytes, 'gzip'|'bzip2'|'xz'|None)``."""
+    if data.startswith(GZIP_MAGIC):
+        return gunzip(data), "gzip"
+    if data.startswith(BZIP2_MAGIC):
+        bz = bz2.BZ2Decompressor()
+        try:
+            pieces, _ = _drain(bz.decompress, data, lambda: bz.eof, lambda: b"")
+        except OSError:
+            raise Corrupt("bzip2: Data integrity error when decompressing.") from None
+        return b"".join(pieces), "bzip2"
+    if data.startswith(XZ_MAGIC):
+        xz = lzma.LZMADecompressor()
+        try:
+            pieces, _ = _drain(xz.decompress, data, lambda: xz.eof, lambda: b"")
+        except lzma.LZMAError:
+            raise Corrupt("xz: (stdin): Compressed data is corrupt") from None
+        return b"".join(pieces), "xz"
+    return data, None
+
+
+def compress(data: bytes, method: str) -> bytes:
+    """``data`` as tar's filter writes it: ``gzip`` (no name, mtime 0), ``bzip2`` (-9) or ``xz`` (-6)."""
+    if method == "gzip":
+        return gzip_compress(data)
+    current().spend(1 + len(data) // 64)
+    if method == "bzip2":
+        return bz2.compress(data, 9)
+    return lzma.compress(data, preset=6)
+
+
+def excluded(name: str, patterns: list[str]) -> bool:
+    """Whether a member name matches an ``--exclude`` pattern the way GNU tar's default
+    (unanchored, wildcards matching ``/``) does: against any run of whole name components."""
+    if not patterns:
+        return False
+    parts = name.strip("/").split("/")
+    for start in range(len(parts)):
+        for end in range(start + 1, len(parts) + 1):
+            piece = "/".join(parts[start:end])
+            if any(fnmatch.fnmatchcase(piece, pat.rstrip("/") or pat) for pat in patterns):
+                return True
+    return False

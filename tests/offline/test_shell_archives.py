@@ -1,0 +1,223 @@
+"""tar, gzip/gunzip/zcat, zip and unzip in the offline shell, compared with the host's GNU tar 1.34,
+gzip 1.12 and Info-ZIP zip 3.0 / UnZip 6.00 (the same command lines give the same stdout, stderr
+and status), round trips through the virtual files, a decompression bomb and determinism."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import zlib
+from collections.abc import Callable
+
+import pytest
+
+from agentworld_plugins.offline.shell import VirtualMachine
+from agentworld_plugins.offline.shell.limits import StepLimits
+
+#: fixed dates, and directories of one entry each (the host's tar and zip walk a directory in
+#: the filesystem's order; the offline ones in sorted order)
+TREE = (
+    "mkdir work && cd work && printf 'hello world hello world hello world\\n' > a.txt && seq 1000 > n.txt && : > e.txt && "
+    "printf 'x\\n' > b.py && chmod 755 b.py && mkdir -p p/q && seq 50 > p/q/s.txt && "
+    "touch -d '2024-01-02 03:04:05' a.txt n.txt e.txt b.py p/q/s.txt p/q p && "
+)
+
+TAR = [
+    TREE + "tar cf t.tar a.txt p b.py && tar tf t.tar && tar tvf t.tar",
+    TREE + "tar cvf t.tar p && tar -tvf t.tar p/q/s.txt",
+    TREE + "tar cf t.tar a.txt nosuch; echo $?; tar tf t.tar",
+    TREE + "tar tf nosuch.tar; echo $?",
+    TREE + "tar tf a.txt; echo $?",
+    TREE + "tar cf e.tar; echo $?",
+    TREE + "tar f t.tar; echo $?",
+    TREE + "tar cf t.tar a.txt && tar tf t.tar zz; echo $?",
+    TREE + "tar cf abs.tar \"$PWD/a.txt\" && tar tf abs.tar | sed 's|.*/||'",
+    TREE + "tar czf t.tgz a.txt p && tar tzf t.tgz && tar tf t.tgz && gzip -l t.tgz",
+    TREE + "tar cjf t.tbz a.txt && tar tjf t.tbz && tar tvf t.tbz",
+    TREE + "tar cJf t.txz a.txt && tar tJf t.txz && tar xJf t.txz -O",
+    TREE + "tar caf t.tar.gz a.txt && gzip -l t.tar.gz && tar tf t.tar.gz",
+    TREE + "tar cf t.tar a.txt && tar tzf t.tar; echo $?",
+    TREE + "tar czf - a.txt | tar tvzf -",
+    TREE + "tar cvzf - a.txt | tar xzf - -C p && stat -c '%n %A %s %Y' p/a.txt",
+    TREE
+    + "tar cf t.tar p && mkdir o && tar xvf t.tar -C o --strip-components=1 && find o -mindepth 1 | sort | xargs stat -c '%n %A %s %Y'",
+    TREE
+    + "tar cf t.tar p a.txt b.py && mkdir o && cd o && tar xf ../t.tar && find . -mindepth 1 | sort | xargs stat -c '%n %A %s %Y'",
+    TREE + "tar cf t.tar p && tar xf t.tar -C nodir; echo $?",
+    TREE + "tar cf t.tar a.txt n.txt --exclude='n.*' && tar tf t.tar",
+    TREE + "tar cf t.tar p --exclude=q && tar tf t.tar",
+    TREE + "tar cf t.tar a.txt && tar xOf t.tar a.txt && tar -xf t.tar --to-stdout",
+    TREE + "tar cf t.tar a.txt && tar xkf t.tar; echo $?",
+    TREE + "tar -c -f t.tar -C p q && tar -t -f t.tar",
+    TREE + "tar --create --file=t.tar a.txt && tar --list --verbose --file t.tar",
+    TREE + "tar cf t.tar a.txt && tar xvf t.tar a.txt nosuch; echo $?",
+    TREE + "head -c 700 n.txt > t.tar && tar tf t.tar; echo $?",
+    TREE + ": > z.tar && tar tf z.tar; echo $?",
+    TREE + "tar cf t.tar a.txt && tar --wildcards -tf t.tar '*.txt'",
+]
+
+GZIP = [
+    TREE
+    + "gzip a.txt && ls && gzip -l a.txt.gz && zcat a.txt.gz && gunzip a.txt.gz && stat -c '%n %A %s %Y' a.txt",
+    TREE + "gzip -k n.txt && stat -c '%n %A %s %Y' n.txt n.txt.gz && gzip -d -c n.txt.gz | tail -2",
+    TREE + "gzip -v a.txt n.txt && gzip -dv a.txt.gz",
+    TREE + "gzip -kv a.txt && gunzip -kfv a.txt.gz",
+    TREE + "gzip -9 -c n.txt | od -A d -t x1 | head -2 && gzip -1 -c n.txt | wc -c",
+    TREE + "gzip -c a.txt > x.gz && gzip -l x.gz && od -A d -t x1 x.gz | head -1",
+    TREE + "cat a.txt | gzip | od -A d -t x1 | head -1 && cat a.txt | gzip | gunzip",
+    TREE + "gzip -k a.txt && gzip a.txt < /dev/null; echo $?",
+    TREE + "gzip -k a.txt && gzip a.txt.gz; echo $?",
+    TREE + "gzip nosuch; echo $?; gunzip nosuch; echo $?; zcat nosuch; echo $?",
+    TREE + "gunzip a.txt; echo $?; zcat a.txt; echo $?",
+    TREE + "gzip p; echo $?; gzip -r p && ls p/q && gunzip -r p && ls p/q",
+    TREE + "printf 'xx' > bad.gz && gunzip bad.gz; echo $?; gzip -t bad.gz; echo $?",
+    TREE + "gzip -c n.txt | head -c 100 > tr.gz && gunzip tr.gz; echo $?",
+    TREE + "gzip -c a.txt > m.gz && gzip -c b.py >> m.gz && zcat m.gz && gzip -l m.gz",
+    TREE + "gzip -c a.txt > g.gz && printf 'junk' >> g.gz && zcat g.gz; echo $?",
+    TREE + "gzip -c e.txt | od -A d -t x1 && gzip e.txt && gzip -l e.txt.gz",
+    TREE + "gzip -S .zz a.txt && ls a.txt* && gunzip -S .zz a.txt.zz && cat a.txt",
+    TREE + "gzip -k a.txt n.txt && gzip -l a.txt.gz n.txt.gz",
+    TREE + "gzip -x a.txt; echo $?",
+    TREE + "gzip -c n.txt > n.gz && cp n.gz n2.tgz && gunzip n2.tgz && ls n2*",
+]
+
+ZIP = [
+    TREE + "zip -r z.zip a.txt p n.txt e.txt && unzip -l z.zip",
+    TREE + "zip z.zip a.txt && zip z.zip a.txt b.py && unzip -l z.zip",
+    TREE + "zip z.zip nosuch; echo $?",
+    TREE + "zip z.zip nosuch a.txt; echo $?",
+    TREE + "zip -r z.zip a.txt p && zip -d z.zip a.txt && unzip -l z.zip",
+    TREE + "zip -q -j z.zip p/q/s.txt && unzip -l z.zip",
+    TREE + "zip -r -q z.zip p && zip -r z2 p -x '*.txt' && ls z2.zip",
+    TREE + "zip -0 z.zip n.txt && zip -9 z9.zip n.txt && zip -1 z1.zip n.txt",
+    TREE + "zip p.zip p && unzip -l p.zip",
+    TREE + "cp a.txt notzip.zip && zip notzip.zip a.txt; echo $?",
+    TREE
+    + "zip -qr z.zip a.txt p b.py e.txt && mkdir u && cd u && unzip ../z.zip && find . -mindepth 1 | sort | xargs stat -c '%n %A %s %Y'",
+    TREE
+    + "zip -qr z.zip a.txt p && mkdir u && cd u && unzip -q ../z.zip && unzip ../z.zip < /dev/null; echo $?",
+    TREE + "zip -qr z.zip a.txt p && mkdir u && cd u && unzip -q ../z.zip && unzip -o ../z.zip",
+    TREE + "zip -qr z.zip a.txt p && unzip -p z.zip p/q/s.txt | tail -1 && unzip -d out z.zip && ls out",
+    TREE + "zip -qr z.zip a.txt p && unzip -o z.zip zz; echo $?",
+    TREE + "unzip nosuch.zip; echo $?",
+    TREE + "zip -qr z.zip a.txt p && unzip -t z.zip",
+    TREE + "zip -qr z.zip a.txt p && mkdir u && unzip -q -j z.zip -d u && ls u",
+    TREE + "zip -qr z.zip a.txt p && mkdir u && unzip -q z.zip -x a.txt -d u && ls u",
+    TREE + "zip -qr z.zip a.txt n.txt && unzip -q z.zip 'n*' -d u && ls u",
+    TREE + "ln -s a.txt l && zip -y -q y.zip l a.txt && mkdir o && cd o && unzip ../y.zip && readlink l",
+    TREE + "zip -q z a.txt && unzip -l z",
+]
+
+UNZIP_CORRUPT = TREE + "unzip a.txt; echo $?"
+
+
+@pytest.mark.parametrize("command", TAR + GZIP + ZIP + [UNZIP_CORRUPT])
+def test_the_archivers_answer_as_the_host_s(command: str, same_as_bash: Callable[[str], None]) -> None:
+    if shutil.which("zip") is None or shutil.which("unzip") is None:
+        pytest.skip("the host has no Info-ZIP zip/unzip to compare with")
+    same_as_bash(command)
+
+
+def _machine() -> VirtualMachine:
+    vm = VirtualMachine(interactive=False)
+    vm.limits = StepLimits(seconds=120, memory_mb=256)
+    return vm
+
+
+SETUP = (
+    "mkdir -p w/d/e && printf 'one\\n' > w/a && printf 'two\\n' > w/d/b && chmod 600 w/d/b && "
+    "printf 'bin\\x00\\xff\\x01' > w/d/e/c && ln -s ../a w/d/l && chmod 750 w/d/e && "
+    "touch -d '2023-05-06 07:08:09' w/a && touch -d @1000000000 w/d/b"
+)
+
+
+@pytest.mark.parametrize(
+    ("make", "unpack"),
+    [
+        ("tar cf x.tar w", "tar xf ../x.tar"),
+        ("tar czf x.tar w", "tar xf ../x.tar"),
+        ("tar cjf x.tar w", "tar xjf ../x.tar"),
+        ("tar cJf x.tar w", "tar -x -f ../x.tar"),
+        ("zip -qry x.tar w", "unzip -q ../x.tar"),
+    ],
+)
+def test_archives_round_trip_bytes_modes_mtimes_and_links(make: str, unpack: str) -> None:
+    vm = _machine()
+    assert vm.run(SETUP).exit_code == 0
+    before = vm.run("cd w && find . -mindepth 1 | sort | xargs stat -c '%n %A %Y %s'")
+    contents = vm.fs.snapshot("/app/w")
+    r = vm.run(f"cd /app && {make} && mkdir o && cd o && {unpack}")
+    assert (r.stderr, r.exit_code) == ("", 0)
+    after = vm.run("cd /app/o/w && find . -mindepth 1 | sort | xargs stat -c '%n %A %Y %s'")
+    assert "lrwxrwxrwx" in after.stdout
+    if make.startswith("zip"):  # unzip, as UnZip 6.00, leaves a link's own mtime at the time it made it
+        before.stdout, after.stdout = (re.sub(r"(lrwxrwxrwx) \d+", r"\1", x.stdout) for x in (before, after))
+    assert after.stdout == before.stdout
+    unpacked = {k.replace("/app/o/w", "/app/w"): v for k, v in vm.fs.snapshot("/app/o/w").items()}
+    assert {k: _bytes(v) for k, v in unpacked.items()} == {k: _bytes(v) for k, v in contents.items()}
+
+
+def _bytes(value: object) -> object:
+    """File content as bytes (text the shell wrote and bytes an archive gave back compare alike)."""
+    return value.encode("utf-8", "surrogateescape") if isinstance(value, str) else value
+
+
+def test_gzip_round_trips_binary_bytes_through_pipes() -> None:
+    vm = _machine()
+    vm.fs.write("/app/bin", bytes(range(256)) * 40)
+    r = vm.run(
+        "gzip -c bin | gunzip | cmp - bin && gzip -k bin && zcat bin.gz > back && cmp back bin && echo same"
+    )
+    assert (r.stdout, r.exit_code) == ("same\n", 0)
+
+
+def _bomb() -> bytes:
+    """A gzip member that inflates to 10 GiB of zeros (about 10 MB): 1 MiB of zeros compressed
+    once and its flushed block repeated (a full flush resets the window, so each copy stands
+    alone); the stream is never finished, since nothing reads that far."""
+    comp = zlib.compressobj(9, zlib.DEFLATED, -15)
+    block = comp.compress(b"\x00" * (1 << 20)) + comp.flush(zlib.Z_FULL_FLUSH)
+    return b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03" + block * 10240
+
+
+@pytest.mark.parametrize("command", ["gunzip bomb.gz", "zcat bomb.gz | head -c 10", "tar tzf bomb.gz"])
+def test_a_decompression_bomb_ends_with_the_memory_limit_answer(command: str) -> None:
+    vm = VirtualMachine(interactive=False)
+    vm.fs.write("/app/bomb.gz", _bomb())
+    r = vm.run(command + "; echo after")
+    assert "xmalloc: cannot allocate" in r.stderr
+    assert r.exit_code == 2 and "after" not in r.stdout
+    assert not vm.fs.exists("/app/bomb")
+    assert vm.run("echo still").stdout == "still\n"
+
+
+WRITERS = [
+    "tar cf out w",
+    "tar czf out w",
+    "tar cjf out w",
+    "tar cJf out w",
+    "zip -qr out w",
+    "gzip -c w/d/e/c > out",
+]
+
+
+@pytest.mark.parametrize("command", WRITERS)
+def test_two_fresh_machines_write_the_same_archive_bytes(command: str) -> None:
+    made = []
+    for _ in range(2):
+        vm = _machine()
+        assert vm.run(SETUP + " && " + command).exit_code == 0
+        made.append(vm.fs.read("/app/out.zip" if command.startswith("zip") else "/app/out"))
+    assert made[0] == made[1] and len(made[0]) > 20
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["tar rf t.tar a", "tar --delete -f t.tar a", "tar cf t.tar --totals a", "gzip --rsyncable a",
+     "zip -u z.zip a", "unzip -Z z.zip", "tar -d -f t.tar"],
+)  # fmt: skip
+def test_what_is_not_simulated_says_so(command: str) -> None:
+    vm = _machine()
+    r = vm.run("echo x > a && " + command)
+    assert r.unknown_effect and r.exit_code == 126
+    assert "cannot run in the offline world" in r.stderr
