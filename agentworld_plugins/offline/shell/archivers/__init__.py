@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from . import gzip, tar, unzip, zip
+from . import gzip, infozip, tar
 
-__all__ = ["gzip", "tar", "unzip", "zip"]
+__all__ = ["gzip", "infozip", "tar"]

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...vfs import DirNode, FileNode, FsError, LinkNode
+from ..compression import Corrupt, GzipMember, as_bytes, as_stream, gzip_compress, gzip_members, stored
 from ..limits import current
 from ..registry import applet
-from .codec import Corrupt, GzipMember, as_bytes, as_stream, gzip_compress, gzip_members, stored
 
 if TYPE_CHECKING:
     from ..proc import _Proc

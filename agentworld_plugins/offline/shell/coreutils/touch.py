@@ -8,11 +8,11 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ...vfs import FsError
+from ..datetext import parse_date
 from ..errors import _UsageError
 from ..getopt import _getopt
 from ..quoting import locale_quote, quote_always
 from ..registry import applet
-from .date import parse_date
 
 if TYPE_CHECKING:
     from ..proc import _Proc

@@ -16,8 +16,8 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ...vfs import content_of
-from ..limits import COPY_BYTES_PER_UNIT, current
+from ..vfs import content_of
+from .limits import COPY_BYTES_PER_UNIT, current
 
 #: output bytes inflated in one step
 CHUNK = 1 << 20

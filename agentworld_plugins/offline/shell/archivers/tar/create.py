@@ -8,15 +8,15 @@ import tarfile
 import time
 from typing import TYPE_CHECKING
 
-from ...vfs import DirNode, FileNode, FsError, LinkNode, Node, as_text, mode_string
-from ..limits import current
-from ..quoting import locale_quote
-from .codec import as_bytes, as_stream, compress, excluded
-from .tar_options import TarFatal, TarUsage
+from ....vfs import DirNode, FileNode, FsError, LinkNode, Node, as_text, mode_string
+from ...compression import as_bytes, as_stream, compress, excluded
+from ...limits import current
+from ...quoting import locale_quote
+from .options import TarFatal, TarUsage
 
 if TYPE_CHECKING:
-    from ..proc import _Proc
-    from .tar_options import TarOptions
+    from ...proc import _Proc
+    from .options import TarOptions
 
 #: archive suffixes ``-a`` compresses by
 _SUFFIXES = (

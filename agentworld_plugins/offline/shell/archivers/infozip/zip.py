@@ -7,14 +7,14 @@ import fnmatch
 import posixpath
 from typing import TYPE_CHECKING
 
-from ...vfs import DirNode, FileNode, FsError, LinkNode, Node, as_text
-from ..limits import current
-from ..registry import applet
-from .codec import Corrupt, as_bytes
-from .ziparchive import Archive, Entry, make_entry, percent, write_archive
+from ....vfs import DirNode, FileNode, FsError, LinkNode, Node, as_text
+from ...compression import Corrupt, as_bytes
+from ...limits import current
+from ...registry import applet
+from .archive import Archive, Entry, make_entry, percent, write_archive
 
 if TYPE_CHECKING:
-    from ..proc import _Proc
+    from ...proc import _Proc
 
 _FLAGS = set("rqjdyD0123456789")
 #: options zip has that are not simulated

@@ -9,14 +9,14 @@ import posixpath
 import zipfile
 from typing import TYPE_CHECKING
 
-from ...vfs import DirNode, FsError
-from ..limits import current
-from ..registry import applet
-from .codec import Corrupt, as_bytes, as_stream, stored
-from .ziparchive import Archive
+from ....vfs import DirNode, FsError
+from ...compression import Corrupt, as_bytes, as_stream, stored
+from ...limits import current
+from ...registry import applet
+from .archive import Archive
 
 if TYPE_CHECKING:
-    from ..proc import _Proc
+    from ...proc import _Proc
 
 _FLAGS = set("lopnqjt")
 _NO_DIR = (

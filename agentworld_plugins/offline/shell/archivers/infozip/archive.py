@@ -16,8 +16,8 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 
-from ..limits import current
-from .codec import CHUNK, Corrupt, deflate
+from ...compression import CHUNK, Corrupt, deflate
+from ...limits import current
 
 _UNIX = 3
 

@@ -16,15 +16,15 @@ import posixpath
 import tarfile
 from typing import TYPE_CHECKING
 
-from ...vfs import DirNode, FsError, LinkNode
-from ..limits import current
-from ..registry import applet
-from .codec import GZIP_MAGIC, Corrupt, as_bytes, as_stream, decompress_any, excluded, stored
-from .tar_create import create, long_line, shown
-from .tar_options import NotSimulated, TarFatal, TarOptions, TarUsage, parse
+from ....vfs import DirNode, FsError, LinkNode
+from ...compression import GZIP_MAGIC, Corrupt, as_bytes, as_stream, decompress_any, excluded, stored
+from ...limits import current
+from ...registry import applet
+from .create import create, long_line, shown
+from .options import NotSimulated, TarFatal, TarOptions, TarUsage, parse
 
 if TYPE_CHECKING:
-    from ..proc import _Proc
+    from ...proc import _Proc
 
 _HINT = "Try 'tar --help' or 'tar --usage' for more information."
 _FAILED = "Exiting with failure status due to previous errors"
