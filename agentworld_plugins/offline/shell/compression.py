@@ -93,7 +93,7 @@ class GzipMember:
     overhead: int
 
 
-def gzip_header(name: str | None, mtime: int, level: int) -> bytes:
+def _new_header(name: str | None, mtime: int, level: int) -> bytes:
     """The 10-byte header (and name) GNU gzip writes: OS 3 (Unix), XFL 2 for -9, 4 for -1."""
     xfl = 2 if level == 9 else 4 if level == 1 else 0
     flags = 0x08 if name is not None else 0
@@ -107,7 +107,7 @@ def gzip_compress(data: bytes, name: str | None = None, mtime: int = 0, level: i
     """A gzip member as GNU gzip writes it (name and mtime of a file; none and 0 from a pipe)."""
     body = deflate(data, level)
     trailer = struct.pack("<II", zlib.crc32(data) & 0xFFFFFFFF, len(data) & 0xFFFFFFFF)
-    return gzip_header(name, mtime, level) + body + trailer
+    return _new_header(name, mtime, level) + body + trailer
 
 
 def _skip_zero_terminated(data: bytes, pos: int) -> int:
@@ -117,8 +117,9 @@ def _skip_zero_terminated(data: bytes, pos: int) -> int:
     return end + 1
 
 
-def _gzip_member(data: bytes, pos: int) -> tuple[GzipMember, int]:
-    """The member at ``pos`` (its magic checked by the caller) and where the next one starts."""
+def gzip_header(data: bytes, pos: int = 0) -> tuple[str | None, int, int]:
+    """The member header at ``pos`` (its magic checked by the caller): ``(name, mtime, where the
+    deflate stream starts)``."""
     if len(data) < pos + 10:
         raise Corrupt("unexpected end of file")
     if data[pos + 2] != 8:
@@ -139,7 +140,12 @@ def _gzip_member(data: bytes, pos: int) -> tuple[GzipMember, int]:
         at = _skip_zero_terminated(data, at)
     if flags & 0x02:
         at += 2
-    start = at
+    return name, mtime, at
+
+
+def _gzip_member(data: bytes, pos: int) -> tuple[GzipMember, int]:
+    """The member at ``pos`` (its magic checked by the caller) and where the next one starts."""
+    name, mtime, start = gzip_header(data, pos)
     inflater = zlib.decompressobj(-15)
     try:
         pieces, total = _drain(inflater.decompress, data[start:], lambda: inflater.eof,
@@ -159,6 +165,31 @@ def _gzip_member(data: bytes, pos: int) -> tuple[GzipMember, int]:
     if size != total & 0xFFFFFFFF:
         raise Corrupt("invalid compressed data--length error")
     return GzipMember(name, mtime, body, (end + 8 - pos) - (end - start)), end + 8
+
+
+def gzip_member_count(data: bytes) -> int:
+    """How many members a gzip file holds, found by inflating it without keeping what comes out
+    (the work is counted; nothing is held): what ``gzip -l`` needs for its ratio."""
+    count, pos = 0, 0
+    while pos < len(data) and data.startswith(GZIP_MAGIC, pos):
+        try:
+            _, _, start = gzip_header(data, pos)
+        except Corrupt:
+            return max(count, 1)
+        inflater = zlib.decompressobj(-15)
+        pending = data[start:]
+        try:
+            while not inflater.eof and pending:
+                piece = inflater.decompress(pending, CHUNK)
+                current().spend(1 + len(piece) // COPY_BYTES_PER_UNIT)
+                pending = inflater.unconsumed_tail
+        except zlib.error:
+            return max(count, 1)
+        count += 1
+        if not inflater.eof:
+            break
+        pos = len(data) - len(inflater.unused_data) + 8
+    return max(count, 1)
 
 
 def gzip_members(data: bytes) -> tuple[list[GzipMember], bool]:

@@ -10,11 +10,22 @@ from __future__ import annotations
 
 import posixpath
 import struct
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...vfs import DirNode, FileNode, FsError, LinkNode
-from ..compression import Corrupt, GzipMember, as_bytes, as_stream, gzip_compress, gzip_members, stored
+from ..compression import (
+    GZIP_MAGIC,
+    Corrupt,
+    as_bytes,
+    as_stream,
+    gzip_compress,
+    gzip_header,
+    gzip_member_count,
+    gzip_members,
+    stored,
+)
 from ..limits import current
 from ..registry import applet
 
@@ -160,7 +171,8 @@ class _Gzip:
                 self._operand(name, top=True)
         if self.o.list and self.listed > 1:
             c, u = self.totals  # gzip's ratio of the totals leaves out the last file's header only
-            self.p.out(f"{c:19d} {u:19d} {_ratio(u - (c - self.overhead), u)} (totals)\n")
+            lead = " " * 28 if self.o.verbose else ""
+            self.p.out(f"{lead}{c:19d} {u:19d} {_ratio(u - (c - self.overhead), u)} (totals)\n")
         return self.status
 
     def _stdin(self) -> None:
@@ -250,6 +262,9 @@ class _Gzip:
         return True
 
     def _inflate(self, name: str, data: bytes) -> bytes | None:
+        if self.o.list:
+            self._list(name, data)
+            return None
         try:
             members, garbage = gzip_members(data)
         except Corrupt as exc:
@@ -259,9 +274,6 @@ class _Gzip:
             return None
         plain = b"".join(m.data for m in members)
         self.overhead = members[0].overhead if len(members) == 1 else 0
-        if self.o.list:
-            self._list(name, data, members)
-            return None
         if garbage:
             if not self.o.quiet:
                 self.p.ctx.err.write("\n")
@@ -270,16 +282,30 @@ class _Gzip:
             self.p.out(as_stream(plain))
         return plain
 
-    def _list(self, name: str, data: bytes, members: list[GzipMember]) -> None:
+    def _list(self, name: str, data: bytes) -> None:
+        """One line of ``gzip -l`` (``-lv``: with method, crc and date), from the header and the
+        trailer; the data is inflated only to count its members, nothing of it is kept."""
+        try:
+            if not data.startswith(GZIP_MAGIC):
+                raise Corrupt("not in gzip format")
+            _, mtime, start = gzip_header(data)
+            if len(data) < start + 8:
+                raise Corrupt("unexpected end of file")
+        except Corrupt as exc:
+            self.p.ctx.err.write(f"\ngzip: {name}: {exc.message}\n")
+            self.status, self.overhead = 1, 0
+            return
+        self.overhead = start + 8 if gzip_member_count(data) == 1 else 0
+        verbose = self.o.verbose
         if self.listed == 0:
-            self.p.out("         compressed        uncompressed  ratio uncompressed_name\n")
+            head = "method  crc     date  time  " if verbose else ""
+            self.p.out(f"{head}         compressed        uncompressed  ratio uncompressed_name\n")
         self.listed += 1
-        size = struct.unpack("<I", data[-4:])[0]
-        overhead = self.overhead
-        shown = _strip_suffix(name, self.o.suffix) or name
-        if name == "stdin":
-            shown = "stdout"
-        self.p.out(f"{len(data):19d} {size:19d} {_ratio(size - (len(data) - overhead), size)} {shown}\n")
+        crc, size = struct.unpack("<II", data[-8:])
+        shown = "stdout" if name == "stdin" else _strip_suffix(name, self.o.suffix) or name
+        lead = f"defla {crc:08x} {time.strftime('%b %e %H:%M', time.gmtime(mtime))} " if verbose else ""
+        ratio = _ratio(size - (len(data) - self.overhead), size)
+        self.p.out(f"{lead}{len(data):19d} {size:19d} {ratio} {shown}\n")
         self.totals[0] += len(data)
         self.totals[1] += size
 

@@ -132,9 +132,9 @@ class _Zip:
             return None
 
     def _member(self, name: str, is_dir: bool) -> str:
-        while name.startswith(("/", "./", "../")):
-            name = name[1:] if name.startswith("/") else name[name.index("/") + 1 :]
-        name = posixpath.normpath(name) if name not in ("", ".") else ""
+        while name.startswith(("/", "./")):  # zip keeps a leading ../ as it is
+            name = name[1:] if name.startswith("/") else name[2:]
+        name = "/".join(part for part in name.split("/") if part and part != ".")
         if "j" in self.opts:
             name = posixpath.basename(name)
         return name + "/" if is_dir and name else name

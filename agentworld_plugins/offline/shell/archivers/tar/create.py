@@ -105,8 +105,9 @@ class _Writer:
         current().spend(16)
         if self.o.excludes and excluded(name, self.o.excludes):
             return
-        if path == self.archive_path:
-            self.p.err(f"{name}: file is the archive; not dumped")
+        if path == self.archive_path:  # through a compressor, tar does not know it: silently
+            if not _method(self.o):
+                self.p.err(f"{name}: file is the archive; not dumped")
             return
         info = tarfile.TarInfo(name or ".")
         info.mode = node.mode & 0o7777

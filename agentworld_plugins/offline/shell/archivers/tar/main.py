@@ -179,11 +179,12 @@ class _Extractor:
                 self.p.err("Removing leading `/' from member names")
                 self.warned_abs = True
             name = name.lstrip("/")
-        parts = [part for part in name.split("/") if part and part != "."]
-        if self.o.strip:
+        parts = [part for part in name.split("/") if part]
+        if self.o.strip:  # "." counts as a component, as GNU tar counts it
             if len(parts) <= self.o.strip:
                 return None
             parts = parts[self.o.strip :]
+        parts = [part for part in parts if part != "."]
         if ".." in parts:
             self.p.err(f"{shown(m)}: Member name contains '..'")
             self.failed = True
