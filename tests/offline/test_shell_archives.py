@@ -4,14 +4,18 @@ and status), round trips through the virtual files, a decompression bomb and det
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import zipfile
 import zlib
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 from agentworld_plugins.offline.shell import VirtualMachine
+from agentworld_plugins.offline.shell.archivers.infozip.archive import Entry, write_archive
 from agentworld_plugins.offline.shell.limits import StepLimits
 
 #: fixed dates, and directories of one entry each (the host's tar and zip walk a directory in
@@ -54,6 +58,19 @@ TAR = [
     TREE + "head -c 700 n.txt > t.tar && tar tf t.tar; echo $?",
     TREE + ": > z.tar && tar tf z.tar; echo $?",
     TREE + "tar cf t.tar a.txt && tar --wildcards -tf t.tar '*.txt'",
+    TREE + "cd p && tar cf t.tar . && tar tf t.tar",
+    TREE + "tar cf p/q/t.tar p; echo $?; tar tf p/q/t.tar",
+    TREE + "cd p && tar czf ../t.tgz . && cd .. && mkdir o && tar -xzvf t.tgz --strip-components 1 -C o",
+    TREE + "tar cvvf t.tar a.txt b.py && tar xvvf t.tar && tar -tvvf t.tar",
+    TREE + "tar cf t.tar p --exclude=q; echo $?; tar tf t.tar",
+    TREE + "tar cf t.tar --exclude='*.txt' p a.txt b.py && tar tf t.tar",
+    TREE + "tar cf t.tar p a.txt && tar xf t.tar -C p p/q/s.txt && find p | sort",
+    TREE + "tar -cf t.tar a.txt && tar -xf t.tar < /dev/null && tar -tf - < t.tar",
+    TREE + "tar -czf t.tgz p && tar -xOzf t.tgz | tail -1",
+    TREE + "tar cf t.tar; tar; echo $?",
+    TREE + "tar xf; echo $?",
+    TREE + "tar -cz a.txt | tar -tz",
+    TREE + "tar -tvf t.tar 2>&1; tar -c -t -f x.tar a.txt; echo $?",
 ]
 
 GZIP = [
@@ -79,6 +96,13 @@ GZIP = [
     TREE + "gzip -k a.txt n.txt && gzip -l a.txt.gz n.txt.gz",
     TREE + "gzip -x a.txt; echo $?",
     TREE + "gzip -c n.txt > n.gz && cp n.gz n2.tgz && gunzip n2.tgz && ls n2*",
+    TREE + "gzip -k a.txt n.txt && gzip -lv a.txt.gz n.txt.gz && gzip -l - < n.txt.gz",
+    TREE + "gzip -c a.txt b.py > ab.gz && zcat ab.gz && gzip -l ab.gz && gzip -t ab.gz && echo ok",
+    TREE + "gzip -c a.txt | gzip -d | gzip -dc; echo $?",
+    TREE + "gzip -qk a.txt && gzip -q a.txt < /dev/null; echo $?",
+    TREE + "gzip --best -k n.txt && gzip --fast -c n.txt | wc -c && gzip --list n.txt.gz",
+    TREE
+    + "gzip -k n.txt && gzip --decompress --stdout n.txt.gz | wc -l && gunzip --keep --force n.txt.gz && ls n.txt*",
 ]
 
 ZIP = [
@@ -106,6 +130,9 @@ ZIP = [
     TREE + "zip -qr z.zip a.txt n.txt && unzip -q z.zip 'n*' -d u && ls u",
     TREE + "ln -s a.txt l && zip -y -q y.zip l a.txt && mkdir o && cd o && unzip ../y.zip && readlink l",
     TREE + "zip -q z a.txt && unzip -l z",
+    TREE + "cd p && zip -r ../z.zip . ../a.txt && unzip -l ../z.zip",
+    TREE + "zip -r z.zip \"$PWD/a.txt\" | sed 's|: .*/|: |'",
+    TREE + "zip -qr z.zip p && unzip -qo z.zip && unzip -l z.zip p/q/s.txt",
 ]
 
 UNZIP_CORRUPT = TREE + "unzip a.txt; echo $?"
@@ -180,10 +207,22 @@ def _bomb() -> bytes:
     return b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03" + block * 10240
 
 
-@pytest.mark.parametrize("command", ["gunzip bomb.gz", "zcat bomb.gz | head -c 10", "tar tzf bomb.gz"])
+def _zip_bomb() -> bytes:
+    """A zip of one member that says it holds 4 GiB and inflates to 10 GiB of zeros."""
+    stream = _bomb()[10:]
+    entry = Entry("bomb", 0o100644, 0, zipfile.ZIP_DEFLATED, 0, 0xFFFFFFFF, stream)
+    return write_archive([entry])
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["gunzip bomb.gz", "zcat bomb.gz | head -c 10", "tar tzf bomb.gz", "gzip -t bomb.gz", "unzip -o bomb.zip",
+     "unzip -p bomb.zip | head -c 1"],
+)  # fmt: skip
 def test_a_decompression_bomb_ends_with_the_memory_limit_answer(command: str) -> None:
     vm = VirtualMachine(interactive=False)
     vm.fs.write("/app/bomb.gz", _bomb())
+    vm.fs.write("/app/bomb.zip", _zip_bomb())
     r = vm.run(command + "; echo after")
     assert "xmalloc: cannot allocate" in r.stderr
     assert r.exit_code == 2 and "after" not in r.stdout
@@ -221,3 +260,45 @@ def test_what_is_not_simulated_says_so(command: str) -> None:
     r = vm.run("echo x > a && " + command)
     assert r.unknown_effect and r.exit_code == 126
     assert "cannot run in the offline world" in r.stderr
+
+
+#: (what makes the archive, its name, what reads it): made by one side, read by both
+CROSS = [
+    ("tar czf x.tgz p a.txt b.py", "x.tgz",
+     "tar tvzf x.tgz && mkdir o && tar xzf x.tgz -C o && find o -mindepth 1 | sort | xargs stat -c '%n %A %s %Y'"),
+    ("tar cjf x.tbz p", "x.tbz", "tar tvf x.tbz && tar xOjf x.tbz | tail -1"),
+    ("tar cJf x.txz a.txt", "x.txz", "tar tvJf x.txz && tar xOf x.txz"),
+    ("tar cf x.tar p n.txt", "x.tar", "tar tvf x.tar && tar xf x.tar -O n.txt | tail -1"),
+    ("zip -qr x.zip p a.txt n.txt e.txt b.py", "x.zip",
+     "unzip -l x.zip && mkdir o && cd o && unzip ../x.zip && find . -mindepth 1 | sort | xargs stat -c '%n %A %s %Y'"),
+    ("gzip -k n.txt", "n.txt.gz", "gzip -lv n.txt.gz && zcat n.txt.gz | tail -1 && gzip -t n.txt.gz"),
+    ("gzip -9 -c a.txt > a.gz", "a.gz", "gzip -l a.gz && gunzip -c a.gz"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("make", "archive", "read"), CROSS)
+@pytest.mark.parametrize("maker", ["host", "offline"])
+def test_an_archive_made_on_one_side_reads_the_same_on_both(
+    make: str, archive: str, read: str, maker: str, tmp_path: Path,
+    real_bash_err: Callable[[str], tuple[str, str, int]],
+) -> None:  # fmt: skip
+    """The host's GNU tar, gzip and Info-ZIP archives read offline as on the host, and the
+    offline world's archives read on the host as offline: the formats are the real ones."""
+    if shutil.which("zip") is None or shutil.which("unzip") is None:
+        pytest.skip("the host has no Info-ZIP zip/unzip to compare with")
+    vm = _machine()
+    host_made = real_bash_err(TREE + make)
+    offline_made = vm.run(TREE + make)
+    assert host_made[2] == offline_made.exit_code == 0
+    host_file = tmp_path / "work" / archive
+    path = f"/app/work/{archive}"
+    if maker == "host":
+        vm.fs.write(path, host_file.read_bytes())
+        vm.fs.set_mtime(path, int(host_file.stat().st_mtime))
+    else:
+        data = vm.fs.read(path)
+        host_file.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8", "surrogateescape"))
+        os.utime(host_file, (vm.fs.stat(path).mtime, vm.fs.stat(path).mtime))
+    offline = vm.run(read)
+    assert not offline.unknown_effect
+    assert (offline.stdout, offline.stderr, offline.exit_code) == real_bash_err("cd work && " + read)

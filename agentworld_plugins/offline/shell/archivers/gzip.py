@@ -244,7 +244,9 @@ class _Gzip:
         fs = self.p.fs
         if fs.lexists(path):
             if not self.o.force:
-                self.fail(f"{name} already exists;\tnot overwritten", 2)
+                self.say(f"{name} already exists;\tnot overwritten")  # even with -q
+                if self.status == 0:
+                    self.status = 2
                 return False
             if fs.is_dir(path):
                 self.fail(f"{name}: Is a directory")
@@ -261,9 +263,9 @@ class _Gzip:
         out.mtime = like.mtime
         return True
 
-    def _inflate(self, name: str, data: bytes) -> bytes | None:
+    def _inflate(self, name: str, data: bytes, mtime: int | None = None) -> bytes | None:
         if self.o.list:
-            self._list(name, data)
+            self._list(name, data, mtime)
             return None
         try:
             members, garbage = gzip_members(data)
@@ -282,7 +284,7 @@ class _Gzip:
             self.p.out(as_stream(plain))
         return plain
 
-    def _list(self, name: str, data: bytes) -> None:
+    def _list(self, name: str, data: bytes, file_mtime: int | None) -> None:
         """One line of ``gzip -l`` (``-lv``: with method, crc and date), from the header and the
         trailer; the data is inflated only to count its members, nothing of it is kept."""
         try:
@@ -303,7 +305,8 @@ class _Gzip:
         self.listed += 1
         crc, size = struct.unpack("<II", data[-8:])
         shown = "stdout" if name == "stdin" else _strip_suffix(name, self.o.suffix) or name
-        lead = f"defla {crc:08x} {time.strftime('%b %e %H:%M', time.gmtime(mtime))} " if verbose else ""
+        when = time.gmtime(mtime if file_mtime is None else file_mtime)  # the file's, as gzip -lv shows
+        lead = f"defla {crc:08x} {time.strftime('%b %e %H:%M', when)} " if verbose else ""
         ratio = _ratio(size - (len(data) - self.overhead), size)
         self.p.out(f"{lead}{len(data):19d} {size:19d} {ratio} {shown}\n")
         self.totals[0] += len(data)
@@ -311,7 +314,7 @@ class _Gzip:
 
     def _decompress(self, name: str, path: str, node: FileNode, data: bytes, top: bool) -> None:
         if self.o.stdout or self.o.test or self.o.list:
-            self._inflate(name, data)
+            self._inflate(name, data, node.mtime)
             return
         stem = _strip_suffix(name, self.o.suffix)
         if stem is None:

@@ -168,7 +168,7 @@ def parse(args: list[str]) -> TarOptions:
             expanded.append("-" + c)
             if c in _VALUED:
                 if not rest:
-                    raise TarUsage(f"option requires an argument -- '{c}'")
+                    raise TarUsage(f"Old option '{c}' requires an argument.")
                 expanded.append(rest.pop(0))
         args = expanded + rest
     o = TarOptions()
