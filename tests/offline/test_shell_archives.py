@@ -70,6 +70,9 @@ TAR = [
     TREE + "tar cf t.tar; tar; echo $?",
     TREE + "tar xf; echo $?",
     TREE + "tar -cz a.txt | tar -tz",
+    TREE + "tar cf t.tar a.txt p && tar tf t.tar --exclude=a.txt && tar xvOf t.tar --exclude='*/q' > /dev/null",
+    TREE + "printf 'a.txt\\n*.py\\n' > ex && tar cf t.tar -X ex a.txt b.py p ex && tar tf t.tar && tar tf t.tar -X ex",
+    TREE + "tar cf t.tar -X nosuch a.txt; echo $?",
     TREE + "tar -tvf t.tar 2>&1; tar -c -t -f x.tar a.txt; echo $?",
 ]
 
@@ -100,6 +103,8 @@ GZIP = [
     TREE + "gzip -c a.txt b.py > ab.gz && zcat ab.gz && gzip -l ab.gz && gzip -t ab.gz && echo ok",
     TREE + "gzip -c a.txt | gzip -d | gzip -dc; echo $?",
     TREE + "gzip -qk a.txt && gzip -q a.txt < /dev/null; echo $?",
+    TREE + "gzip -n -c a.txt | od -A d -t x1 | head -1 && gzip -nv a.txt && gzip -l a.txt.gz",
+    TREE + "gzip -k a.txt && mv a.txt.gz b.gz && gunzip -N b.gz; echo $?; rm a.txt; gunzip -Nv b.gz && stat -c '%n %Y' a.txt",
     TREE + "gzip --best -k n.txt && gzip --fast -c n.txt | wc -c && gzip --list n.txt.gz",
     TREE
     + "gzip -k n.txt && gzip --decompress --stdout n.txt.gz | wc -l && gunzip --keep --force n.txt.gz && ls n.txt*",

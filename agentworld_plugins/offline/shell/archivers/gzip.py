@@ -64,6 +64,8 @@ class _Opts:
     quiet: bool = False
     level: int = 6
     suffix: str = ".gz"
+    #: -N / -n: save (compressing) or restore (decompressing) the name and mtime; None: the default
+    name: bool | None = None
 
 
 def _parse(args: list[str], o: _Opts) -> list[str]:
@@ -115,6 +117,8 @@ def _parse(args: list[str], o: _Opts) -> list[str]:
     for c in flags:
         if c.isdigit():
             o.level = int(c)
+        elif c in "nN":
+            o.name = c == "N"
         elif c in "cdfklrtvq":
             attr = {"c": "stdout", "d": "decompress", "f": "force", "k": "keep", "l": "list", "r": "recursive",
                     "t": "test", "v": "verbose", "q": "quiet"}[c]  # fmt: skip
@@ -225,9 +229,11 @@ class _Gzip:
             if top:
                 self.fail(f"{name} already has {self.o.suffix} suffix -- unchanged", 0)
             return
-        packed = gzip_compress(data, posixpath.basename(path), node.mtime, self.o.level)
-        overhead = len(packed) - 18 - len(posixpath.basename(path).encode("utf-8", "surrogateescape")) - 1
-        ratio = _ratio(len(data) - overhead, len(data))
+        keep_name = self.o.name is not False
+        stored_name = posixpath.basename(path) if keep_name else None
+        packed = gzip_compress(data, stored_name, node.mtime if keep_name else 0, self.o.level)
+        header = 18 + (len(stored_name.encode("utf-8", "surrogateescape")) + 1 if stored_name else 0)
+        ratio = _ratio(len(data) - (len(packed) - header), len(data))
         if self.o.stdout:
             self.p.out(as_stream(packed))
             if self.o.verbose:
@@ -325,7 +331,15 @@ class _Gzip:
         if plain is None:
             return
         target = path[: len(path) - len(name)] + stem
-        if self._write(stem, target, plain, node):
+        like = node
+        if self.o.name:  # -N: the name and mtime the header holds
+            header_name, header_mtime, _ = gzip_header(data)
+            if header_name:
+                stem = posixpath.join(posixpath.dirname(name), posixpath.basename(header_name))
+                target = posixpath.join(posixpath.dirname(path), posixpath.basename(header_name))
+            if header_mtime:
+                like = FileNode(node.mode, header_mtime)
+        if self._write(stem, target, plain, like):
             if self.o.verbose:
                 ratio = _ratio(len(plain) - (len(data) - self.overhead), len(plain))
                 done = "created" if self.o.keep else "replaced with"

@@ -42,6 +42,7 @@ def _u_tar(p: _Proc) -> int:
         o = parse(p.args)
         if o.function is None:
             raise TarUsage("You must specify one of the '-Acdtrux', '--delete' or '--test-label' options")
+        _read_exclude_files(p, o)
         failed = create(p, o) if o.function == "c" else _read(p, o)
     except NotSimulated:
         return p.not_simulated()
@@ -57,6 +58,16 @@ def _u_tar(p: _Proc) -> int:
         p.err(_FAILED)
         return 2
     return 0
+
+
+def _read_exclude_files(p: _Proc, o: TarOptions) -> None:
+    """The patterns of ``-X FILE`` / ``--exclude-from``, one a line, added to ``--exclude``'s."""
+    for name in o.exclude_files:
+        try:
+            o.excludes.extend(line for line in p.read(name).splitlines() if line)
+        except FsError as exc:
+            p.err(f"{name}: {exc.strerror}")
+            raise TarFatal() from None
 
 
 class _NotTar(Exception):
@@ -107,6 +118,8 @@ def _members(p: _Proc, o: TarOptions) -> tuple[list[tarfile.TarInfo], tarfile.Ta
 
 def _select(o: TarOptions, members: list[tarfile.TarInfo]) -> tuple[list[tarfile.TarInfo], list[str]]:
     """The members the operands name (all, without operands), and the operands none matched."""
+    if o.excludes:
+        members = [m for m in members if not excluded(m.name, o.excludes)]
     wanted = [n for _, n in o.names]
     if not wanted:
         return members, []
@@ -171,6 +184,7 @@ class _Extractor:
         self.failed = False
         self.dirs: list[tuple[str, tarfile.TarInfo]] = []
         self.warned_abs = False
+        self.width = [19]
 
     def _name(self, m: tarfile.TarInfo) -> str | None:
         name = m.name
@@ -195,11 +209,11 @@ class _Extractor:
         for m in members:
             current().spend(8)
             name = self._name(m)
-            if name is None or (self.o.excludes and excluded(m.name, self.o.excludes)):
+            if name is None:
                 continue
-            if self.o.verbose:
-                self.p.out(
-                    long_line(m, [19], self.o.numeric) + "\n" if self.o.verbose > 1 else shown(m) + "\n"
+            if self.o.verbose:  # with -O the listing goes to stderr, the data to stdout
+                (self.p.ctx.err if self.o.to_stdout else self.p.ctx.out).write(
+                    long_line(m, self.width, self.o.numeric) + "\n" if self.o.verbose > 1 else shown(m) + "\n"
                 )
             if self.o.to_stdout:
                 if m.isfile():
