@@ -70,9 +70,14 @@ TAR = [
     TREE + "tar cf t.tar; tar; echo $?",
     TREE + "tar xf; echo $?",
     TREE + "tar -cz a.txt | tar -tz",
-    TREE + "tar cf t.tar a.txt p && tar tf t.tar --exclude=a.txt && tar xvOf t.tar --exclude='*/q' > /dev/null",
-    TREE + "printf 'a.txt\\n*.py\\n' > ex && tar cf t.tar -X ex a.txt b.py p ex && tar tf t.tar && tar tf t.tar -X ex",
+    TREE
+    + "tar cf t.tar a.txt p && tar tf t.tar --exclude=a.txt && tar xvOf t.tar --exclude='*/q' > /dev/null",
+    TREE
+    + "printf 'a.txt\\n*.py\\n' > ex && tar cf t.tar -X ex a.txt b.py p ex && tar tf t.tar && tar tf t.tar -X ex",
     TREE + "tar cf t.tar -X nosuch a.txt; echo $?",
+    TREE
+    + "tar cPf abs.tar \"$PWD/a.txt\" && tar tf abs.tar | grep -c '^/' && mkdir x && tar xf abs.tar -C x && "
+    "find x -name a.txt | wc -l",
     TREE + "tar -tvf t.tar 2>&1; tar -c -t -f x.tar a.txt; echo $?",
 ]
 
@@ -104,7 +109,8 @@ GZIP = [
     TREE + "gzip -c a.txt | gzip -d | gzip -dc; echo $?",
     TREE + "gzip -qk a.txt && gzip -q a.txt < /dev/null; echo $?",
     TREE + "gzip -n -c a.txt | od -A d -t x1 | head -1 && gzip -nv a.txt && gzip -l a.txt.gz",
-    TREE + "gzip -k a.txt && mv a.txt.gz b.gz && gunzip -N b.gz; echo $?; rm a.txt; gunzip -Nv b.gz && stat -c '%n %Y' a.txt",
+    TREE
+    + "gzip -k a.txt && mv a.txt.gz b.gz && gunzip -N b.gz; echo $?; rm a.txt; gunzip -Nv b.gz && stat -c '%n %Y' a.txt",
     TREE + "gzip --best -k n.txt && gzip --fast -c n.txt | wc -c && gzip --list n.txt.gz",
     TREE
     + "gzip -k n.txt && gzip --decompress --stdout n.txt.gz | wc -l && gunzip --keep --force n.txt.gz && ls n.txt*",
@@ -138,6 +144,7 @@ ZIP = [
     TREE + "cd p && zip -r ../z.zip . ../a.txt && unzip -l ../z.zip",
     TREE + "zip -r z.zip \"$PWD/a.txt\" | sed 's|: .*/|: |'",
     TREE + "zip -qr z.zip p && unzip -qo z.zip && unzip -l z.zip p/q/s.txt",
+    TREE + "cd p && zip -q ../z.zip ../a.txt && mkdir x && cd x && unzip ../../z.zip; echo $?; ls",
 ]
 
 UNZIP_CORRUPT = TREE + "unzip a.txt; echo $?"

@@ -149,6 +149,11 @@ class _Unzip:
 
     def _target(self, info: zipfile.ZipInfo) -> tuple[str, str]:
         name = info.filename.lstrip("/")
+        parts = name.split("/")
+        if ".." in parts:  # unzip keeps what it extracts under the destination
+            self.say(f'warning:  skipped "../" path component(s) in {info.filename}')
+            self.status = max(self.status, 1)
+            name = "/".join(part for part in parts if part != "..")
         if "j" in self.opts:
             name = posixpath.basename(name.rstrip("/")) + ("/" if info.is_dir() else "")
         shown = posixpath.join(self.exdir, name) if self.exdir else name

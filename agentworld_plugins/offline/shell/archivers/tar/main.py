@@ -158,6 +158,8 @@ def _read(p: _Proc, o: TarOptions) -> bool:
     failed = False
     width = [19]
     if o.function == "t":
+        if not o.absolute and any(m.name.startswith("/") for m in chosen):
+            p.err("Removing leading `/' from member names")  # said, though the listing shows them
         for m in chosen:
             current().spend(4)
             out.write((long_line(m, width, o.numeric) if o.verbose else shown(m)) + "\n")
@@ -203,7 +205,8 @@ class _Extractor:
             self.p.err(f"{shown(m)}: Member name contains '..'")
             self.failed = True
             return None
-        return "/".join(parts) if parts else "."
+        lead = "/" if self.o.absolute and name.startswith("/") else ""
+        return lead + "/".join(parts) if parts else "."
 
     def run(self, members: list[tarfile.TarInfo]) -> bool:
         for m in members:
