@@ -314,3 +314,23 @@ def test_an_archive_made_on_one_side_reads_the_same_on_both(
     offline = vm.run(read)
     assert not offline.unknown_effect
     assert (offline.stdout, offline.stderr, offline.exit_code) == real_bash_err("cd work && " + read)
+
+
+@pytest.mark.parametrize("command", ["tar cf t.tar big1 big2 big3", "zip -q z.zip big1 big2 big3",
+                                     "tar czf t.tgz big1 big2 big3"])  # fmt: skip
+def test_an_archive_that_outgrows_the_memory_budget_is_refused_as_it_grows(command: str) -> None:
+    vm = VirtualMachine(interactive=False)
+    vm.limits = StepLimits(seconds=120, memory_mb=3)  # one value may take 1 MiB
+    for i in (1, 2, 3):
+        vm.fs.write(f"/app/big{i}", bytes(range(256)) * 2400)  # 600 KiB each
+    r = vm.run(command)
+    assert r.exit_code == 2 and "xmalloc: cannot allocate" in r.stderr
+
+
+def test_compressing_is_work_counted_against_the_step_budget() -> None:
+    vm = VirtualMachine(interactive=False)
+    vm.limits = StepLimits(seconds=0.05, memory_mb=256)  # 50,000 units of work
+    vm.fs.write("/app/big", b"0123456789abcdef" * (1 << 18))  # 4 MiB
+    r = vm.run("gzip -k big")
+    assert r.exit_code == 152 and "CPU time limit exceeded" in r.stderr
+    assert vm.run("echo ok").stdout == "ok\n"

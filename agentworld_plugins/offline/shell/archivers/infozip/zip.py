@@ -80,6 +80,7 @@ class _Zip:
         self.level = _level(opts)
         self.entries: dict[str, Entry] = {}
         self.quiet = "q" in opts
+        self.size = 0
 
     def say(self, line: str) -> None:
         if not self.quiet:
@@ -167,6 +168,8 @@ class _Zip:
             data = content if isinstance(content, bytes) else as_bytes(as_text(content))
             mode = 0o100000 | node.mode
         current().hold(len(data))
+        self.size += len(data) + 64
+        current().reserve(self.size)  # the archive as it grows (at most its data and headers)
         entry = make_entry(member, mode, node.mtime, data, self.level)
         verb = "updating" if member in self.entries else "  adding"
         self.entries[member] = entry

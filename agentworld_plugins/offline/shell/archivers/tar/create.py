@@ -126,6 +126,7 @@ class _Writer:
             data = content if isinstance(content, bytes) else as_bytes(as_text(content))
             info.size = len(data)
         current().hold(len(data) + 512)
+        current().reserve(self.buffer.tell() + len(data) + 1024)  # the archive as it grows
         self.tar.addfile(info, io.BytesIO(data) if data else None)
         shown = info.name + ("/" if info.isdir() and not info.name.endswith("/") else "")
         if self.o.verbose:
