@@ -147,10 +147,45 @@ ZIP = [
     TREE + "cd p && zip -q ../z.zip ../a.txt && mkdir x && cd x && unzip ../../z.zip; echo $?; ls",
 ]
 
+
+#: edge cases: damaged archives, missing places, options in their long and short forms
+EDGES = [
+    TREE + "tar cf nodir/t.tar a.txt; echo $?",
+    TREE + "tar czf t.tgz a.txt && tar xjf t.tgz; echo $?",
+    TREE + "tar czf t.tgz n.txt && head -c 300 t.tgz > tr.tgz && tar tzf tr.tgz; echo $?",
+    TREE + "unzip -l nosuch; echo $?",
+    TREE + "zip -q z.zip a.txt && unzip -o z.zip -d nodir/deeper && ls nodir/deeper",
+    TREE + "zip -q z.zip a.txt && zip -d z.zip nosuch; echo $?",
+    TREE + "gzip -k a.txt && gunzip -t a.txt.gz && gzip -tv a.txt.gz; echo $?",
+    TREE + "zip -r z.zip nosuchdir; echo $?",
+    TREE + "tar cf t.tar a.txt && tar xf t.tar --strip-components=x; echo $?",
+    TREE + "tar cf t.tar a.txt && tar --list -f t.tar --verbose --verbose",
+    TREE + "tar -cvf t.tar -C p . && tar -tf t.tar",
+    TREE + "tar cf - a.txt | tar xvf - -C p; ls p",
+    TREE + "echo hi | gzip > h.gz && gunzip h.gz; echo $?; ls h*",
+    TREE + "echo hi | gzip -c > h.gz && gzip -d < h.gz",
+    TREE + "zip -q z.zip a.txt && unzip -qq z.zip -d o && ls o",
+    TREE + "zip -q z.zip a.txt b.py && unzip -n z.zip; echo $?",
+    TREE + "zip -q z.zip a.txt && cp a.txt x && unzip -o z.zip a.txt -d x; echo $?",
+    TREE + "tar tf; echo $?",
+    TREE + "tar -xzf nosuch.tgz; echo $?",
+    TREE + "gzip -c nosuch a.txt > o.gz; echo $?; zcat o.gz",
+    TREE + "gzip -d a.txt.gz nosuch.gz; echo $?",
+    TREE + "tar -cf t.tar --no-recursion p && tar tf t.tar",
+    TREE + "tar cf t.tar a.txt && tar xf t.tar --overwrite && echo fine",
+    TREE + "zip -q -r z.zip p && zip -r z.zip p",
+    TREE + "tar cjf t.tbz a.txt && tar tzf t.tbz; echo $?",
+    TREE + "tar cJf - a.txt | head -c 100 | tar tJf -; echo $?",
+    TREE + "echo | tar xJf -; echo $?",
+    TREE + "tar czf t.tgz n.txt && head -c 300 t.tgz > tr.tgz && mkdir o && tar xzf tr.tgz -C o; echo $?",
+    TREE + "gzip -c n.txt | head -c 300 > tr.gz && zcat tr.gz | tail -1; echo $?",
+]
+
+
 UNZIP_CORRUPT = TREE + "unzip a.txt; echo $?"
 
 
-@pytest.mark.parametrize("command", TAR + GZIP + ZIP + [UNZIP_CORRUPT])
+@pytest.mark.parametrize("command", TAR + GZIP + ZIP + EDGES + [UNZIP_CORRUPT])
 def test_the_archivers_answer_as_the_host_s(command: str, same_as_bash: Callable[[str], None]) -> None:
     if shutil.which("zip") is None or shutil.which("unzip") is None:
         pytest.skip("the host has no Info-ZIP zip/unzip to compare with")

@@ -34,9 +34,11 @@ XZ_MAGIC = b"\xfd7zXZ\x00"
 class Corrupt(Exception):
     """Compressed data that does not decode; ``message`` is the tail gzip prints after ``name: ``."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, partial: bytes = b"") -> None:
         super().__init__(message)
         self.message = message
+        #: what decoded before the damage (tar lists the members it holds)
+        self.partial = partial
 
 
 def as_bytes(text: str) -> bytes:
@@ -69,23 +71,22 @@ def deflate(data: bytes, level: int = 6) -> bytes:
 
 
 def _drain(step: Callable[[bytes, int], bytes], data: bytes, done: Callable[[], bool],
-           tail: Callable[[], bytes]) -> tuple[list[bytes], int]:  # fmt: skip
-    """Run a decompressor's ``step(input, max_length)`` until ``done()``, counting what comes out."""
-    out: list[bytes] = []
+           tail: Callable[[], bytes], out: list[bytes]) -> int:  # fmt: skip
+    """Run a decompressor's ``step(input, max_length)`` until ``done()`` (or no more comes),
+    appending what comes out to ``out`` and counting it; returns its size."""
     total = 0
     pending = data
     while True:
         piece = step(pending, CHUNK)
-        pending = b""
         if piece:
             total += len(piece)
             _account(total, len(piece))
             out.append(piece)
         if done():
-            return out, total
+            return total
         pending = tail()
         if not piece and not pending:
-            return out, total
+            return total
 
 
 @dataclass
@@ -151,18 +152,19 @@ def _gzip_member(data: bytes, pos: int) -> tuple[GzipMember, int]:
     """The member at ``pos`` (its magic checked by the caller) and where the next one starts."""
     name, mtime, start = gzip_header(data, pos)
     inflater = zlib.decompressobj(-15)
+    pieces: list[bytes] = []
     try:
-        pieces, total = _drain(inflater.decompress, data[start:], lambda: inflater.eof,
-                               lambda: inflater.unconsumed_tail)  # fmt: skip
+        total = _drain(inflater.decompress, data[start:], lambda: inflater.eof, lambda: inflater.unconsumed_tail,
+                       pieces)  # fmt: skip
     except zlib.error:
-        raise Corrupt("invalid compressed data--format violated") from None
+        raise Corrupt("invalid compressed data--format violated", b"".join(pieces)) from None
     if not inflater.eof:
-        raise Corrupt("unexpected end of file")
+        raise Corrupt("unexpected end of file", b"".join(pieces))
     rest = inflater.unused_data
     end = len(data) - len(rest)
-    if len(rest) < 8:
-        raise Corrupt("unexpected end of file")
     body = b"".join(pieces)
+    if len(rest) < 8:
+        raise Corrupt("unexpected end of file", body)
     crc, size = struct.unpack_from("<II", rest)
     if crc != zlib.crc32(body) & 0xFFFFFFFF:
         raise Corrupt("invalid compressed data--crc error")
@@ -202,10 +204,14 @@ def gzip_members(data: bytes) -> tuple[list[GzipMember], bool]:
     ``trailing garbage ignored``)."""
     if not data.startswith(GZIP_MAGIC):
         raise Corrupt("not in gzip format")
-    members = []
+    members: list[GzipMember] = []
     pos = 0
     while pos < len(data) and data.startswith(GZIP_MAGIC, pos):
-        member, pos = _gzip_member(data, pos)
+        try:
+            member, pos = _gzip_member(data, pos)
+        except Corrupt as exc:
+            exc.partial = b"".join(m.data for m in members) + exc.partial
+            raise
         members.append(member)
     return members, pos < len(data) and bool(data[pos:].strip(b"\x00"))
 
@@ -217,24 +223,33 @@ def gunzip(data: bytes) -> bytes:
 
 
 def decompress_any(data: bytes) -> tuple[bytes, str | None]:
-    """Data that may be compressed, as tar reads an archive: ``(plain bytes, 'gzip'|'bzip2'|'xz'|None)``."""
+    """Data that may be compressed, as tar reads an archive: ``(plain bytes, 'gzip'|'bzip2'|'xz'|None)``;
+    raises :class:`Corrupt` with the filter's own message (and what decoded before the damage)."""
     if data.startswith(GZIP_MAGIC):
-        return gunzip(data), "gzip"
+        try:
+            return gunzip(data), "gzip"
+        except Corrupt as exc:
+            exc.message = f"\ngzip: stdin: {exc.message}"
+            raise
     if data.startswith(BZIP2_MAGIC):
-        bz = bz2.BZ2Decompressor()
-        try:
-            pieces, _ = _drain(bz.decompress, data, lambda: bz.eof, lambda: b"")
-        except OSError:
-            raise Corrupt("bzip2: Data integrity error when decompressing.") from None
-        return b"".join(pieces), "bzip2"
+        return _unpack(bz2.BZ2Decompressor(), data, OSError, "bzip2: Data integrity error when decompressing.",
+                       "bzip2: Compressed file ends unexpectedly;"), "bzip2"  # fmt: skip
     if data.startswith(XZ_MAGIC):
-        xz = lzma.LZMADecompressor()
-        try:
-            pieces, _ = _drain(xz.decompress, data, lambda: xz.eof, lambda: b"")
-        except lzma.LZMAError:
-            raise Corrupt("xz: (stdin): Compressed data is corrupt") from None
-        return b"".join(pieces), "xz"
+        return _unpack(lzma.LZMADecompressor(), data, lzma.LZMAError, "xz: (stdin): Compressed data is corrupt",
+                       "xz: (stdin): Unexpected end of input"), "xz"  # fmt: skip
     return data, None
+
+
+def _unpack(decomp: bz2.BZ2Decompressor | lzma.LZMADecompressor, data: bytes, error: type[Exception],
+            corrupt: str, truncated: str) -> bytes:  # fmt: skip
+    pieces: list[bytes] = []
+    try:
+        _drain(decomp.decompress, data, lambda: decomp.eof, lambda: b"", pieces)
+    except error:
+        raise Corrupt(corrupt, b"".join(pieces)) from None
+    if not decomp.eof:
+        raise Corrupt(truncated, b"".join(pieces))
+    return b"".join(pieces)
 
 
 def compress(data: bytes, method: str) -> bytes:

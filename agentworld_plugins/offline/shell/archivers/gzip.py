@@ -276,10 +276,14 @@ class _Gzip:
         try:
             members, garbage = gzip_members(data)
         except Corrupt as exc:
+            if self.o.stdout and not self.o.test:  # what came before the damage is written
+                self.p.out(as_stream(exc.partial))
             self.p.ctx.err.write(f"\ngzip: {name}: {exc.message}\n")
             self.status = 1
             self.overhead = 0
             return None
+        if self.o.test and self.o.verbose:
+            self.p.ctx.err.write(f"{name}:\t OK\n")
         plain = b"".join(m.data for m in members)
         self.overhead = members[0].overhead if len(members) == 1 else 0
         if garbage:

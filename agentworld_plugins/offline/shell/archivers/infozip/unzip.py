@@ -180,8 +180,14 @@ class _Unzip:
         fs = self.p.fs
         links: list[tuple[str, str, str]] = []
         dirs: list[tuple[str, zipfile.ZipInfo]] = []
-        if self.exdir:
-            fs.mkdir(self.p.path(self.exdir), parents=True)
+        if self.exdir and not fs.is_dir(self.p.path(self.exdir)):
+            try:  # unzip makes the last level of -d DIR only
+                fs.mkdir(self.p.path(self.exdir))
+            except FsError as exc:
+                self.p.ctx.err.write(f"checkdir:  cannot create extraction directory: {self.exdir}\n"
+                                     f"           {exc.strerror}\n")  # fmt: skip
+                self.status = 2
+                return
         for info in infos:
             current().spend(8)
             shown, path = self._target(info)

@@ -120,7 +120,8 @@ class _Zip:
             matched = True
             self._add(path, name, node)
         if not matched:
-            self.p.out(f"\nzip error: Nothing to do! ({self.shown})\n")
+            hint = f"try: zip -r {self.shown} . -i {' '.join(names)}" if "r" in self.opts else self.shown
+            self.p.out(f"\nzip error: Nothing to do! ({hint})\n")
             return 12
         self._save()
         return 0

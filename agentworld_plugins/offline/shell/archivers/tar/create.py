@@ -172,7 +172,7 @@ def create(p: _Proc, o: TarOptions) -> bool:
         try:
             p.fs.write(archive_path, "")
         except FsError as exc:
-            p.err(f"{o.archive}: Cannot open: {exc.strerror}")
+            cannot_open(p, o, exc.strerror, _method(o))
             raise TarFatal() from None
     writer = _Writer(p, o, archive_path)
     for cwd, operand in names:
@@ -187,6 +187,16 @@ def create(p: _Proc, o: TarOptions) -> bool:
     else:
         p.fs.write(archive_path, data)
     return writer.failed or late
+
+
+def cannot_open(p: _Proc, o: TarOptions, reason: str, method: str | None = None) -> None:
+    """The archive cannot be opened: said by tar, or, through a compressor, by tar's child."""
+    if method or o.compress:
+        p.ctx.err.write(f"tar (child): {o.archive}: Cannot open: {reason}\n"
+                        "tar (child): Error is not recoverable: exiting now\n")  # fmt: skip
+        p.err("Child returned status 2")
+    else:
+        p.err(f"{o.archive}: Cannot open: {reason}")
 
 
 def _late_options(p: _Proc, o: TarOptions) -> bool:

@@ -17,10 +17,10 @@ import tarfile
 from typing import TYPE_CHECKING
 
 from ....vfs import DirNode, FsError, LinkNode
-from ...compression import GZIP_MAGIC, Corrupt, as_bytes, as_stream, decompress_any, excluded, stored
+from ...compression import Corrupt, as_bytes, as_stream, decompress_any, excluded, stored
 from ...limits import current
 from ...registry import applet
-from .create import create, long_line, shown
+from .create import cannot_open, create, long_line, shown
 from .options import NotSimulated, TarFatal, TarOptions, TarUsage, parse
 
 if TYPE_CHECKING:
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 _HINT = "Try 'tar --help' or 'tar --usage' for more information."
 _FAILED = "Exiting with failure status due to previous errors"
 _FATAL = "Error is not recoverable: exiting now"
+#: the status each filter exits with when its input is not its format
+_CHILD_STATUS = {"gzip": 1, "bzip2": 2, "xz": 1, b"BZh": 2}
 _FILTERS = {
     "gzip": "\ngzip: stdin: not in gzip format",
     "bzip2": "bzip2: (stdin) is not a bzip2 file.",
@@ -80,7 +82,7 @@ def _archive_bytes(p: _Proc, o: TarOptions) -> bytes:
     try:
         return _file_bytes(p, o.archive)
     except FsError as exc:
-        p.err(f"{o.archive}: Cannot open: {exc.strerror}")
+        cannot_open(p, o, exc.strerror)
         raise TarFatal() from None
 
 
@@ -92,27 +94,39 @@ def _file_bytes(p: _Proc, name: str) -> bytes:
 def _members(p: _Proc, o: TarOptions) -> tuple[list[tarfile.TarInfo], tarfile.TarFile, bool]:
     """The archive's members (and whether it ended early): decompressed in bounded chunks."""
     raw = _archive_bytes(p, o)
+    damaged = False
     try:
         plain, found = decompress_any(raw)
-    except Corrupt as exc:
-        gz = raw.startswith(GZIP_MAGIC)
-        p.ctx.err.write(f"\ngzip: stdin: {exc.message}\n" if gz else exc.message + "\n")
-        p.err("Child returned status 1")
-        raise TarFatal() from None
-    if o.compress and found != o.compress:
+    except Corrupt as exc:  # the filter's message; tar then reads what came before the damage
+        p.ctx.err.write(exc.message + "\n")
+        if not exc.partial:
+            p.err(f"Child returned status {_CHILD_STATUS.get(raw[:3], 1)}")
+            raise TarFatal() from None
+        plain, found, damaged = exc.partial, None, True
+    if o.compress and found != o.compress and not damaged:
         p.ctx.err.write(_FILTERS[o.compress] + "\n")
-        p.err("Child returned status 1")
+        p.err(f"Child returned status {_CHILD_STATUS[o.compress]}")
         raise TarFatal()
     current().spend(1 + len(plain) // 4096)
     try:
         tf = tarfile.open(fileobj=io.BytesIO(plain), mode="r:")  # noqa: SIM115 (held while extracting)
-        members = tf.getmembers()
     except tarfile.ReadError:
+        if damaged:
+            return [], tarfile.open(fileobj=io.BytesIO(bytes(1024)), mode="r:"), True
         p.err("This does not look like a tar archive")
         if len(plain) >= 512:
             p.err("Skipping to next header")
         raise _NotTar() from None
-    short = bool(members) and members[-1].offset_data + members[-1].size > len(plain)
+    members: list[tarfile.TarInfo] = []
+    while True:  # one at a time: the members before a truncation are listed, as tar lists them
+        try:
+            member = tf.next()
+        except tarfile.ReadError:
+            return members, tf, True
+        if member is None:
+            break
+        members.append(member)
+    short = damaged or (bool(members) and members[-1].offset_data + members[-1].size > len(plain))
     return members, tf, short
 
 
@@ -231,7 +245,12 @@ class _Extractor:
 
     def _data(self, m: tarfile.TarInfo) -> bytes:
         f = self.tf.extractfile(m)
-        return f.read() if f is not None else b""
+        try:
+            return f.read() if f is not None else b""
+        except (tarfile.ReadError, OSError):  # cut short: what there is, and tar's word (again at the end)
+            self.p.err("Unexpected EOF in archive")
+            buffer = self.tf.fileobj
+            return buffer.getvalue()[m.offset_data :] if isinstance(buffer, io.BytesIO) else b""
 
     def _one(self, m: tarfile.TarInfo, name: str) -> None:
         path = self.fs.normalize(name, self.base)

@@ -99,7 +99,7 @@ def _apply(o: TarOptions, name: str, value: str | None) -> None:
         o.files_from.append(value or "")
     elif name == "strip-components":
         if not (value or "").isdigit():
-            raise TarUsage(f"{value}: Invalid number of elements", hint=False)
+            raise TarUsage(f"{value}: Invalid number of elements")
         o.strip = int(value or "0")
     elif name == "sort":
         if value not in ("name", "none"):
