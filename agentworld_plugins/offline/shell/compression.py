@@ -202,6 +202,8 @@ def gzip_members(data: bytes) -> tuple[list[GzipMember], bool]:
     """Every member of a gzip file; raises :class:`Corrupt` (``not in gzip format`` where the
     first bytes are not a gzip magic). The flag: bytes that follow the last member (gzip's
     ``trailing garbage ignored``)."""
+    if not data:
+        raise Corrupt("unexpected end of file")
     if not data.startswith(GZIP_MAGIC):
         raise Corrupt("not in gzip format")
     members: list[GzipMember] = []

@@ -225,7 +225,7 @@ class _Gzip:
             self._compress(name, path, node, data, top)
 
     def _compress(self, name: str, path: str, node: FileNode, data: bytes, top: bool) -> None:
-        if name.endswith(self.o.suffix) and not self.o.stdout:
+        if name.endswith(self.o.suffix) and not (self.o.stdout or self.o.force):
             if top:
                 self.fail(f"{name} already has {self.o.suffix} suffix -- unchanged", 0)
             return

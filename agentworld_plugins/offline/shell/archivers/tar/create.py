@@ -151,7 +151,6 @@ class _Writer:
 
 def create(p: _Proc, o: TarOptions) -> bool:
     """Write the archive; True where some operand failed (GNU tar's status 2)."""
-    late = _late_options(p, o)
     names = list(o.names)
     for listing in o.files_from:
         try:
@@ -177,6 +176,7 @@ def create(p: _Proc, o: TarOptions) -> bool:
     writer = _Writer(p, o, archive_path)
     for cwd, operand in names:
         writer.add(cwd, operand)
+    late = _late_options(p, o)  # said after the walk, as GNU tar says it
     data = writer.finish()
     method = _method(o)
     if method:
