@@ -204,6 +204,13 @@ EDGES = [
     TREE + "tar cf t.tar . --exclude=./p 2>&1 | head -3; echo $?",
     TREE + "tar --exclude=./p -cf t.tar . && tar tf t.tar | sort",
     TREE + "tar --exclude=p -cf t.tar . && tar tf t.tar | sort",
+    TREE + "zip -q z.zip a.txt b.py n.txt e.txt && unzip -v z.zip",
+    TREE
+    + "zip -q -9 z.zip n.txt && zip -q -1 z1.zip n.txt && zip -q -3 z3.zip n.txt && unzip -v z.zip && unzip -v z1.zip && unzip -v z3.zip",
+    TREE + "zip -q z.zip a.txt b.py && printf 'y\\nn\\n' | unzip z.zip; echo $?",
+    TREE + "zip -q z.zip a.txt b.py && printf 'A\\n' | unzip z.zip; echo $?",
+    TREE + "zip -q z.zip a.txt b.py && printf 'N\\n' | unzip z.zip; echo $?",
+    TREE + "zip -q z.zip a.txt b.py && printf 'x\\ny\\nn\\n' | unzip z.zip; echo $?",
 ]
 
 

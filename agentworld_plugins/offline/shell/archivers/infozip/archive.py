@@ -31,6 +31,8 @@ class Entry:
     crc: int
     size: int
     raw: bytes
+    #: the deflate speed bits of the general flags (2: -8/-9, 4: -1/-2), as zip sets them
+    speed: int = 0
 
     @property
     def is_dir(self) -> bool:
@@ -41,14 +43,23 @@ class Entry:
         return (self.mode >> 12) == 0o12
 
 
+#: zip falls back to storing a file whose deflated form is no smaller only below this size (it
+#: tries that on what it read in one buffer); a larger one stays deflated (``deflated 0%``)
+STORE_FALLBACK = 32784
+
+
 def make_entry(name: str, mode: int, mtime: int, data: bytes, level: int) -> Entry:
-    """An entry of ``data``: deflated unless that does not make it smaller (then stored)."""
-    raw, method = data, zipfile.ZIP_STORED
-    if data and level > 0:
-        packed = deflate(data, level)
-        if len(packed) < len(data):
-            raw, method = packed, zipfile.ZIP_DEFLATED
-    return Entry(name, mode, mtime, method, zlib.crc32(data) & 0xFFFFFFFF, len(data), raw)
+    """An entry of ``data`` at ``level``: deflated, or stored where that is not smaller (small
+    files) or ``level`` is 0."""
+    if not data or level == 0:
+        return Entry(name, mode, mtime, zipfile.ZIP_STORED, zlib.crc32(data) & 0xFFFFFFFF, len(data), data)
+    packed = deflate(data, level)
+    if len(packed) >= len(data) and len(data) < STORE_FALLBACK:
+        return Entry(name, mode, mtime, zipfile.ZIP_STORED, zlib.crc32(data) & 0xFFFFFFFF, len(data), data)
+    speed = 2 if level >= 8 else 4 if level <= 2 else 0
+    return Entry(
+        name, mode, mtime, zipfile.ZIP_DEFLATED, zlib.crc32(data) & 0xFFFFFFFF, len(data), packed, speed
+    )
 
 
 def percent(entry: Entry) -> int:
@@ -80,7 +91,7 @@ def write_archive(entries: list[Entry]) -> bytes:
         extra = _extra(e.mtime)
         t, d = dos_time(e.mtime)
         need = 20 if e.method == zipfile.ZIP_DEFLATED else 10
-        flags = 0x800 if any(b > 127 for b in name) else 0
+        flags = (0x800 if any(b > 127 for b in name) else 0) | e.speed
         common = struct.pack("<HHHHHIIIHH", need, flags, e.method, t, d, e.crc, len(e.raw), e.size, len(name),
                              len(extra))  # fmt: skip
         out.write(b"PK\x03\x04" + common + name + extra + e.raw)

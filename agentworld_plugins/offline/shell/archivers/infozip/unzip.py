@@ -18,7 +18,7 @@ from .archive import Archive
 if TYPE_CHECKING:
     from ...proc import _Proc
 
-_FLAGS = set("lopnqjt")
+_FLAGS = set("lopnqjtv")
 _NO_DIR = (
     "  End-of-central-directory signature not found.  Either this file is not\n"
     "  a zipfile, or it constitutes one disk of a multi-part archive.  In the\n"
@@ -86,6 +86,30 @@ def _u_unzip(p: _Proc) -> int:
     return _Unzip(p, opts, archive, found, exdir).run(operands[1:], excludes)
 
 
+def _ratio(size: int, packed: int) -> int:
+    """UnZip's rounded compression ratio in percent (per mille first, as it computes it)."""
+    if size == 0:
+        return 0
+    if size > 2_000_000:
+        denom = size // 1000
+        mille = (
+            (size - packed + denom // 2) // denom
+            if size >= packed
+            else -((packed - size + denom // 2) // denom)
+        )
+    else:
+        mille = (
+            (1000 * (size - packed) + size // 2) // size
+            if size >= packed
+            else -((1000 * (packed - size) + size // 2) // size)
+        )
+    return (mille + 5) // 10 if mille >= 0 else -((-mille + 5) // 10)
+
+
+class _Rename(Exception):
+    """``[r]ename`` answered: not simulated (UnZip asks for a new name)."""
+
+
 class _Unzip:
     def __init__(
         self, p: _Proc, opts: dict[str, int], archive: Archive, shown: str, exdir: str | None
@@ -111,7 +135,9 @@ class _Unzip:
             x for x in patterns if not any(fnmatch.fnmatchcase(i.filename, x) for i in self.archive.infos)
         ]
         try:
-            if "l" in self.opts:
+            if "v" in self.opts:
+                self._verbose_list(infos)
+            elif "l" in self.opts:
                 self._list(infos)
             elif "t" in self.opts:
                 self._test(infos)
@@ -124,6 +150,8 @@ class _Unzip:
         except Corrupt as exc:
             self.p.ctx.err.write(f"error:  invalid compressed data to inflate ({exc.message})\n")
             return 2
+        except _Rename:
+            return self.p.not_simulated()
         if missing:
             self.p.ctx.err.write("caution: filename not matched:  " + missing[0] + "\n")
             return 11
@@ -139,6 +167,30 @@ class _Unzip:
         count = len(infos)
         out.append("---------                     -------")
         out.append(f"{total:9d}                     {count} file{'' if count == 1 else 's'}")
+        self.p.out("\n".join(out) + "\n")
+
+    def _verbose_list(self, infos: list[zipfile.ZipInfo]) -> None:
+        """``unzip -v``: method, sizes, ratio, date, CRC-32 and name of each member."""
+        out = [" Length   Method    Size  Cmpr    Date    Time   CRC-32   Name",
+               "--------  ------  ------- ---- ---------- ----- --------  ----"]  # fmt: skip
+        size = packed = 0
+        for info in infos:
+            y, mo, d, h, mi, _ = info.date_time
+            if info.compress_type == zipfile.ZIP_DEFLATED:
+                method = "Defl:" + {2: "X", 4: "F", 6: "S"}.get(info.flag_bits & 0x6, "N")
+            else:
+                method = (
+                    "Stored" if info.compress_type == zipfile.ZIP_STORED else f"Unk:{info.compress_type:03d}"
+                )
+            cmpr = _ratio(info.file_size, info.compress_size)
+            out.append(f"{info.file_size:8d}  {method:<6}  {info.compress_size:7d} {cmpr:3d}% "
+                       f"{y:04d}-{mo:02d}-{d:02d} {h:02d}:{mi:02d} {info.CRC:08x}  {info.filename}")  # fmt: skip
+            size += info.file_size
+            packed += info.compress_size
+        count = len(infos)
+        out.append("--------          -------  ---                            -------")
+        out.append(f"{size:8d}          {packed:7d} {_ratio(size, packed):3d}%                            "
+                   f"{count} file{'' if count == 1 else 's'}")  # fmt: skip
         self.p.out("\n".join(out) + "\n")
 
     def _test(self, infos: list[zipfile.ZipInfo]) -> None:
@@ -163,18 +215,23 @@ class _Unzip:
         """Whether to replace an existing file: -o, -n, or the answer read from stdin."""
         if self.all is not None:
             return self.all
-        self.p.ctx.err.write(f"replace {shown}? [y]es, [n]o, [A]ll, [N]one, [r]ename: ")
-        line = self.p.ctx.stdin.readline()
-        if line is None:
-            self.p.ctx.err.write(' NULL\n(EOF or read error, treating as "[N]one" ...)\n')
-            self.all = False
-            self.status = 1
-            return False
-        answer = line.strip()[:1]
-        if answer in ("A", "N"):
-            self.all = answer == "A"
-            return self.all
-        return answer == "y"
+        while True:
+            self.p.ctx.err.write(f"replace {shown}? [y]es, [n]o, [A]ll, [N]one, [r]ename: ")
+            line = self.p.ctx.stdin.readline()
+            if line is None:
+                self.p.ctx.err.write(' NULL\n(EOF or read error, treating as "[N]one" ...)\n')
+                self.all = False
+                self.status = 1
+                return False
+            answer = line.strip()[:1]
+            if answer in ("A", "N"):
+                self.all = answer == "A"
+                return self.all
+            if answer in ("y", "n"):
+                return answer == "y"
+            if answer == "r":
+                raise _Rename()
+            self.p.ctx.err.write(f"error:  invalid response [{line.strip()}]\n")
 
     def _extract(self, infos: list[zipfile.ZipInfo]) -> None:
         fs = self.p.fs
