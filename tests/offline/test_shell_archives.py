@@ -103,6 +103,7 @@ GZIP = [
     TREE + "gzip -S .zz a.txt && ls a.txt* && gunzip -S .zz a.txt.zz && cat a.txt",
     TREE + "gzip -k a.txt n.txt && gzip -l a.txt.gz n.txt.gz",
     TREE + "gzip -x a.txt; echo $?",
+    "gzip --version && gzip -V | head -1 && zcat --version && gunzip --version",
     TREE + "gzip -c n.txt > n.gz && cp n.gz n2.tgz && gunzip n2.tgz && ls n2*",
     TREE + "gzip -k a.txt n.txt && gzip -lv a.txt.gz n.txt.gz && gzip -l - < n.txt.gz",
     TREE + "gzip -c a.txt b.py > ab.gz && zcat ab.gz && gzip -l ab.gz && gzip -t ab.gz && echo ok",
@@ -334,6 +335,11 @@ def test_two_fresh_machines_write_the_same_archive_bytes(command: str) -> None:
     ["tar rf t.tar a", "tar --delete -f t.tar a", "tar cf t.tar --totals a", "gzip --rsyncable a",
      "zip -u z.zip a", "unzip -Z z.zip", "tar -d -f t.tar"],
 )  # fmt: skip
+def test_tar_says_it_is_ubuntu_24_04_s() -> None:
+    r = _machine().run("tar --version | head -1; tar --vers | head -1")
+    assert (r.stdout, r.exit_code) == ("tar (GNU tar) 1.35\n" * 2, 0)
+
+
 def test_what_is_not_simulated_says_so(command: str) -> None:
     vm = _machine()
     r = vm.run("echo x > a && " + command)

@@ -39,7 +39,29 @@ _LONG = {
 }  # fmt: skip
 _FLAGS = set("cdfklrtvqnN123456789")
 #: options gzip has that are not simulated
-_UNSIMULATED = set("bhLVZ") | {"rsyncable", "synchronous", "license", "version", "help", "no-time"}
+_UNSIMULATED = set("bhLZ") | {"rsyncable", "synchronous", "license", "help", "no-time"}
+_FSF = (
+    "This is free software.  You may redistribute copies of it under the terms of\n"
+    "the GNU General Public License <https://www.gnu.org/licenses/gpl.html>.\n"
+    "There is NO WARRANTY, to the extent permitted by law.\n\n"
+)
+#: ``--version`` of gzip 1.12 (Ubuntu 24.04's), and of its gunzip and zcat scripts
+_VERSION = (
+    "gzip 1.12\nCopyright (C) 2018 Free Software Foundation, Inc.\nCopyright (C) 1993 Jean-loup Gailly.\n"
+    + _FSF
+    + ("Written by Jean-loup Gailly.\n")
+)
+_SCRIPT_VERSION = (
+    "{} (gzip) 1.12\nCopyright (C) 2007, 2011-2018 Free Software Foundation, Inc.\n"
+    + _FSF
+    + ("Written by Paul Eggert.\n")
+)
+
+
+class _Version(Exception):
+    pass
+
+
 _SUFFIXES = (".gz", "-gz", ".z", "-z", "_z", ".Z")
 
 
@@ -80,6 +102,8 @@ def _parse(args: list[str], o: _Opts) -> list[str]:
             break
         if a.startswith("--"):
             key, eq, value = a[2:].partition("=")
+            if key and "version".startswith(key) and len(key) >= 2:
+                raise _Version()
             if key in _UNSIMULATED:
                 raise _Unsimulated()
             matches = [k for k in _LONG if k.rstrip("=") == key] or [k for k in _LONG if k.startswith(key)]
@@ -107,6 +131,8 @@ def _parse(args: list[str], o: _Opts) -> list[str]:
                         i += 1
                     o.suffix = value
                     break
+                if c == "V":
+                    raise _Version()
                 if c in _UNSIMULATED:
                     raise _Unsimulated()
                 if c not in _FLAGS:
@@ -135,6 +161,9 @@ def _u_gzip(p: _Proc) -> int:
         names = _parse(p.args, o)
     except _Unsimulated:
         return p.not_simulated()
+    except _Version:
+        p.out(_VERSION if p.name == "gzip" else _SCRIPT_VERSION.format(p.name))
+        return 0
     except _BadOption as exc:
         p.ctx.err.write(f"gzip: {exc}\nTry `gzip --help' for more information.\n")
         return 1

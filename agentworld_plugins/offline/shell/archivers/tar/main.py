@@ -21,7 +21,7 @@ from ...compression import Corrupt, as_bytes, as_stream, decompress_any, exclude
 from ...limits import current
 from ...registry import applet
 from .create import cannot_open, create, long_line, shown
-from .options import NotSimulated, TarFatal, TarOptions, TarUsage, parse
+from .options import VERSION, NotSimulated, TarFatal, TarOptions, TarUsage, TarVersion, parse
 
 if TYPE_CHECKING:
     from ...proc import _Proc
@@ -48,6 +48,9 @@ def _u_tar(p: _Proc) -> int:
         failed = create(p, o) if o.function == "c" else _read(p, o)
     except NotSimulated:
         return p.not_simulated()
+    except TarVersion:
+        p.out(VERSION)
+        return 0
     except TarUsage as exc:
         p.err(exc.message)
         if exc.hint:

@@ -123,8 +123,25 @@ def _apply(o: TarOptions, name: str, value: str | None) -> None:
         # overwrite, unlink-first, (no-)same-owner/permissions: what root's tar does anyway
 
 
+class TarVersion(Exception):
+    """``--version``."""
+
+
+#: ``tar --version`` of Ubuntu 24.04's GNU tar
+VERSION = """tar (GNU tar) 1.35
+Copyright (C) 2023 Free Software Foundation, Inc.
+License GPLv3+: GNU GPL version 3 or later <https://gnu.org/licenses/gpl.html>.
+This is free software: you are free to change and redistribute it.
+There is NO WARRANTY, to the extent permitted by law.
+
+Written by John Gilmore and Jay Fenlason.
+"""
+
+
 def _long(o: TarOptions, arg: str, rest: list[str]) -> None:
     name, eq, value = arg[2:].partition("=")
+    if len(name) >= 4 and "version".startswith(name):  # --v, --ve: ambiguous with --verbose
+        raise TarVersion()
     known = _LONG_FLAGS | _LONG_VALUED | set(_ALIASES)
     candidates = [k for k in known if k == name] or [k for k in known if k.startswith(name)]
     if not candidates:
