@@ -46,6 +46,11 @@ def as_bytes(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
 
+def bytes_of(content: str | bytes) -> bytes:
+    """A file's content (text or bytes, as the VFS keeps it) as its bytes."""
+    return content if isinstance(content, bytes) else as_bytes(content)
+
+
 def as_stream(data: bytes) -> str:
     """Bytes as a stream's text (what ``p.out`` writes): lossless."""
     return data.decode("utf-8", "surrogateescape")

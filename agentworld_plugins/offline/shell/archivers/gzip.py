@@ -20,6 +20,7 @@ from ..compression import (
     Corrupt,
     as_bytes,
     as_stream,
+    bytes_of,
     gzip_compress,
     gzip_header,
     gzip_member_count,
@@ -247,7 +248,7 @@ class _Gzip:
                 self._operand(posixpath.join(name, child), top=False)
             return
         assert isinstance(node, FileNode)
-        data = node.content if isinstance(node.content, bytes) else as_bytes(node.content)
+        data = bytes_of(node.content)
         if self.o.decompress:
             self._decompress(name, path, node, data, top)
         else:

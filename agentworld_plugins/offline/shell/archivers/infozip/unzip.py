@@ -10,7 +10,7 @@ import zipfile
 from typing import TYPE_CHECKING
 
 from ....vfs import DirNode, FsError
-from ...compression import Corrupt, as_bytes, as_stream, stored
+from ...compression import Corrupt, as_stream, bytes_of, stored
 from ...limits import current
 from ...registry import applet
 from .archive import Archive
@@ -78,7 +78,7 @@ def _u_unzip(p: _Proc) -> int:
     if not (quiet or "p" in opts):
         p.out(f"Archive:  {found}\n")
     try:
-        archive = Archive(data if isinstance(data, bytes) else as_bytes(data))
+        archive = Archive(bytes_of(data))
     except Corrupt:
         p.ctx.err.write(_NO_DIR + f"unzip:  cannot find zipfile directory in one of {found} or\n"
                         f"        {found}.zip, and cannot find {found}.ZIP, period.\n")  # fmt: skip

@@ -7,8 +7,8 @@ import fnmatch
 import posixpath
 from typing import TYPE_CHECKING
 
-from ....vfs import DirNode, FileNode, FsError, LinkNode, Node, as_text
-from ...compression import Corrupt, as_bytes
+from ....vfs import DirNode, FileNode, FsError, LinkNode, Node
+from ...compression import Corrupt, as_bytes, bytes_of
 from ...limits import current
 from ...registry import applet
 from .archive import Archive, Entry, make_entry, percent, write_archive
@@ -92,7 +92,7 @@ class _Zip:
         except FsError:
             return True
         try:
-            archive = Archive(data if isinstance(data, bytes) else as_bytes(data))
+            archive = Archive(bytes_of(data))
         except Corrupt:
             self.p.out(
                 "\tzip warning: missing end signature--probably not a zip file (did you\n"
@@ -166,7 +166,7 @@ class _Zip:
         else:
             assert isinstance(node, FileNode)
             content = node.content
-            data = content if isinstance(content, bytes) else as_bytes(as_text(content))
+            data = bytes_of(content)
             mode = 0o100000 | node.mode
         current().hold(len(data))
         self.size += len(data) + 64

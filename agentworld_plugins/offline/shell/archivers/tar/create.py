@@ -8,8 +8,8 @@ import tarfile
 import time
 from typing import TYPE_CHECKING
 
-from ....vfs import DirNode, FileNode, FsError, LinkNode, Node, as_text, mode_string
-from ...compression import as_bytes, as_stream, compress, excluded
+from ....vfs import DirNode, FileNode, FsError, LinkNode, Node, mode_string
+from ...compression import as_stream, bytes_of, compress, excluded
 from ...limits import current
 from ...quoting import locale_quote
 from .options import TarFatal, TarUsage
@@ -123,7 +123,7 @@ class _Writer:
         else:
             assert isinstance(node, FileNode)
             content = node.content
-            data = content if isinstance(content, bytes) else as_bytes(as_text(content))
+            data = bytes_of(content)
             info.size = len(data)
         current().hold(len(data) + 512)
         current().reserve(self.buffer.tell() + len(data) + 1024)  # the archive as it grows

@@ -17,7 +17,16 @@ import tarfile
 from typing import TYPE_CHECKING
 
 from ....vfs import DirNode, FsError, LinkNode
-from ...compression import Corrupt, as_bytes, as_stream, decompress_any, excluded, stored
+from ...compression import (
+    BZIP2_MAGIC,
+    Corrupt,
+    as_bytes,
+    as_stream,
+    bytes_of,
+    decompress_any,
+    excluded,
+    stored,
+)
 from ...limits import current
 from ...registry import applet
 from .create import cannot_open, create, long_line, shown
@@ -30,7 +39,7 @@ _HINT = "Try 'tar --help' or 'tar --usage' for more information."
 _FAILED = "Exiting with failure status due to previous errors"
 _FATAL = "Error is not recoverable: exiting now"
 #: the status each filter exits with when its input is not its format
-_CHILD_STATUS = {"gzip": 1, "bzip2": 2, "xz": 1, b"BZh": 2}
+_CHILD_STATUS = {"gzip": 1, "bzip2": 2, "xz": 1}
 _FILTERS = {
     "gzip": "\ngzip: stdin: not in gzip format",
     "bzip2": "bzip2: (stdin) is not a bzip2 file.",
@@ -91,7 +100,7 @@ def _archive_bytes(p: _Proc, o: TarOptions) -> bytes:
 
 def _file_bytes(p: _Proc, name: str) -> bytes:
     data = p.fs.read(p.path(name))
-    return data if isinstance(data, bytes) else as_bytes(data)
+    return bytes_of(data)
 
 
 def _members(p: _Proc, o: TarOptions) -> tuple[list[tarfile.TarInfo], tarfile.TarFile, bool]:
@@ -103,7 +112,7 @@ def _members(p: _Proc, o: TarOptions) -> tuple[list[tarfile.TarInfo], tarfile.Ta
     except Corrupt as exc:  # the filter's message; tar then reads what came before the damage
         p.ctx.err.write(exc.message + "\n")
         if not exc.partial:
-            p.err(f"Child returned status {_CHILD_STATUS.get(raw[:3], 1)}")
+            p.err(f"Child returned status {2 if raw.startswith(BZIP2_MAGIC) else 1}")
             raise TarFatal() from None
         plain, found, damaged = exc.partial, None, True
     if o.compress and found != o.compress and not damaged:
