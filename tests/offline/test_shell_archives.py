@@ -212,6 +212,10 @@ EDGES = [
     TREE + "zip -q z.zip a.txt b.py && printf 'A\\n' | unzip z.zip; echo $?",
     TREE + "zip -q z.zip a.txt b.py && printf 'N\\n' | unzip z.zip; echo $?",
     TREE + "zip -q z.zip a.txt b.py && printf 'x\\ny\\nn\\n' | unzip z.zip; echo $?",
+    # the very bytes: GNU tar's headers, gzip's, libbz2's and liblzma's streams
+    TREE
+    + "tar cf - a.txt p b.py | md5sum && tar czf - a.txt p | md5sum && gzip -c n.txt | md5sum && gzip -9 -c n.txt | md5sum",
+    TREE + "tar cjf - a.txt p | md5sum && tar cJf - a.txt | md5sum",
 ]
 
 
