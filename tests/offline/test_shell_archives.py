@@ -216,6 +216,10 @@ EDGES = [
     TREE
     + "tar cf - a.txt p b.py | md5sum && tar czf - a.txt p | md5sum && gzip -c n.txt | md5sum && gzip -9 -c n.txt | md5sum",
     TREE + "tar cjf - a.txt p | md5sum && tar cJf - a.txt | md5sum",
+    TREE
+    + "tar --mtime='2020-02-03 04:05:06' -cf t.tar a.txt p && tar tvf t.tar && tar cf - --mtime=@0 a.txt | md5sum",
+    TREE + "tar --mtime=./n.txt -cf t.tar a.txt && tar tvf t.tar",
+    TREE + "tar --mtime=nonsense -cf t.tar a.txt; echo $?; tar tf t.tar",
 ]
 
 

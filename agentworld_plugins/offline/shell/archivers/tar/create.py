@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from ....vfs import DirNode, FileNode, FsError, LinkNode, Node, mode_string
 from ...compression import as_stream, bytes_of, compress, excluded
+from ...datetext import parse_date
 from ...limits import current
 from ...quoting import locale_quote
 from .options import TarFatal, TarUsage
@@ -51,6 +52,23 @@ def long_line(m: tarfile.TarInfo, width: list[int], numeric: bool) -> str:
     return line
 
 
+def _forced_mtime(p: _Proc, o: TarOptions) -> int | None:
+    """The time ``--mtime`` gives: a date, or the mtime of the file it names (``/...``, ``./...``)."""
+    if o.mtime is None:
+        return None
+    if o.mtime.startswith(("/", ".")):
+        try:
+            return p.fs.stat(p.path(o.mtime)).mtime
+        except FsError as exc:
+            p.err(f"{o.mtime}: Cannot stat: {exc.strerror}")
+            raise TarFatal() from None
+    when = parse_date(o.mtime, p.fs.now())
+    if when is None:
+        p.err(f"Substituting -9223372036854775807 for unknown date format {locale_quote(o.mtime)}")
+        return 0  # GNU tar's is the least time_t, which no listing shows sensibly
+    return when
+
+
 def _method(o: TarOptions) -> str | None:
     if o.auto and o.archive != "-":
         for suffix, method in _SUFFIXES:
@@ -76,6 +94,7 @@ class _Writer:
         self.stripped: set[str] = set()
         self.listing = p.ctx.err if o.archive == "-" else p.ctx.out
         self.width = [19]
+        self.mtime = _forced_mtime(p, o)
 
     def _member_name(self, name: str) -> str:
         if self.o.absolute:
@@ -111,7 +130,7 @@ class _Writer:
             return
         info = tarfile.TarInfo(name or ".")
         info.mode = node.mode & 0o7777
-        info.mtime = node.mtime
+        info.mtime = node.mtime if self.mtime is None else self.mtime
         info.uname = self.o.owner or "root"
         info.gname = self.o.group or "root"
         data = b""

@@ -59,6 +59,8 @@ class TarOptions:
     numeric: bool = False
     strip: int = 0
     owner: str | None = None
+    #: ``--mtime=DATE`` (or a file whose mtime it takes): every member's mtime when creating
+    mtime: str | None = None
     group: str | None = None
     excludes: list[str] = field(default_factory=list)
     #: --exclude given after the operands: positional, so of no effect in create mode
@@ -106,7 +108,9 @@ def _apply(o: TarOptions, name: str, value: str | None) -> None:
             raise NotSimulated()
     elif name in ("owner", "group"):
         setattr(o, name, (value or "").lstrip("+").split(":")[0])
-    elif name in ("mode", "mtime"):
+    elif name == "mtime":
+        o.mtime = value
+    elif name == "mode":
         raise NotSimulated()
     else:
         flags = {"to-stdout": "to_stdout", "keep-old-files": "keep_old", "skip-old-files": "skip_old",
