@@ -220,6 +220,8 @@ EDGES = [
     + "tar --mtime='2020-02-03 04:05:06' -cf t.tar a.txt p && tar tvf t.tar && tar cf - --mtime=@0 a.txt | md5sum",
     TREE + "tar --mtime=./n.txt -cf t.tar a.txt && tar tvf t.tar",
     TREE + "tar --mtime=nonsense -cf t.tar a.txt; echo $?; tar tf t.tar",
+    TREE
+    + "zip -q z.zip a.txt b.py && unzip -Z1 z.zip && unzip -Z -1 z.zip && unzip -lq z.zip && unzip -lqq z.zip && unzip -tq z.zip",
 ]
 
 

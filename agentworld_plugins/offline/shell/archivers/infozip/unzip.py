@@ -18,7 +18,7 @@ from .archive import Archive
 if TYPE_CHECKING:
     from ...proc import _Proc
 
-_FLAGS = set("lopnqjtv")
+_FLAGS = set("lopnqjtvZ1")
 _NO_DIR = (
     "  End-of-central-directory signature not found.  Either this file is not\n"
     "  a zipfile, or it constitutes one disk of a multi-part archive.  In the\n"
@@ -64,6 +64,8 @@ def _u_unzip(p: _Proc) -> int:
     if parsed is None or not parsed[1]:
         return p.not_simulated()
     opts, operands, excludes, exdir = parsed
+    if ("Z" in opts) != ("1" in opts):  # zipinfo mode: only its -1 (names) is simulated
+        return p.not_simulated()
     name = operands[0]
     found = None
     for candidate in (name, name + ".zip", name + ".ZIP"):
@@ -75,7 +77,7 @@ def _u_unzip(p: _Proc) -> int:
         return 9
     data = p.fs.read(p.path(found))
     quiet = opts.get("q", 0)
-    if not (quiet or "p" in opts):
+    if not (quiet or "p" in opts or "Z" in opts):
         p.out(f"Archive:  {found}\n")
     try:
         archive = Archive(bytes_of(data))
@@ -135,7 +137,9 @@ class _Unzip:
             x for x in patterns if not any(fnmatch.fnmatchcase(i.filename, x) for i in self.archive.infos)
         ]
         try:
-            if "v" in self.opts:
+            if "Z" in self.opts:
+                self.p.out("".join(info.filename + "\n" for info in infos))
+            elif "v" in self.opts:
                 self._verbose_list(infos)
             elif "l" in self.opts:
                 self._list(infos)
@@ -159,15 +163,18 @@ class _Unzip:
 
     def _list(self, infos: list[zipfile.ZipInfo]) -> None:
         out = ["  Length      Date    Time    Name", "---------  ---------- -----   ----"]
+        if self.opts.get("q", 0) > 1:  # -qq: the members only
+            out = []
         total = 0
         for info in infos:
             y, mo, d, h, mi, _ = info.date_time
             out.append(f"{info.file_size:9d}  {y:04d}-{mo:02d}-{d:02d} {h:02d}:{mi:02d}   {info.filename}")
             total += info.file_size
         count = len(infos)
-        out.append("---------                     -------")
-        out.append(f"{total:9d}                     {count} file{'' if count == 1 else 's'}")
-        self.p.out("\n".join(out) + "\n")
+        if self.opts.get("q", 0) < 2:
+            out.append("---------                     -------")
+            out.append(f"{total:9d}                     {count} file{'' if count == 1 else 's'}")
+        self.p.out("".join(line + "\n" for line in out))
 
     def _verbose_list(self, infos: list[zipfile.ZipInfo]) -> None:
         """``unzip -v``: method, sizes, ratio, date, CRC-32 and name of each member."""
