@@ -222,6 +222,11 @@ EDGES = [
     TREE + "tar --mtime=nonsense -cf t.tar a.txt; echo $?; tar tf t.tar",
     TREE
     + "zip -q z.zip a.txt b.py && unzip -Z1 z.zip && unzip -Z -1 z.zip && unzip -lq z.zip && unzip -lqq z.zip && unzip -tq z.zip",
+    # a name that is not ASCII: its bytes as they are (UnZip pads by bytes)
+    TREE
+    + "echo x > é.txt && touch -d '2024-01-02 03:04:05' é.txt && zip z.zip é.txt && unzip -l z.zip && mkdir o && cd o && unzip ../z.zip && ls && cat é.txt",
+    TREE
+    + "echo x > é.txt && touch -d '2024-01-02 03:04:05' é.txt && tar cvf t.tar é.txt && tar tvf t.tar && tar cf - é.txt | md5sum",
 ]
 
 
@@ -374,6 +379,7 @@ CROSS = [
      "unzip -l x.zip && mkdir o && cd o && unzip ../x.zip && find . -mindepth 1 | sort | xargs stat -c '%n %A %s %Y'"),
     ("gzip -k n.txt", "n.txt.gz", "gzip -lv n.txt.gz && zcat n.txt.gz | tail -1 && gzip -t n.txt.gz"),
     ("gzip -9 -c a.txt > a.gz", "a.gz", "gzip -l a.gz && gunzip -c a.gz"),
+    ("printf 'x\\n' > é.txt && zip -q x.zip é.txt a.txt", "x.zip", "unzip -l x.zip && unzip -o x.zip && cat é.txt"),
 ]  # fmt: skip
 
 

@@ -74,8 +74,14 @@ def dos_time(mtime: int) -> tuple[int, int]:
     return (t.tm_hour << 11) | (t.tm_min << 5) | (t.tm_sec // 2), date
 
 
-def _extra(mtime: int) -> bytes:
-    ut = struct.pack("<HHBI", 0x5455, 5, 1, mtime & 0xFFFFFFFF)
+def _extra(mtime: int, local: bool) -> bytes:
+    """Info-ZIP's ``UT`` (mtime and, in the local header, atime: the mtime here) and ``ux``."""
+    stamp = mtime & 0xFFFFFFFF
+    ut = (
+        struct.pack("<HHBII", 0x5455, 9, 3, stamp, stamp)
+        if local
+        else struct.pack("<HHBI", 0x5455, 5, 3, stamp)
+    )
     ux = struct.pack("<HHBBIBI", 0x7875, 11, 1, 4, 0, 4, 0)
     return ut + ux
 
@@ -88,15 +94,14 @@ def write_archive(entries: list[Entry]) -> bytes:
         current().spend(1 + len(e.raw) // 512)
         offset = out.tell()
         name = e.name.encode("utf-8", "surrogateescape")
-        extra = _extra(e.mtime)
+        local, extra = _extra(e.mtime, True), _extra(e.mtime, False)
         t, d = dos_time(e.mtime)
         need = 20 if e.method == zipfile.ZIP_DEFLATED else 10
-        flags = (0x800 if any(b > 127 for b in name) else 0) | e.speed
-        common = struct.pack("<HHHHHIIIHH", need, flags, e.method, t, d, e.crc, len(e.raw), e.size, len(name),
-                             len(extra))  # fmt: skip
-        out.write(b"PK\x03\x04" + common + name + extra + e.raw)
+        # the name's bytes as they are, no UTF-8 flag: what Info-ZIP writes on Linux
+        head = struct.pack("<HHHHHIIIH", need, e.speed, e.method, t, d, e.crc, len(e.raw), e.size, len(name))
+        out.write(b"PK\x03\x04" + head + struct.pack("<H", len(local)) + name + local + e.raw)
         attr = (e.mode << 16) | (0x10 if e.is_dir else 0)
-        central.write(b"PK\x01\x02" + struct.pack("<H", (_UNIX << 8) | 30) + common
+        central.write(b"PK\x01\x02" + struct.pack("<H", (_UNIX << 8) | 30) + head + struct.pack("<H", len(extra))
                       + struct.pack("<HHHII", 0, 0, 0, attr, offset) + name + extra)  # fmt: skip
     cd = central.getvalue()
     start = out.tell()
@@ -134,6 +139,9 @@ class Archive:
         except (zipfile.BadZipFile, OSError, ValueError):
             raise Corrupt("not a zipfile") from None
         self.infos = self.zf.infolist()
+        for info in self.infos:  # without the UTF-8 flag a name is its bytes, as UnZip takes it on Linux
+            if not info.flag_bits & 0x800:
+                info.filename = info.filename.encode("cp437").decode("utf-8", "surrogateescape")
 
     def mode(self, info: zipfile.ZipInfo) -> int:
         return _mode(info)

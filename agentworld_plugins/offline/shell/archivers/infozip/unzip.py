@@ -88,6 +88,11 @@ def _u_unzip(p: _Proc) -> int:
     return _Unzip(p, opts, archive, found, exdir).run(operands[1:], excludes)
 
 
+def _pad(name: str) -> str:
+    """A name padded to 22 columns as UnZip's C ``%-22s`` pads it: by bytes."""
+    return name + " " * max(0, 22 - len(name.encode("utf-8", "surrogateescape")))
+
+
 def _ratio(size: int, packed: int) -> int:
     """UnZip's rounded compression ratio in percent (per mille first, as it computes it)."""
     if size == 0:
@@ -203,7 +208,7 @@ class _Unzip:
     def _test(self, infos: list[zipfile.ZipInfo]) -> None:
         for info in infos:
             self.archive.read(info)
-            self.say(f"    testing: {info.filename:<22}   OK")
+            self.say(f"    testing: {_pad(info.filename)}   OK")
         self.p.out(f"No errors detected in compressed data of {self.shown}.\n")
 
     def _target(self, info: zipfile.ZipInfo) -> tuple[str, str]:
@@ -272,11 +277,11 @@ class _Unzip:
             mode = self.archive.mode(info)
             if (mode >> 12) == 0o12:
                 target = data.decode("utf-8", "surrogateescape")
-                self.say(f"    linking: {shown:<22}  -> {target} ")
+                self.say(f"    linking: {_pad(shown)}  -> {target} ")
                 links.append((path, shown, target))
                 continue
             verb = "  inflating" if info.compress_type == zipfile.ZIP_DEFLATED else " extracting"
-            self.say(f"{verb}: {shown:<22}  ")
+            self.say(f"{verb}: {_pad(shown)}  ")
             current().charge(len(data))
             try:
                 fs.write(path, stored(data))
@@ -290,7 +295,7 @@ class _Unzip:
         if links:
             self.say("finishing deferred symbolic links:")
             for path, shown, target in links:
-                self.say(f"  {shown:<22} -> {target}")
+                self.say(f"  {_pad(shown)} -> {target}")
                 fs.symlink(target, path)
         for path, info in reversed(dirs):
             node = fs.stat(path)
