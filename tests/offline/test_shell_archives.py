@@ -230,6 +230,16 @@ EDGES = [
 ]
 
 
+#: touch -d / -t / -r, which set the dates the archives keep
+TOUCH = [
+    "touch -d '2024-01-02 03:04:05' f && stat -c %Y f && touch -d @5 f && stat -c %Y f",
+    "touch -t 202401020304.05 f && stat -c %Y f && touch -t 2401020304 f && stat -c %Y f",
+    "touch -d '2024-01-02' f && touch -r f g && stat -c %Y g",
+    "touch -d nonsense f; echo $?; ls f; touch -t 2024 f; echo $?",
+    "touch -r nosuch f; echo $?",
+    "touch -c -d @7 nofile; echo $?; ls nofile",
+]
+
 UNZIP_CORRUPT = TREE + "unzip a.txt; echo $?"
 
 
@@ -239,7 +249,7 @@ def _needs_infozip(command: str) -> bool:
     return uses and (shutil.which("zip") is None or shutil.which("unzip") is None)
 
 
-@pytest.mark.parametrize("command", TAR + GZIP + ZIP + EDGES + [UNZIP_CORRUPT])
+@pytest.mark.parametrize("command", TAR + GZIP + ZIP + EDGES + TOUCH + [UNZIP_CORRUPT])
 def test_the_archivers_answer_as_the_host_s(command: str, same_as_bash: Callable[[str], None]) -> None:
     if _needs_infozip(command):
         pytest.skip("the host has no Info-ZIP zip/unzip to compare with")
