@@ -41,7 +41,8 @@ script a command at a time, ``parser`` and its bashlex-free fast path ``simple``
 joins them into :class:`VirtualMachine`), what commands share (``proc``, ``getopt``, ``applet_io``,
 ``patterns``, ``quoting``, ``escapes``), ``terminal`` (the screen) and ``context``. Builtins live
 in ``builtins/`` and programs in ``coreutils/``, ``findutils/``, ``editors/``, ``procps/``,
-``debianutils/``, ``interpreters/`` (bash, python and ``awk/``, a POSIX awk) and ``vcs/`` (git);
+``debianutils/``, ``interpreters/`` (bash, python and ``awk/``, a POSIX awk), ``vcs/`` (git) and
+``archivers/`` (tar, gzip/gunzip/zcat, zip/unzip over ``compression``, the bounded codec);
 each registers itself with ``@builtin(...)`` or ``@applet(...)`` from ``registry`` when this
 package is imported. A new program is a function
 ``(p: _Proc) -> int`` decorated with ``@applet("name")`` in a module imported by its folder's
