@@ -11,13 +11,13 @@ USR_BIN = (
     "[", "apt", "apt-get", "awk", "base64", "basename", "bash", "cat", "chmod", "chown", "clear", "cmp",
     "column", "comm", "cp", "curl", "cut", "dash", "date", "dd", "df", "diff", "dirname", "dpkg", "du",
     "echo", "egrep", "env", "expr", "false", "fgrep", "file", "find", "fold", "free", "gcc", "getconf", "git",
-    "grep", "gzip", "head", "hostname", "id", "install", "kill", "less", "ln", "locale", "ls", "make", "mawk",
+    "grep", "gunzip", "gzip", "head", "hostname", "id", "install", "kill", "less", "ln", "locale", "ls", "make", "mawk",
     "md5sum", "mkdir", "mktemp", "more", "mv", "nano", "nl", "nohup", "nproc", "od", "paste", "perl",
     "pip", "pip3", "printenv", "printf", "ps", "pwd", "python", "python3", "python3.12", "readlink",
     "realpath", "rev", "rm", "rmdir", "sed", "seq", "setsid", "sh", "sha1sum", "sha256sum", "shuf",
     "sleep", "sort", "split", "stat", "tac", "tail", "tar", "tee", "test", "timeout", "top", "touch",
     "tr", "true", "truncate", "uname", "uniq", "unzip", "vi", "vim", "wc", "wget", "which", "whoami",
-    "xargs", "yes", "zip",
+    "xargs", "yes", "zcat", "zip",
 )  # fmt: skip
 
 OS_RELEASE = """\

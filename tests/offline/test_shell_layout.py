@@ -11,6 +11,7 @@ from agentworld_plugins.offline.shell.registry import applet, builtin
 
 PACKAGE = Path(shell.__file__).parent
 APPLET_FOLDERS = {
+    "archivers",
     "builtins",
     "coreutils",
     "findutils",

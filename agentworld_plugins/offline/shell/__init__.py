@@ -41,7 +41,8 @@ script a command at a time, ``parser`` and its bashlex-free fast path ``simple``
 joins them into :class:`VirtualMachine`), what commands share (``proc``, ``getopt``, ``applet_io``,
 ``patterns``, ``quoting``, ``escapes``), ``terminal`` (the screen) and ``context``. Builtins live
 in ``builtins/`` and programs in ``coreutils/``, ``findutils/``, ``editors/``, ``procps/``,
-``debianutils/``, ``interpreters/`` (bash, python and ``awk/``, a POSIX awk) and ``vcs/`` (git);
+``debianutils/``, ``interpreters/`` (bash, python and ``awk/``, a POSIX awk), ``vcs/`` (git) and
+``archivers/`` (tar, gzip/gunzip/zcat, zip/unzip over ``compression``, the bounded codec);
 each registers itself with ``@builtin(...)`` or ``@applet(...)`` from ``registry`` when this
 package is imported. A new program is a function
 ``(p: _Proc) -> int`` decorated with ``@applet("name")`` in a module imported by its folder's
@@ -53,8 +54,18 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-# importing the applet packages registers their programs and builtins (@applet, @builtin)
-from . import builtins, coreutils, debianutils, editors, findutils, interpreters, libcbin, procps, vcs  # noqa: F401 (registers applets)
+from . import (
+    archivers,
+    builtins,
+    coreutils,
+    debianutils,
+    editors,
+    findutils,
+    interpreters,
+    libcbin,
+    procps,
+    vcs,
+)
 from .braces import brace_expand
 from .constants import (
     BASH_VERSION,
@@ -75,6 +86,20 @@ from .quoting import locale_quote, quote_always, quote_if_needed
 from .registry import BUILTINS, PROGRAMS
 from .result import ShellResult
 from .terminal import TMUX_KEYS, ScreenStep, TerminalScreen
+
+#: the applet packages: importing them registered their programs and builtins (@applet, @builtin)
+APPLET_PACKAGES = (
+    archivers,
+    builtins,
+    coreutils,
+    debianutils,
+    editors,
+    findutils,
+    interpreters,
+    libcbin,
+    procps,
+    vcs,
+)
 
 __all__ = [
     "BASH_VERSION",
