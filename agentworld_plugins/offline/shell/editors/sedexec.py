@@ -1,0 +1,481 @@
+"""Running a parsed sed program (:mod:`.sedscript`) over its input, cycle by cycle, as GNU sed 4.9.
+
+Every command executed, and every branch taken, spends the step's work budget
+(:data:`~..limits.COMMAND_WORK`), so ``sed ':a;ba'`` ends with the shell's CPU-time answer; the
+pattern and hold spaces are held against the memory budget as they grow (``G;h`` doubling,
+``:a;N;ba`` on an endless pipe). ``e`` and ``s///e`` run a command: that is never done here,
+it is answered as a program the offline world cannot simulate (noted as an unknown effect).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from ...vfs import FsError
+from ..limits import COMMAND_WORK, current
+from ..proc import CHUNK, _split_lines
+from .sedscript import Addr, Command, Program, Regex
+
+if TYPE_CHECKING:
+    from ..proc import _Proc
+
+#: the width ``l`` wraps at (``-l N``; 0 never wraps)
+LINE_WRAP = 70
+_LIST_ESCAPES = {"\\": "\\\\", "\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r",
+                 "\t": "\\t", "\v": "\\v"}  # fmt: skip
+
+
+class SedRuntimeError(Exception):
+    """An error while running (``no previous regular expression``): status 1 after the output."""
+
+
+class _Quit(Exception):
+    def __init__(self, code: int | None, stop: bool) -> None:
+        super().__init__(code)
+        self.code = code
+        #: the whole sed stops (q, Q, e); False: only the input ran out inside n/N
+        self.stop = stop
+
+
+class SedInput:
+    """sed's input lines, read one ahead (so that ``$`` knows the last) and no further: a script
+    that quits (``sed 5q``) leaves the rest of a pipe unread, as GNU sed does."""
+
+    def __init__(
+        self, lines: Iterator[tuple[str, str]], sep: str, give_back: Callable[[str], None] | None = None
+    ) -> None:
+        self.lines = lines
+        self.sep = sep
+        self.give_back = give_back
+        self.ahead = next(self.lines, None)
+        self.number = 0
+        self.name = "-"
+        #: the last line read had no separator (sed writes it back without one)
+        self.unterminated = False
+
+    @property
+    def last(self) -> bool:
+        return self.ahead is None
+
+    def quit(self) -> None:
+        """``q``/``Q``: the line read ahead goes back to a seekable stdin (GNU sed seeks back)."""
+        if self.ahead is not None and self.give_back is not None:
+            self.give_back(self.ahead[0])
+            self.ahead = None
+
+    def read(self) -> str | None:
+        """The next line without its separator; None at the end."""
+        got = self.ahead
+        if got is None:
+            return None
+        line, self.name = got
+        self.ahead = next(self.lines, None)
+        self.number += 1
+        self.unterminated = not line.endswith(self.sep)
+        return line if self.unterminated else line[:-1]
+
+
+class Runner:
+    """One run of a program: the hold space, the queue of text to append, the output."""
+
+    def __init__(self, prog: Program, p: _Proc, quiet: bool, sep: str, wrap: int,
+                 wfiles: dict[str, list[str]], write: Callable[[str], None]) -> None:  # fmt: skip
+        self.prog = prog
+        self.p = p
+        self.quiet = quiet
+        self.sep = sep
+        self.wrap = wrap
+        self.wfiles = wfiles
+        self.write_out = write
+        self.hold = ""
+        self.last_rx: Regex | None = None
+        self.queue: list[str | None | tuple[str]] = []
+        self.rfiles: dict[str, Iterator[str]] = {}
+        self.missing_newline = False
+        self.budget = current()
+        #: the status to exit with where ``e`` was refused
+        self.refused: int | None = None
+
+    # output
+
+    def write(self, text: str) -> None:
+        if self.missing_newline:
+            self.missing_newline = False
+            self.write_out(self.sep)
+        self.write_out(text)
+
+    def emit(self, ps: str, source: SedInput, whole: bool) -> None:
+        """The pattern space, with the separator unless its input line had none."""
+        self.write(ps)
+        if source.unterminated and not whole:
+            self.missing_newline = True
+        else:
+            self.write_out(self.sep)
+
+    def to_file(self, name: str, text: str) -> None:
+        if name == "/dev/stdout":
+            self.write(text)
+        elif name == "/dev/stderr":
+            self.p.ctx.err.write(text)
+        else:
+            self.wfiles.setdefault(name, []).append(text)
+
+    def flush_queue(self) -> None:
+        for item in self.queue:
+            if isinstance(item, tuple):
+                self.write_out(item[0])  # a file's text or a line of R: as it is
+            elif item is not None:
+                self.write(item + "\n")
+        self.queue.clear()
+
+    def read_file(self, name: str) -> str | None:
+        if name == "/dev/stdin":
+            return self.p.ctx.stdin.read()
+        try:
+            return self.p.fs.read_text(self.p.path(name))
+        except FsError:
+            return None  # GNU: a file that cannot be read is silently ignored
+
+    # addresses
+
+    def match(self, addr: Addr, k: int, ps: str, source: SedInput) -> bool:
+        kind = addr.kind
+        if kind == "line":
+            return k == addr.n
+        if kind == "last":
+            return source.last
+        if kind == "step":
+            return k == addr.n if addr.step <= 0 else k >= addr.n and (k - addr.n) % addr.step == 0
+        if kind == "re":
+            return self.regex(addr.rx).search(ps) is not None
+        return False
+
+    def regex(self, rx: Regex | None) -> Regex:
+        if rx is None:
+            rx = self.last_rx
+            if rx is None:
+                raise SedRuntimeError("no previous regular expression")
+        self.last_rx = rx
+        return rx
+
+    def selected(self, cmd: Command, k: int, ps: str, source: SedInput) -> bool:
+        a1, a2 = cmd.a1, cmd.a2
+        if a1 is None:
+            hit = True
+        elif a2 is None:
+            hit = self.match(a1, k, ps, source)
+        else:
+            hit = self.in_range(cmd, a1, a2, k, ps, source)
+        return hit != cmd.neg
+
+    def in_range(self, cmd: Command, a1: Addr, a2: Addr, k: int, ps: str, source: SedInput) -> bool:
+        if cmd.active:
+            if a2.kind == "re":
+                if self.match(a2, k, ps, source):
+                    cmd.active = False
+                return True
+            if a2.kind == "last":
+                cmd.active = not source.last
+                return True
+            if k < cmd.end:
+                return True
+            cmd.active = False
+            if k == cmd.end:
+                return True
+            # past the end (n/N read over it): the range may start again here
+        if not self.match(a1, k, ps, source):
+            return False
+        kind, n = a2.kind, a2.n
+        if kind == "line":
+            cmd.active, cmd.end = n > k, n
+        elif kind == "plus":
+            cmd.active, cmd.end = n > 0, k + n
+        elif kind == "mult":
+            cmd.active = n > 0 and k % n != 0
+            cmd.end = (k // n + 1) * n if n > 0 else k
+        elif kind == "last":
+            cmd.active = not source.last
+        else:
+            cmd.active = True
+        return True
+
+    # the cycle
+
+    def run(self, source: SedInput) -> int | None:
+        """Run over ``source``; returns the exit code of a ``q``/``Q`` (``stopped``: sed stops)."""
+        self.stopped = False
+        for cmd in self.prog.commands:
+            cmd.active = cmd.a1 is not None and cmd.a1.kind == "zero"
+        try:
+            self.cycles(source)
+        except _Quit as quit_:
+            self.stopped = quit_.stop
+            if quit_.stop:
+                source.quit()
+            return quit_.code
+        return None
+
+    def cycles(self, source: SedInput) -> None:
+        cmds = self.prog.commands
+        count = len(cmds)
+        budget = self.budget
+        sep = self.sep
+        restart = False
+        ps = ""
+        while True:
+            if not restart:
+                read = source.read()
+                if read is None:
+                    return
+                ps = read
+            restart = False
+            whole = False
+            replaced = False
+            k = source.number
+            pc = 0
+            action = "print"
+            while pc < count:
+                cmd = cmds[pc]
+                pc += 1
+                budget.spend(COMMAND_WORK)
+                if not self.selected(cmd, k, ps, source):
+                    if cmd.name == "{":
+                        pc = cmd.target
+                    continue
+                name = cmd.name
+                if name == "{":
+                    continue
+                if name == "s":
+                    new = self.substitute(cmd, ps)
+                    if new is not None:
+                        ps, replaced = new, True
+                        if cmd.pflag:
+                            self.emit(ps, source, whole)
+                        if cmd.arg:
+                            self.to_file(cmd.arg, ps + sep)
+                        if cmd.eflag:
+                            self.refuse()
+                elif name == "p":
+                    self.emit(ps, source, whole)
+                elif name == "d":
+                    action = "delete"
+                    break
+                elif name == "D":
+                    at = ps.find(sep)
+                    if at < 0:
+                        action = "delete"
+                        break
+                    ps = ps[at + 1 :]
+                    action = "restart"
+                    break
+                elif name in "btT":
+                    if name == "b" or (name == "t") == replaced:
+                        if name != "b":
+                            replaced = False
+                        pc = cmd.target
+                elif name == "h":
+                    self.hold = ps
+                elif name == "H":
+                    budget.hold(len(self.hold) + len(ps) + 1)
+                    self.hold = self.hold + sep + ps
+                elif name == "g":
+                    ps = self.hold
+                elif name == "G":
+                    budget.hold(len(self.hold) + len(ps) + 1)
+                    ps = ps + sep + self.hold
+                    whole = True
+                elif name == "x":
+                    ps, self.hold = self.hold, ps
+                elif name in "nN":
+                    if source.last:  # GNU (not POSIX): print the pattern space and end
+                        if not self.quiet:
+                            self.emit(ps, source, whole)
+                        self.flush_queue()
+                        raise _Quit(None, False)
+                    if name == "n" and not self.quiet:
+                        self.emit(ps, source, whole)
+                    self.flush_queue()
+                    line = source.read() or ""
+                    k = source.number
+                    if name == "n":
+                        ps, whole = line, False
+                    else:
+                        budget.hold(len(ps) + len(line) + 1)
+                        ps = ps + sep + line
+                elif name == "P":
+                    at = ps.find(sep)
+                    self.write((ps if at < 0 else ps[:at]) + sep)
+                elif name == "=":
+                    self.write(f"{k}\n")
+                elif name == "a":
+                    self.queue.append(cmd.arg)
+                elif name == "i":
+                    if cmd.arg is not None:
+                        self.write(cmd.arg + "\n")
+                elif name == "c":
+                    if (cmd.a2 is None or not cmd.active) and cmd.arg is not None:
+                        self.write(cmd.arg + "\n")
+                    action = "delete"
+                    break
+                elif name == "y":
+                    ps = ps.translate(cmd.arg)
+                elif name == "l":
+                    self.write(self.listing(ps, self.wrap if cmd.arg is None else cmd.arg) + sep)
+                elif name in "qQ":
+                    if name == "q":
+                        if not self.quiet:
+                            self.emit(ps, source, whole)
+                        self.flush_queue()
+                    raise _Quit(cmd.arg or 0, True)
+                elif name == "r":
+                    text = self.read_file(cmd.arg)
+                    if text:
+                        self.queue.append((text,))
+                elif name == "R":
+                    line = self.read_line(cmd.arg)
+                    if line is not None:
+                        self.queue.append((line,))
+                elif name == "w":
+                    self.to_file(cmd.arg, ps + sep)
+                elif name == "W":
+                    at = ps.find(sep)
+                    self.to_file(cmd.arg, (ps if at < 0 else ps[:at]) + sep)
+                elif name == "z":
+                    ps = ""
+                elif name == "F":
+                    self.write(f"{source.name}\n")
+                elif name == "e":
+                    self.refuse()
+            if action == "print" and not self.quiet:
+                self.emit(ps, source, whole)
+            self.flush_queue()
+            restart = action == "restart"
+
+    def refuse(self) -> None:
+        """``e``: a command would run; the offline world does not run it (noted, and by default
+        a notice and status 126 end sed here; with unknown programs set to succeed, nothing)."""
+        status = self.p.not_simulated()
+        if status:
+            self.refused = status
+            raise _Quit(status, True)
+
+    def read_line(self, name: str) -> str | None:
+        lines = self.rfiles.get(name)
+        if lines is None:
+            text = self.read_file(name)
+            lines = self.rfiles[name] = _split_lines([text or ""])
+        return next(lines, None)
+
+    def substitute(self, cmd: Command, ps: str) -> str | None:
+        """``ps`` with cmd's substitution made, or None where nothing was replaced. An empty match
+        right after the previous match does not count (``s/b*/-/g`` on abc is -a-c-)."""
+        rx = self.regex(cmd.rx)
+        out: list[str] = []
+        pos = copied = count = 0
+        prev_end = -1
+        size = len(ps)
+        spend = self.budget.spend
+        while pos <= size:
+            m = rx.search(ps, pos)
+            if m is None:
+                break
+            start, end = m.span()
+            spend(1)
+            if start == end and start == prev_end:
+                pos = start + 1
+                continue
+            count += 1
+            if count >= cmd.nth:
+                out.append(ps[copied:start])
+                out.append(self.expand(cmd.rep, m))
+                copied = end
+                if not cmd.glob:
+                    break
+            prev_end = end
+            pos = end if end > start else end + 1
+        if copied == 0 and not out:
+            return None
+        out.append(ps[copied:])
+        new = "".join(out)
+        if len(new) > size:
+            self.budget.hold(len(new))
+        return new
+
+    @staticmethod
+    def expand(rep: list[tuple[str, Any]], m: Any) -> str:
+        out: list[str] = []
+        mode = one = ""
+        for kind, value in rep:
+            if kind == "case":
+                if value in "ul":
+                    one = value
+                else:
+                    mode, one = ("" if value == "E" else value), ("" if value == "E" else one)
+                continue
+            piece = value if kind == "text" else (m.group(value) or "")
+            if not piece:
+                continue
+            if mode:
+                piece = piece.upper() if mode == "U" else piece.lower()
+            if one:
+                piece = (piece[0].upper() if one == "u" else piece[0].lower()) + piece[1:]
+                one = ""
+            out.append(piece)
+        return "".join(out)
+
+    @staticmethod
+    def listing(ps: str, width: int) -> str:
+        """``l``: escapes, octal bytes, lines wrapped with ``\\`` before ``width``, then ``$``."""
+        out: list[str] = []
+        used = 0
+        for ch in ps:
+            escaped = _LIST_ESCAPES.get(ch)
+            if escaped is None:
+                if " " <= ch <= "~":
+                    escaped = ch
+                else:
+                    escaped = "".join(f"\\{b:03o}" for b in ch.encode("utf-8", "surrogateescape"))
+            if width > 0 and used + len(escaped) > width - 1:
+                out.append("\\\n")
+                used = 0
+            out.append(escaped)
+            used += len(escaped)
+        out.append("$")
+        return "".join(out)
+
+
+def file_lines(p: _Proc, text: str, name: str, sep: str) -> Iterator[tuple[str, str]]:
+    """The lines of one text, each with its separator (the last may lack it)."""
+    if sep == "\n":
+        for line in _split_lines([text]):
+            yield line, name
+        return
+    start = 0
+    while start < len(text):
+        end = text.find(sep, start)
+        end = len(text) if end < 0 else end + 1
+        yield text[start:end], name
+        start = end
+
+
+def chunked(write: Callable[[str], None]) -> tuple[Callable[[str], None], Callable[[], None]]:
+    """A writer that passes text on in blocks of :data:`CHUNK`, and its flush."""
+    buf: list[str] = []
+    size = 0
+
+    def put(text: str) -> None:
+        nonlocal size
+        buf.append(text)
+        size += len(text)
+        if size >= CHUNK:
+            flush()
+
+    def flush() -> None:
+        nonlocal size
+        if buf:
+            write("".join(buf))
+            buf.clear()
+            size = 0
+
+    return put, flush
