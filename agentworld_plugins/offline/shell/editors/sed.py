@@ -98,7 +98,7 @@ def _u_sed(p: _Proc) -> int:
             text = p.ctx.stdin.read() if value == "-" else p.read(value)
         except FsError as exc:
             p.err(f"couldn't open file {value}: {exc.strerror}")
-            return 1
+            return 4
         pieces.append((text[:-1] if text.endswith("\n") else text, value))
     if not pieces:
         if not operands:

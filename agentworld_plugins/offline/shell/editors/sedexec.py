@@ -90,7 +90,7 @@ class Runner:
         self.write_out = write
         self.hold = ""
         self.last_rx: Regex | None = None
-        self.queue: list[str | None | tuple[str]] = []
+        self.queue: list[str | tuple[str] | None] = []
         self.rfiles: dict[str, Iterator[str]] = {}
         self.missing_newline = False
         self.budget = current()
@@ -333,9 +333,9 @@ class Runner:
                     if text:
                         self.queue.append((text,))
                 elif name == "R":
-                    line = self.read_line(cmd.arg)
-                    if line is not None:
-                        self.queue.append((line,))
+                    got = self.read_line(cmd.arg)
+                    if got is not None:
+                        self.queue.append((got,))
                 elif name == "w":
                     self.to_file(cmd.arg, ps + sep)
                 elif name == "W":

@@ -193,7 +193,7 @@ class _Parser:
                     self.blanks()
                     a2 = self.address(first=False)
                     if a2 is None:
-                        raise self.fail("unexpected `,'")
+                        raise self.fail("unexpected `,'", self.i + 1)
             self.blanks()
             neg = False
             if self.peek() == "!":
@@ -246,10 +246,10 @@ class _Parser:
                 cmd.target = labels[cmd.label] if cmd.label else len(cmds)
         return prog
 
-    def label(self) -> str:
+    def label(self, ends: str = "; \t\n") -> str:
         """A label: up to a blank, ``;`` or a newline (then the command ends)."""
         start = self.i
-        while self.i < self.n and self.s[self.i] not in "; \t\n":
+        while self.i < self.n and self.s[self.i] not in ends:
             self.i += 1
         text = self.s[start : self.i]
         self.blanks()
@@ -263,7 +263,7 @@ class _Parser:
             self.end_of_command()
         elif name in "btT":
             self.blanks()
-            cmd.label = self.label()
+            cmd.label = self.label("; \t\n}")
         elif name in "aic":
             cmd.arg = self.text()
         elif name in "qQlL":
@@ -294,7 +294,7 @@ class _Parser:
             version = self.label()
             wanted = tuple(int(x) for x in re.findall(r"\d+", version)[:2])
             if wanted > VERSION:
-                raise self.fail("expected newer version of sed", self.i - 1)
+                raise self.fail("expected newer version of sed")
         else:
             raise self.fail(f"unknown command: `{name}'")
 
@@ -364,7 +364,7 @@ class _Parser:
             return None  # the last regex used
         self.seen_regex = True
         try:
-            return Regex(text, self.extended, icase, multiline)
+            return Regex(_numeric_escapes(text, self.extended), self.extended, icase, multiline)
         except re.error as exc:
             raise self.fail(_regex_error(exc)) from None
 
@@ -438,7 +438,9 @@ class _Parser:
                     raise self.fail("missing filename in r/R/w/W commands")
                 prog.wfiles.append(cmd.arg)
                 break
-            elif c in " \t;\n}#":
+            elif c in " \t":
+                pass  # GNU reads on past blanks: `s/a/b/ g`
+            elif c in ";\n}#":
                 self.end_of_command()
                 break
             else:
@@ -488,6 +490,11 @@ class _Parser:
             c = text[i]
             if c == "\\" and i + 1 < len(text):
                 d = text[i + 1]
+                numeric = _NUMERIC.match(text, i) if d in "xodc" else None
+                if numeric is not None:
+                    buf.append(_char(numeric))
+                    i = numeric.end()
+                    continue
                 i += 2
                 if d.isdigit():
                     flush()
@@ -520,6 +527,32 @@ class _Parser:
             raise self.fail("strings for `y' command are different lengths")
         cmd.arg = str.maketrans(src, dst)
         self.end_of_command()
+
+
+_NUMERIC = re.compile(r"\\(?:x([0-9A-Fa-f]{1,2})|o([0-7]{1,3})|d([0-9]{3})|c(.))", re.S)
+
+
+def _char(m: re.Match[str]) -> str:
+    """The character of ``\\xHH``, ``\\oNNN``, ``\\dNNN`` or ``\\cX``."""
+    hexa, octal, decimal, control = m.groups()
+    if control is not None:
+        return chr(ord(control.upper()) ^ 0x40)
+    return chr(int(hexa, 16) if hexa else int(octal, 8) if octal else int(decimal))
+
+
+def _numeric_escapes(text: str, extended: bool) -> str:
+    """A regex with GNU's ``\\xHH``-style escapes made literal characters (``\\\\`` kept)."""
+    if "\\" not in text:
+        return text
+    special = ".[]*^$\\/" + ("(){}|+?" if extended else "")
+
+    def one(m: re.Match[str]) -> str:
+        if m.group(0) == "\\\\":
+            return m.group(0)
+        ch = _char(m)
+        return "\\" + ch if ch in special else ch
+
+    return re.sub(r"\\\\|" + _NUMERIC.pattern, one, text, flags=re.S)
 
 
 def _y_text(raw: str) -> str:
