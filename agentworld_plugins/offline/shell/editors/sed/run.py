@@ -1,7 +1,7 @@
-"""Running a parsed sed program (:mod:`.sedscript`) over its input, cycle by cycle, as GNU sed 4.9.
+"""Running a parsed sed program (:mod:`.script`) over its input, cycle by cycle, as GNU sed 4.9.
 
 Every command executed, and every branch taken, spends the step's work budget
-(:data:`~..limits.COMMAND_WORK`), so ``sed ':a;ba'`` ends with the shell's CPU-time answer; the
+(:data:`~...limits.COMMAND_WORK`), so ``sed ':a;ba'`` ends with the shell's CPU-time answer; the
 pattern and hold spaces are held against the memory budget as they grow (``G;h`` doubling,
 ``:a;N;ba`` on an endless pipe). ``e`` and ``s///e`` run a command: that is never done here,
 it is answered as a program the offline world cannot simulate (noted as an unknown effect).
@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from ...vfs import FsError
-from ..limits import COMMAND_WORK, current
-from ..proc import CHUNK, _split_lines
-from .sedscript import Addr, Command, Program, Regex
+from ....vfs import FsError
+from ...limits import COMMAND_WORK, current
+from ...proc import CHUNK, _split_lines
+from .script import Addr, Command, Program, Regex
 
 if TYPE_CHECKING:
-    from ..proc import _Proc
+    from ...proc import _Proc
 
 #: the width ``l`` wraps at (``-l N``; 0 never wraps)
 LINE_WRAP = 70

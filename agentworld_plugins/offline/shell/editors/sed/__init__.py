@@ -1,20 +1,20 @@
 """sed: the applet (options, input files, in-place editing); scripts are parsed by
-:mod:`.sedscript` and run by :mod:`.sedexec`, as GNU sed 4.9 does."""
+:mod:`.script` and run by :mod:`.run`, as GNU sed 4.9 does."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from ...vfs import FsError
-from ..getopt import _getopt
-from ..proc import CHUNK, _split_lines
-from ..registry import applet
-from .sedexec import LINE_WRAP, Runner, SedInput, SedRuntimeError, chunked, file_lines
-from .sedscript import Program, SedError, parse
+from ....vfs import FsError
+from ...getopt import _getopt
+from ...proc import CHUNK, _split_lines
+from ...registry import applet
+from .run import LINE_WRAP, Runner, SedInput, SedRuntimeError, chunked, file_lines
+from .script import Program, SedError, parse
 
 if TYPE_CHECKING:
-    from ..proc import _Proc
+    from ...proc import _Proc
 
 _LONGS: dict[str, str | None] = {
     "quiet": "n",

@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..patterns import _regex_error, posix_regex
-from ..regex import compile_regex
+from ...patterns import _regex_error, posix_regex
+from ...regex import compile_regex
 
 #: the version ``v`` compares with
 VERSION = (4, 9)
