@@ -292,6 +292,13 @@ SAME_AS_GNU = [
     "printf ':top\\ns/o/0/\\nt top\\n' > s.sed; sed -f s.sed f",
     "sed '2c\\\nline one\\\nline two' f",
     "sed '1{\n:a\nN\n$!ba\n}\ns/\\n/|/g' f",
+    "yes | sed p | head -3",
+    "yes | sed 's/y/n/' | head -2; echo ${PIPESTATUS[@]}",
+    "seq 100000 | sed -n '$p'",
+    "seq 200000 | sed 's/1/X/g' | tail -2",
+    "seq 100000 | sed -n '/99999/{=;q}'",
+    "mkdir d; echo hi > d/r.txt; cd d; sed 'r r.txt' <<< x | cat; cd ..; sed 'w d/o.txt' f | head -1; cat d/o.txt | wc -l",
+    "printf 'a\\nb\\n' | sed '$!{$!d}'",
 ]
 
 

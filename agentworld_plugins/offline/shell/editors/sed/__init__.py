@@ -3,14 +3,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING
 
 from ....vfs import FsError
 from ...getopt import _getopt
+from ...pipes import streaming
 from ...proc import CHUNK, _split_lines
 from ...registry import applet
-from .run import LINE_WRAP, Runner, SedInput, SedRuntimeError, chunked, file_lines
+from .run import LINE_WRAP, Runner, SedInput, SedRuntimeError, drain, file_lines
 from .script import Program, SedError, parse
 
 if TYPE_CHECKING:
@@ -86,7 +87,9 @@ def _script_order(args: list[str]) -> tuple[list[tuple[str, str]], list[str], st
 
 
 @applet("sed")
-def _u_sed(p: _Proc) -> int:
+@streaming()
+def _u_sed(p: _Proc) -> Generator[str, None, int]:
+    """sed, streaming: a reader that stops (``yes | sed p | head -3``) stops it."""
     ordered, args, suffix = _script_order(list(p.args))
     opts, operands = _getopt(args, "nf:e:Eril:suz", _LONGS)
     pieces: list[tuple[str, str | None]] = []
@@ -118,21 +121,18 @@ def _u_sed(p: _Proc) -> int:
             p.err(f"invalid line length: {opts['l'][-1]}")
             return 1
     suffix = suffix if suffix is not None else (opts["isuffix"][-1] if "isuffix" in opts else None)
-    inplace = "i" in opts or suffix is not None
     sed = _Sed(p, prog, quiet="n" in opts or prog.quiet, sep="\0" if "z" in opts else "\n", wrap=wrap)
     if not sed.open_wfiles():
         return 4
     try:
-        if inplace:
-            status = sed.in_place(operands, suffix)
-        else:
-            status = sed.stream(operands or ["-"], separate="s" in opts)
+        if "i" in opts or suffix is not None:
+            return sed.in_place(operands, suffix)
+        return (yield from sed.stream(operands or ["-"], separate="s" in opts))
     except SedRuntimeError as exc:
-        sed.finish()
         p.err(str(exc))
         return 1
-    sed.finish()
-    return status
+    finally:
+        sed.finish()
 
 
 class _Sed:
@@ -145,7 +145,8 @@ class _Sed:
         self.sep = sep
         self.wrap = wrap
         self.wfiles: dict[str, list[str]] = {}
-        self.status = 0
+        # paths now: a streaming sed may run on after the shell's directory has changed
+        self.paths = {cmd.arg: p.path(cmd.arg) for cmd in prog.commands if cmd.name in "rRwWs" and cmd.arg}
 
     def open_wfiles(self) -> bool:
         """GNU creates (empties) every file w writes before reading input."""
@@ -153,7 +154,7 @@ class _Sed:
             if name in ("/dev/stdout", "/dev/stderr") or name in self.wfiles:
                 continue
             try:
-                self.p.fs.write(self.p.path(name), "")
+                self.p.fs.write(self.paths[name], "")
             except FsError as exc:
                 self.p.err(f"couldn't open file {name}: {exc.strerror}")
                 return False
@@ -164,33 +165,28 @@ class _Sed:
         for name, texts in self.wfiles.items():
             if texts:
                 try:
-                    self.p.fs.write(self.p.path(name), "".join(texts))
+                    self.p.fs.write(self.paths[name], "".join(texts))
                 except FsError:
                     pass
+                texts.clear()
 
-    def runner(self, write: Callable[[str], None]) -> Runner:
-        return Runner(self.prog, self.p, self.quiet, self.sep, self.wrap, self.wfiles, write)
+    def runner(self) -> Runner:
+        return Runner(self.prog, self.p, self.quiet, self.sep, self.wrap, self.wfiles, self.paths)
 
-    def stream(self, names: list[str], separate: bool) -> int:
+    def stream(self, names: list[str], separate: bool) -> Generator[str, None, int]:
         p = self.p
-        put, flush = chunked(p.out)
         files = _SedFiles(p, names, self.sep)
         stdin = p.ctx.stdin
         give_back = stdin.put_back if names == ["-"] and stdin.seekable else None
         code: int | None = None
-        try:
-            if not separate:
-                runner = self.runner(put)
-                code = runner.run(SedInput(iter(files), self.sep, give_back))
-            else:
-                for index in range(len(names)):
-                    runner = self.runner(put)
-                    code = runner.run(SedInput(files.one(index), self.sep, give_back))
-                    if runner.stopped:
-                        break
-                    runner.flush_queue()
-        finally:
-            flush()
+        if not separate:
+            code = yield from self.runner().run(SedInput(iter(files), self.sep, give_back))
+        else:
+            for index in range(len(names)):
+                runner = self.runner()
+                code = yield from runner.run(SedInput(files.one(index), self.sep, give_back))
+                if runner.stopped:
+                    break
         return code if code is not None else files.status
 
     def in_place(self, names: list[str], suffix: str | None) -> int:
@@ -212,8 +208,8 @@ class _Sed:
                 status = 2
                 continue
             out: list[str] = []
-            runner = self.runner(out.append)
-            code = runner.run(SedInput(file_lines(p, text, name, self.sep), self.sep))
+            runner = self.runner()
+            code = drain(runner.run(SedInput(file_lines(text, name, self.sep), self.sep)), out.append)
             if suffix:
                 backup = suffix.replace("*", name.rsplit("/", 1)[-1]) if "*" in suffix else name + suffix
                 p.fs.write(p.path(backup), text)
@@ -260,7 +256,7 @@ class _SedFiles:
             p.err(f"can't read {name}: {exc.strerror}")
             self.status = 2
             return
-        yield from file_lines(p, text, name, self.sep)
+        yield from file_lines(text, name, self.sep)
 
     def _more_after(self, index: int) -> bool:
         """Whether a file after the ``index``th will be read (its lines follow this one's)."""

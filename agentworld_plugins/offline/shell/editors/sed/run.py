@@ -9,7 +9,7 @@ it is answered as a program the offline world cannot simulate (noted as an unkno
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ....vfs import FsError
@@ -80,14 +80,19 @@ class Runner:
     """One run of a program: the hold space, the queue of text to append, the output."""
 
     def __init__(self, prog: Program, p: _Proc, quiet: bool, sep: str, wrap: int,
-                 wfiles: dict[str, list[str]], write: Callable[[str], None]) -> None:  # fmt: skip
+                 wfiles: dict[str, list[str]], paths: dict[str, str]) -> None:  # fmt: skip
         self.prog = prog
         self.p = p
         self.quiet = quiet
         self.sep = sep
         self.wrap = wrap
         self.wfiles = wfiles
-        self.write_out = write
+        #: the files r/R read, resolved before the first line (the shell's directory may change)
+        self.paths = paths
+        #: output not yet handed on (in blocks of :data:`CHUNK`)
+        self.pending: list[str] = []
+        self.pending_size = 0
+        self.stopped = False
         self.hold = ""
         self.last_rx: Regex | None = None
         self.queue: list[str | tuple[str] | None] = []
@@ -98,6 +103,16 @@ class Runner:
         self.refused: int | None = None
 
     # output
+
+    def write_out(self, text: str) -> None:
+        self.pending.append(text)
+        self.pending_size += len(text)
+
+    def take(self) -> str:
+        text = "".join(self.pending)
+        self.pending.clear()
+        self.pending_size = 0
+        return text
 
     def write(self, text: str) -> None:
         if self.missing_newline:
@@ -133,7 +148,7 @@ class Runner:
         if name == "/dev/stdin":
             return self.p.ctx.stdin.read()
         try:
-            return self.p.fs.read_text(self.p.path(name))
+            return self.p.fs.read_text(self.paths.get(name) or self.p.path(name))
         except FsError:
             return None  # GNU: a file that cannot be read is silently ignored
 
@@ -202,21 +217,25 @@ class Runner:
 
     # the cycle
 
-    def run(self, source: SedInput) -> int | None:
-        """Run over ``source``; returns the exit code of a ``q``/``Q`` (``stopped``: sed stops)."""
+    def run(self, source: SedInput) -> Generator[str, None, int | None]:
+        """Run over ``source``, yielding the output in blocks; returns the exit code of a
+        ``q``/``Q`` (``stopped``: sed stops there)."""
         self.stopped = False
         for cmd in self.prog.commands:
             cmd.active = cmd.a1 is not None and cmd.a1.kind == "zero"
+        code = None
         try:
-            self.cycles(source)
+            yield from self.cycles(source)
         except _Quit as quit_:
             self.stopped = quit_.stop
             if quit_.stop:
                 source.quit()
-            return quit_.code
-        return None
+            code = quit_.code
+        if self.pending:
+            yield self.take()
+        return code
 
-    def cycles(self, source: SedInput) -> None:
+    def cycles(self, source: SedInput) -> Generator[str, None, None]:
         cmds = self.prog.commands
         count = len(cmds)
         budget = self.budget
@@ -236,6 +255,8 @@ class Runner:
             pc = 0
             action = "print"
             while pc < count:
+                if self.pending_size >= CHUNK:
+                    yield self.take()
                 cmd = cmds[pc]
                 pc += 1
                 budget.spend(COMMAND_WORK)
@@ -351,6 +372,8 @@ class Runner:
                 self.emit(ps, source, whole)
             self.flush_queue()
             restart = action == "restart"
+            if self.pending_size >= CHUNK:
+                yield self.take()
 
     def refuse(self) -> None:
         """``e``: a command would run; the offline world does not run it (noted, and by default
@@ -445,7 +468,7 @@ class Runner:
         return "".join(out)
 
 
-def file_lines(p: _Proc, text: str, name: str, sep: str) -> Iterator[tuple[str, str]]:
+def file_lines(text: str, name: str, sep: str) -> Iterator[tuple[str, str]]:
     """The lines of one text, each with its separator (the last may lack it)."""
     if sep == "\n":
         for line in _split_lines([text]):
@@ -459,23 +482,10 @@ def file_lines(p: _Proc, text: str, name: str, sep: str) -> Iterator[tuple[str, 
         start = end
 
 
-def chunked(write: Callable[[str], None]) -> tuple[Callable[[str], None], Callable[[], None]]:
-    """A writer that passes text on in blocks of :data:`CHUNK`, and its flush."""
-    buf: list[str] = []
-    size = 0
-
-    def put(text: str) -> None:
-        nonlocal size
-        buf.append(text)
-        size += len(text)
-        if size >= CHUNK:
-            flush()
-
-    def flush() -> None:
-        nonlocal size
-        if buf:
-            write("".join(buf))
-            buf.clear()
-            size = 0
-
-    return put, flush
+def drain(gen: Generator[str, None, int | None], sink: Callable[[str], None]) -> int | None:
+    """Run ``gen`` to its end, each block into ``sink``; its return value."""
+    while True:
+        try:
+            sink(next(gen))
+        except StopIteration as stop:
+            return stop.value  # type: ignore[no-any-return]
