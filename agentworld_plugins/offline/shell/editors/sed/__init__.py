@@ -7,12 +7,14 @@ from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING
 
 from ....vfs import FsError
+from ...errors import _HelpRequested, _UsageError
 from ...getopt import _getopt
 from ...pipes import streaming
 from ...proc import CHUNK, _split_lines
 from ...registry import applet
 from .run import LINE_WRAP, Runner, SedInput, SedRuntimeError, drain, file_lines
 from .script import Program, SedError, parse
+from .usage import HELP, USAGE, VERSION
 
 if TYPE_CHECKING:
     from ...proc import _Proc
@@ -91,7 +93,15 @@ def _script_order(args: list[str]) -> tuple[list[tuple[str, str]], list[str], st
 def _u_sed(p: _Proc) -> Generator[str, None, int]:
     """sed, streaming: a reader that stops (``yes | sed p | head -3``) stops it."""
     ordered, args, suffix = _script_order(list(p.args))
-    opts, operands = _getopt(args, "nf:e:Eril:suz", _LONGS)
+    try:
+        opts, operands = _getopt(args, "nf:e:Eril:suz", _LONGS)
+    except _UsageError as exc:
+        p.err(exc.message)
+        p.ctx.err.write(USAGE)
+        return 1
+    except _HelpRequested as req:
+        yield VERSION if req.version else HELP
+        return 0
     pieces: list[tuple[str, str | None]] = []
     for kind, value in ordered:
         if kind == "e":
@@ -105,7 +115,7 @@ def _u_sed(p: _Proc) -> Generator[str, None, int]:
         pieces.append((text[:-1] if text.endswith("\n") else text, value))
     if not pieces:
         if not operands:
-            p.ctx.err.write("Usage: sed [OPTION]... {script-only-if-no-other-script} [input-file]...\n")
+            p.ctx.err.write(USAGE)
             return 1
         pieces = [(operands.pop(0), None)]
     try:
@@ -193,7 +203,7 @@ class _Sed:
         p = self.p
         if not names:
             p.err("no input files")
-            return 1
+            return 4
         status = 0
         for name in names:
             path = p.path(name)

@@ -206,8 +206,8 @@ class Runner:
             cmd.active, cmd.end = n > k, n
         elif kind == "plus":
             cmd.active, cmd.end = n > 0, k + n
-        elif kind == "mult":
-            cmd.active = n > 0 and k % n != 0
+        elif kind == "mult":  # up to the next multiple of n after this line (GNU: 4,~4 is 4-8)
+            cmd.active = n > 0
             cmd.end = (k // n + 1) * n if n > 0 else k
         elif kind == "last":
             cmd.active = not source.last

@@ -38,7 +38,7 @@ class Regex:
     __slots__ = ("_at_end", "_python", "rx")
 
     def __init__(self, text: str, extended: bool, icase: bool, multiline: bool) -> None:
-        python = posix_regex(text, extended)
+        python = _OPEN_LOW.sub("{0,", posix_regex(text, extended))  # {,n} is {0,n}
         flags = re.S | (re.I if icase else 0) | (re.M if multiline else 0)
         self.rx: Any = compile_regex(python, flags)
         self._python = (python, flags)
@@ -54,6 +54,9 @@ class Regex:
                 self._at_end = compile_regex(_end_anchors(python), flags)
             return self._at_end.search(text, pos)
         return self.rx.search(text, pos)
+
+
+_OPEN_LOW = re.compile(r"(?<!\\)\{,")
 
 
 def _end_anchors(python: str) -> str:
@@ -306,7 +309,8 @@ class _Parser:
             n = self.number()
             if self.peek() == "~" and first:
                 self.i += 1
-                return Addr("step", n, self.number() if self.peek().isdigit() else 0)
+                step = self.number() if self.peek().isdigit() else 0
+                return Addr("zero" if n == step == 0 else "step", n, step)
             return Addr("zero" if n == 0 and first else "line", n)
         if c in ("+", "~") and not first and self.i + 1 < self.n and self.s[self.i + 1].isdigit():
             self.i += 1
@@ -321,7 +325,7 @@ class _Parser:
                     raise self.fail("unexpected `,'" if not first else "unterminated address regex")
             delim = self.s[self.i]
             self.i += 1
-            text = self.delimited(delim, "unterminated address regex")
+            text = self.delimited(delim, "unterminated address regex", regex=True)
             icase = multiline = False
             while self.peek() in ("I", "M"):
                 icase |= self.peek() == "I"
@@ -336,13 +340,23 @@ class _Parser:
             self.i += 1
         return int(self.s[start : self.i])
 
-    def delimited(self, delim: str, unterminated: str) -> str:
+    def delimited(self, delim: str, unterminated: str, regex: bool = False) -> str:
         """The text up to an unescaped ``delim`` (consumed); ``\\delim`` is ``delim`` itself,
-        ``\\n`` is kept for the regex and a newline ends nothing but the script."""
+        ``\\n`` is kept for the regex and a newline ends nothing but the script. In a regex a
+        bracket expression is read whole (``s/[/]/x/``: its ``/`` ends nothing)."""
         out: list[str] = []
         s = self.s
         while self.i < self.n:
             c = s[self.i]
+            if c == "[" and regex:
+                end = _bracket_end(s, self.i)
+                if end < 0:
+                    newline = s.find("\n", self.i)
+                    self.i = self.n if newline < 0 else newline
+                    break
+                out.append(s[self.i : end])
+                self.i = end
+                continue
             if c == "\\" and self.i + 1 < self.n:
                 d = s[self.i + 1]
                 out.append(d if d == delim else ("\\n" if d == "\n" else c + d))
@@ -364,9 +378,15 @@ class _Parser:
             return None  # the last regex used
         self.seen_regex = True
         try:
+            _check_intervals(text, self.extended)
             return Regex(_numeric_escapes(text, self.extended), self.extended, icase, multiline)
         except re.error as exc:
-            raise self.fail(_regex_error(exc)) from None
+            message = str(exc)
+            if "min repeat greater than max repeat" in message:
+                message = "Invalid content of \\{\\}"
+            elif not message.startswith(("Unmatched \\{", "Invalid content")):
+                message = _regex_error(exc)
+            raise self.fail(message) from None
 
     # commands with arguments
 
@@ -402,7 +422,7 @@ class _Parser:
         if delim in ("", "\n", "\\"):
             raise self.fail("unterminated `s' command")
         self.i += 1
-        pattern = self.delimited(delim, "unterminated `s' command")
+        pattern = self.delimited(delim, "unterminated `s' command", regex=True)
         replacement = self.delimited_replacement(delim)
         icase = multiline = False
         number = False
@@ -529,12 +549,61 @@ class _Parser:
         self.end_of_command()
 
 
-_NUMERIC = re.compile(r"\\(?:x([0-9A-Fa-f]{1,2})|o([0-7]{1,3})|d([0-9]{3})|c(.))", re.S)
+_NUMERIC = re.compile(r"\\(?:x([0-9A-Fa-f]{1,2})|o([0-7]{1,3})|d([0-9]{3})|c(.)|([afrv]))", re.S)
+_CONTROL = {"a": "\a", "f": "\f", "r": "\r", "v": "\v"}
+
+
+def _bracket_end(s: str, i: int) -> int:
+    """The index after the ``]`` closing the bracket expression at ``s[i]``; -1 if none does
+    before the end of the line."""
+    j = i + 1
+    if j < len(s) and s[j] == "^":
+        j += 1
+    if j < len(s) and s[j] == "]":
+        j += 1
+    while j < len(s) and s[j] != "\n":
+        if s[j] == "[" and j + 1 < len(s) and s[j + 1] in ".:=":
+            close = s.find(s[j + 1] + "]", j + 2)
+            if close < 0:
+                return -1
+            j = close + 2
+            continue
+        if s[j] == "]":
+            return j + 1
+        j += 1
+    return -1
+
+
+_INTERVAL = re.compile(r"(\d*)(?:(,)(\d*))?")
+
+
+def _check_intervals(text: str, extended: bool) -> None:
+    """GNU's errors for a bad interval: ``\\{`` never closed, ``{2,1}``."""
+    opener = "{" if extended else "\\{"
+    closer = "}" if extended else "\\}"
+    i = 0
+    while (i := text.find(opener, i)) >= 0:
+        if not extended and i > 0 and text[i - 1] == "\\" and (i < 2 or text[i - 2] != "\\"):
+            i += 1
+            continue
+        m = _INTERVAL.match(text, i + len(opener))
+        assert m is not None
+        if not text.startswith(closer, m.end()):
+            if extended:
+                i += 1
+                continue  # a literal brace in an ERE
+            raise re.error("Unmatched \\{")
+        low, comma, high = m.groups()
+        if (not low and not comma) or (low and high and int(low) > int(high)):
+            raise re.error("Invalid content of \\{\\}")
+        i = m.end()
 
 
 def _char(m: re.Match[str]) -> str:
     """The character of ``\\xHH``, ``\\oNNN``, ``\\dNNN`` or ``\\cX``."""
-    hexa, octal, decimal, control = m.groups()
+    hexa, octal, decimal, control, letter = m.groups()
+    if letter is not None:
+        return _CONTROL[letter]
     if control is not None:
         return chr(ord(control.upper()) ^ 0x40)
     return chr(int(hexa, 16) if hexa else int(octal, 8) if octal else int(decimal))
