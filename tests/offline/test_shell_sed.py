@@ -431,6 +431,58 @@ SAME_AS_GNU = [
     "echo 'a:b' | sed 's/[[:punct:]/]/x/'",
     "seq 10 | sed -n '4,~4p'",
     "seq 10 | sed -n '/5/,~4p'",
+    "printf 'a\\n' | POSIXLY_CORRECT=1 sed 'N;s/a/X/'; echo \"rc=$?\"",
+    "seq 3 | POSIXLY_CORRECT=1 sed 'N;s/\\n/-/'",
+    "sed --sandbox 'r x' f; echo $?",
+    "sed --sandbox 's/a/b/w x' f; echo $?",
+    "sed --sandbox 'e ls' f; echo $?",
+    "sed --sandbox -n 1p f",
+    "mkdir bak; sed -i'bak/*.old' 's/o/0/' f; cat bak/f.old f",
+    "sed -i'old_*' 's/o/0/' f; cat old_f",
+    "sed -n -i p f; cat f",
+    "sed -i -n 2p f; cat f",
+    "sed -ni 2p f; cat f",
+    "sed -i.b -n 2p f; ls f*",
+    "sed -Ei 's/(o)/[\\1]/' f; cat f",
+    "sed -i -e 1d -i f; cat f",
+    "ln -s f lnk; sed -i 1d lnk; ls -l lnk | cut -c1; cat f",
+    "sed -i '1w f.copy' f; cat f.copy",
+    "sed 's/o/0/w f' f; cat f",
+    "sed -n '/two/,/four/{=;}' f",
+    "sed -n -e '/two/{n' -e 'p}' f",
+    "sed -e 'a\\' -e 'x' f",
+    "sed -e 'i\\' -e 'first' -e 'p' f | head -4",
+    "sed 'a\\\\' f",
+    "sed 'a \\  lead' f",
+    "sed 'a\\\\  lead' f",
+    "sed 'i\\\ttab' f",
+    "sed '1s/^/\\t/' f | od -c | head -2",
+    "sed 's/o/\\o101/' f",
+    "sed 's/o/\\d65/' f",
+    "sed 's/o/\\x41/' f",
+    "sed 's/o/\\cA/' f | od -c | head -2",
+    "sed 's/\\x6f/O/g' f",
+    "sed 's/\\o157/O/g' f",
+    "sed 's/\\d111/O/g' f",
+    "sed -n '\\,t,p' f",
+    "sed -n '\\|t|p' f",
+    "sed -n '\\;t;p' f",
+    "sed '/t/I!d' f",
+    "sed -n '/T/Ip' f",
+    "sed -n '/T/I,/F/Ip' f",
+    "echo 'Hello' | sed 's/hello/bye/I'",
+    "echo 'Hello' | sed 's/hello/bye/i'",
+    "seq 3 | sed -n '2{s/2/X/p;p}'",
+    "seq 3 | sed 's/2/X/;tx;s/$/-/;:x'",
+    "seq 3 | sed -n '/2/!{p}'",
+    "seq 3 | sed '2 ! d'",
+    "seq 3 | sed '2!  d'",
+    "seq 3 | sed ' 2 p'",
+    "seq 3 | sed '2 , 3 p'",
+    "seq 3 | sed '2,$ p'",
+    "sed '2{\np\n}' f",
+    "sed -n '/one/{\nn\np\n}' f",
+    "cp f g1; ln -s g1 lnk; sed -i --follow-symlinks 1d lnk; ls -l lnk | cut -c1; cat g1",
 ]
 
 
@@ -515,3 +567,9 @@ def test_w_files_and_in_place_backups_land_in_the_virtual_fs() -> None:
         FIVE + "sed -n -i.bak -e '/o/w hits.txt' -e 's/e/E/p' f; cat f; cat hits.txt; cat f.bak | wc -l"
     )
     assert r.stdout == "onE\nthrEe\nfivE\none\ntwo\nfour\n5\n"
+
+
+def test_debug_runs_the_script_and_flags_the_trace_it_does_not_print() -> None:
+    vm = VirtualMachine(interactive=False)
+    r = vm.run(FIVE + "sed --debug -n 2p f")
+    assert (r.stdout, r.stderr, r.exit_code, r.unknown_effect) == ("two\n", "", 0, True)

@@ -33,9 +33,9 @@ _LONGS: dict[str, str | None] = {
     "null-data": "z",
     "zero-terminated": "z",
     "posix": None,
-    "debug": None,
-    "sandbox": None,
-    "follow-symlinks": None,
+    "debug": "debug",
+    "sandbox": "sandbox",
+    "follow-symlinks": "follow",
     "binary": None,
 }
 
@@ -119,7 +119,7 @@ def _u_sed(p: _Proc) -> Generator[str, None, int]:
             return 1
         pieces = [(operands.pop(0), None)]
     try:
-        prog = parse(pieces, "E" in opts or "r" in opts)
+        prog = parse(pieces, "E" in opts or "r" in opts, sandbox="sandbox" in opts)
     except SedError as exc:
         p.err(str(exc))
         return exc.status
@@ -130,13 +130,15 @@ def _u_sed(p: _Proc) -> Generator[str, None, int]:
         except ValueError:
             p.err(f"invalid line length: {opts['l'][-1]}")
             return 1
+    if "debug" in opts:
+        p.unknown()  # GNU's --debug trace is not simulated: the plain output, flagged
     suffix = suffix if suffix is not None else (opts["isuffix"][-1] if "isuffix" in opts else None)
     sed = _Sed(p, prog, quiet="n" in opts or prog.quiet, sep="\0" if "z" in opts else "\n", wrap=wrap)
     if not sed.open_wfiles():
         return 4
     try:
         if "i" in opts or suffix is not None:
-            return sed.in_place(operands, suffix)
+            return sed.in_place(operands, suffix, follow="follow" in opts)
         return (yield from sed.stream(operands or ["-"], separate="s" in opts))
     except SedRuntimeError as exc:
         p.err(str(exc))
@@ -199,7 +201,9 @@ class _Sed:
                     break
         return code if code is not None else files.status
 
-    def in_place(self, names: list[str], suffix: str | None) -> int:
+    def in_place(self, names: list[str], suffix: str | None, follow: bool) -> int:
+        """Each file edited on its own; a symlink is replaced by the edited file (GNU without
+        ``--follow-symlinks``, which edits the file it points to)."""
         p = self.p
         if not names:
             p.err("no input files")
@@ -208,6 +212,8 @@ class _Sed:
         for name in names:
             path = p.path(name)
             try:
+                if follow and p.fs.is_link(path):
+                    path = p.fs.realpath(path)
                 if p.fs.is_dir(path):
                     p.err(f"couldn't edit {name}: not a regular file")
                     status = 4
@@ -223,6 +229,8 @@ class _Sed:
             if suffix:
                 backup = suffix.replace("*", name.rsplit("/", 1)[-1]) if "*" in suffix else name + suffix
                 p.fs.write(p.path(backup), text)
+            if p.fs.is_link(path):
+                p.fs.remove(path)
             p.fs.write(path, "".join(out))
             if runner.stopped:
                 return code or 0

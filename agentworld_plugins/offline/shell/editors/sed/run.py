@@ -93,6 +93,9 @@ class Runner:
         self.pending: list[str] = []
         self.pending_size = 0
         self.stopped = False
+        vm = p.vm
+        #: POSIXLY_CORRECT in the environment: N on the last line quits without printing
+        self.posix = "POSIXLY_CORRECT" in vm.exported and "POSIXLY_CORRECT" in vm.vars
         self.hold = ""
         self.last_rx: Regex | None = None
         self.queue: list[str | tuple[str] | None] = []
@@ -310,7 +313,7 @@ class Runner:
                     ps, self.hold = self.hold, ps
                 elif name in "nN":
                     if source.last:  # GNU (not POSIX): print the pattern space and end
-                        if not self.quiet:
+                        if not self.quiet and not (self.posix and name == "N"):
                             self.emit(ps, source, whole)
                         self.flush_queue()
                         raise _Quit(None, False)

@@ -19,6 +19,7 @@ from ...regex import compile_regex
 VERSION = (4, 9)
 #: the commands that take no argument
 _PLAIN = "=dDgGhHnNpPxzF"
+_SANDBOXED = "e/r/w commands disabled in sandbox mode"
 _ESCAPES = {"a": "\a", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
 
 
@@ -121,13 +122,15 @@ class Program:
     wfiles: list[str] = field(default_factory=list)
 
 
-def parse(pieces: list[tuple[str, str | None]], extended: bool) -> Program:
-    """Pieces are (text, file name or None for an ``-e``/script argument)."""
-    return _Parser(pieces, extended).program()
+def parse(pieces: list[tuple[str, str | None]], extended: bool, sandbox: bool = False) -> Program:
+    """Pieces are (text, file name or None for an ``-e``/script argument); ``sandbox``
+    (``--sandbox``) refuses e, r, R, w, W and s///e, s///w."""
+    return _Parser(pieces, extended, sandbox).program()
 
 
 class _Parser:
-    def __init__(self, pieces: list[tuple[str, str | None]], extended: bool) -> None:
+    def __init__(self, pieces: list[tuple[str, str | None]], extended: bool, sandbox: bool) -> None:
+        self.sandbox = sandbox
         self.s = "\n".join(text for text, _ in pieces)
         self.n = len(self.s)
         self.i = 0
@@ -262,6 +265,8 @@ class _Parser:
 
     def argument(self, cmd: Command, prog: Program) -> None:
         name = cmd.name
+        if self.sandbox and name in "erRwW":
+            raise self.fail(_SANDBOXED)
         if name in _PLAIN:
             self.end_of_command()
         elif name in "btT":
@@ -406,10 +411,11 @@ class _Parser:
         out: list[str] = []
         while self.i < self.n:
             c = s[self.i]
-            if c == "\\" and self.i + 1 < self.n:
-                d = s[self.i + 1]
-                out.append(_ESCAPES.get(d, d) if d != "\n" else "\n")
-                self.i += 2
+            if c == "\\":
+                if self.i + 1 < self.n:
+                    d = s[self.i + 1]
+                    out.append(_ESCAPES.get(d, d) if d != "\n" else "\n")
+                self.i = min(self.i + 2, self.n)  # a backslash that ends the script: nothing
                 continue
             self.i += 1
             if c == "\n":
@@ -449,8 +455,12 @@ class _Parser:
             elif c in "mM":
                 multiline = True
             elif c == "e":
+                if self.sandbox:
+                    raise self.fail(_SANDBOXED, self.i + 1)
                 cmd.eflag = True
             elif c == "w":
+                if self.sandbox:
+                    raise self.fail(_SANDBOXED, self.i + 1)
                 self.i += 1
                 self.blanks()
                 cmd.arg = self.to_eol()
@@ -549,7 +559,7 @@ class _Parser:
         self.end_of_command()
 
 
-_NUMERIC = re.compile(r"\\(?:x([0-9A-Fa-f]{1,2})|o([0-7]{1,3})|d([0-9]{3})|c(.)|([afrv]))", re.S)
+_NUMERIC = re.compile(r"\\(?:x([0-9A-Fa-f]{1,2})|o([0-7]{1,3})|d([0-9]{1,3})|c(.)|([afrv]))", re.S)
 _CONTROL = {"a": "\a", "f": "\f", "r": "\r", "v": "\v"}
 
 
