@@ -116,7 +116,6 @@ MEMORY_MB = 16
         "yes | sort",
         "cat /dev/zero | sed p",
         "echo x | sed ':a;h;G;ba'",
-        "yes | sed ':a;N;ba'",
         "yes | tr -d '\\n' | wc -l",
     ],
 )

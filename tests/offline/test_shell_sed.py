@@ -483,6 +483,8 @@ SAME_AS_GNU = [
     "sed '2{\np\n}' f",
     "sed -n '/one/{\nn\np\n}' f",
     "cp f g1; ln -s g1 lnk; sed -i --follow-symlinks 1d lnk; ls -l lnk | cut -c1; cat g1",
+    "seq 2000 | sed -e :a -e '$!N;s/\\n/,/;ta' | wc -c",
+    "seq 3000 | sed ':a;N;$!ba;s/\\n/+/g' | tail -c 20",
 ]
 
 
@@ -573,3 +575,18 @@ def test_debug_runs_the_script_and_flags_the_trace_it_does_not_print() -> None:
     vm = VirtualMachine(interactive=False)
     r = vm.run(FIVE + "sed --debug -n 2p f")
     assert (r.stdout, r.stderr, r.exit_code, r.unknown_effect) == ("two\n", "", 0, True)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "seq 100000 | sed ':a;N;$!ba;s/\\n/,/g' | wc -c",
+        "seq 100000 | sed -n 'H;${x;s/\\n/,/g;s/^,//;p}' | wc -c",
+    ],
+)
+def test_joining_all_lines_is_linear_work(command: str, real_bash: Callable[[str], tuple[str, int]]) -> None:
+    vm = VirtualMachine(interactive=False)
+    vm.limits = StepLimits(seconds=3)
+    r = vm.run(command)
+    assert (r.stdout, r.exit_code) == real_bash(command)
+    assert vm._budget.work < 2_000_000  # 100,000 lines: a few units each, not a copy of the space each

@@ -1,7 +1,7 @@
 """Running a parsed sed program (:mod:`.script`) over its input, cycle by cycle, as GNU sed 4.9.
 
 Every command executed, and every branch taken, spends the step's work budget
-(:data:`~...limits.COMMAND_WORK`), so ``sed ':a;ba'`` ends with the shell's CPU-time answer; the
+(:data:`SED_COMMAND_WORK`), so ``sed ':a;ba'`` ends with the shell's CPU-time answer; the
 pattern and hold spaces are held against the memory budget as they grow (``G;h`` doubling,
 ``:a;N;ba`` on an endless pipe). ``e`` and ``s///e`` run a command: that is never done here,
 it is answered as a program the offline world cannot simulate (noted as an unknown effect).
@@ -9,17 +9,20 @@ it is answered as a program the offline world cannot simulate (noted as an unkno
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ....vfs import FsError
-from ...limits import COMMAND_WORK, current
+from ...limits import COPY_BYTES_PER_UNIT, current
 from ...proc import CHUNK, _split_lines
 from .script import Addr, Command, Program, Regex
 
 if TYPE_CHECKING:
     from ...proc import _Proc
 
+#: the work of one sed command executed (GNU's take a fraction of a microsecond each)
+SED_COMMAND_WORK = 1
 #: the width ``l`` wraps at (``-l N``; 0 never wraps)
 LINE_WRAP = 70
 _LIST_ESCAPES = {"\\": "\\\\", "\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r",
@@ -245,6 +248,10 @@ class Runner:
         sep = self.sep
         restart = False
         ps = ""
+        # what N and G appended, joined to ps only when a command looks at it (`:a;N;$!ba`
+        # would otherwise copy the growing space at each line)
+        tail = io.StringIO()  # grows in place, amortized (a str's += copies once it is big)
+        tail_size = 0
         while True:
             if not restart:
                 read = source.read()
@@ -262,7 +269,11 @@ class Runner:
                     yield self.take()
                 cmd = cmds[pc]
                 pc += 1
-                budget.spend(COMMAND_WORK)
+                budget.spend(SED_COMMAND_WORK)
+                if tail_size and not cmd.blind:
+                    ps += tail.getvalue()
+                    tail = io.StringIO()
+                    tail_size = 0
                 if not self.selected(cmd, k, ps, source):
                     if cmd.name == "{":
                         pc = cmd.target
@@ -301,18 +312,24 @@ class Runner:
                 elif name == "h":
                     self.hold = ps
                 elif name == "H":
-                    budget.hold(len(self.hold) + len(ps) + 1)
-                    self.hold = self.hold + sep + ps
+                    self.grow(len(self.hold) + len(ps) + 1, len(ps))
+                    hold, self.hold = self.hold, ""
+                    hold += sep  # in place: CPython appends to a string only it holds
+                    hold += ps
+                    self.hold = hold
                 elif name == "g":
                     ps = self.hold
                 elif name == "G":
-                    budget.hold(len(self.hold) + len(ps) + 1)
-                    ps = ps + sep + self.hold
+                    self.grow(len(self.hold) + len(ps) + tail_size + 1, len(self.hold))
+                    tail.write(sep)
+                    tail.write(self.hold)
+                    tail_size += len(self.hold) + 1
                     whole = True
                 elif name == "x":
                     ps, self.hold = self.hold, ps
                 elif name in "nN":
                     if source.last:  # GNU (not POSIX): print the pattern space and end
+                        ps += tail.getvalue()
                         if not self.quiet and not (self.posix and name == "N"):
                             self.emit(ps, source, whole)
                         self.flush_queue()
@@ -325,8 +342,10 @@ class Runner:
                     if name == "n":
                         ps, whole = line, False
                     else:
-                        budget.hold(len(ps) + len(line) + 1)
-                        ps = ps + sep + line
+                        self.grow(len(ps) + tail_size + len(line) + 1, len(line))
+                        tail.write(sep)
+                        tail.write(line)
+                        tail_size += len(line) + 1
                 elif name == "P":
                     at = ps.find(sep)
                     self.write((ps if at < 0 else ps[:at]) + sep)
@@ -371,12 +390,22 @@ class Runner:
                     self.write(f"{source.name}\n")
                 elif name == "e":
                     self.refuse()
+            if tail_size:
+                ps += tail.getvalue()
+                tail = io.StringIO()
+                tail_size = 0
             if action == "print" and not self.quiet:
                 self.emit(ps, source, whole)
             self.flush_queue()
             restart = action == "restart"
             if self.pending_size >= CHUNK:
                 yield self.take()
+
+    def grow(self, size: int, added: int) -> None:
+        """A space grows to ``size`` by ``added`` bytes: refused past the memory budget, the
+        bytes appended counted as work (appending is linear, as in GNU's growing buffers)."""
+        self.budget.reserve(size)
+        self.budget.spend(1 + added // COPY_BYTES_PER_UNIT)
 
     def refuse(self) -> None:
         """``e``: a command would run; the offline world does not run it (noted, and by default
@@ -398,19 +427,17 @@ class Runner:
         right after the previous match does not count (``s/b*/-/g`` on abc is -a-c-)."""
         rx = self.regex(cmd.rx)
         out: list[str] = []
-        pos = copied = count = 0
+        copied = count = 0
         prev_end = -1
         size = len(ps)
         spend = self.budget.spend
-        while pos <= size:
-            m = rx.search(ps, pos)
-            if m is None:
-                break
+        for m in rx.finditer(ps):  # one pass over the text (its work counted once)
             start, end = m.span()
-            spend(1)
-            if start == end and start == prev_end:
-                pos = start + 1
+            if count:
+                spend(1)
+            if start == end == prev_end:
                 continue
+            prev_end = end
             count += 1
             if count >= cmd.nth:
                 out.append(ps[copied:start])
@@ -418,14 +445,12 @@ class Runner:
                 copied = end
                 if not cmd.glob:
                     break
-            prev_end = end
-            pos = end if end > start else end + 1
         if copied == 0 and not out:
             return None
         out.append(ps[copied:])
         new = "".join(out)
         if len(new) > size:
-            self.budget.hold(len(new))
+            self.budget.reserve(len(new))
         return new
 
     @staticmethod

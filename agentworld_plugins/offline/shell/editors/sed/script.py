@@ -12,13 +12,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...limits import current
 from ...patterns import _regex_error, posix_regex
-from ...regex import compile_regex
+from ...regex import MATCH_CHARS_PER_UNIT, compile_regex
 
 #: the version ``v`` compares with
 VERSION = (4, 9)
 #: the commands that take no argument
 _PLAIN = "=dDgGhHnNpPxzF"
+#: the commands that do not read the pattern space
+_BLIND = "btTNG=aiRrF"
 _SANDBOXED = "e/r/w commands disabled in sandbox mode"
 _ESCAPES = {"a": "\a", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
 
@@ -36,25 +39,35 @@ class Regex:
     """A sed regular expression: its POSIX text compiled to the shell's matchers. ``$`` (without
     ``M``) matches only at the very end of the pattern space, also one that ends in a newline."""
 
-    __slots__ = ("_at_end", "_python", "rx")
+    __slots__ = ("_at_end", "_plain", "_python", "rx")
 
     def __init__(self, text: str, extended: bool, icase: bool, multiline: bool) -> None:
         python = _OPEN_LOW.sub("{0,", posix_regex(text, extended))  # {,n} is {0,n}
         flags = re.S | (re.I if icase else 0) | (re.M if multiline else 0)
         self.rx: Any = compile_regex(python, flags)
         self._python = (python, flags)
+        #: a pattern :mod:`re` matches in linear time, unaccounted by the matcher
+        self._plain = isinstance(self.rx, re.Pattern)
         self._at_end: Any = None if multiline or "$" not in python else False
 
     def groups(self) -> int:
         return int(re.compile(*self._python).groups)
 
-    def search(self, text: str, pos: int = 0) -> Any:
+    def _for(self, text: str) -> Any:
+        if self._plain:
+            current().spend(len(text) // MATCH_CHARS_PER_UNIT)  # RE2's wrapper counts its own
         if self._at_end is not None and text.endswith("\n"):
             if self._at_end is False:
                 python, flags = self._python
                 self._at_end = compile_regex(_end_anchors(python), flags)
-            return self._at_end.search(text, pos)
-        return self.rx.search(text, pos)
+            return self._at_end
+        return self.rx
+
+    def search(self, text: str) -> Any:
+        return self._for(text).search(text)
+
+    def finditer(self, text: str) -> Any:
+        return self._for(text).finditer(text)
 
 
 _OPEN_LOW = re.compile(r"(?<!\\)\{,")
@@ -108,6 +121,8 @@ class Command:
     nth: int = 1
     pflag: int = 0
     eflag: bool = False
+    #: neither the command nor its addresses look at the pattern space (b, N, G, ...)
+    blind: bool = False
     #: a two-address range: selecting since a line, up to ``end`` (a line number) where known
     active: bool = False
     end: int = 0
@@ -225,6 +240,7 @@ class _Parser:
             if name in "qQ" and a2 is not None:
                 raise self.fail("command only uses one address")
             if name == "{":
+                cmd.blind = not any(a is not None and a.kind == "re" for a in (a1, a2))
                 blocks.append((cmd, len(cmds)))
                 cmds.append(cmd)
                 continue
@@ -242,6 +258,7 @@ class _Parser:
                 labels.setdefault(label, len(cmds))
                 continue
             self.argument(cmd, prog)
+            cmd.blind = name in _BLIND and not any(a is not None and a.kind == "re" for a in (a1, a2))
             cmds.append(cmd)
         if blocks:
             raise self.fail("unmatched `{'", self.pieces[0][0])
