@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING
 
@@ -124,12 +125,9 @@ def _u_sed(p: _Proc) -> Generator[str, None, int]:
         p.err(str(exc))
         return exc.status
     wrap = LINE_WRAP
-    if "l" in opts:
-        try:
-            wrap = int(opts["l"][-1])
-        except ValueError:
-            p.err(f"invalid line length: {opts['l'][-1]}")
-            return 1
+    if "l" in opts:  # GNU reads the number's leading digits (`-l x` is 0: never wrap)
+        digits = re.match(r"\s*\d*", opts["l"][-1])
+        wrap = int(digits.group(0) or 0) if digits and digits.group(0).strip() else 0
     if "debug" in opts:
         p.unknown()  # GNU's --debug trace is not simulated: the plain output, flagged
     suffix = suffix if suffix is not None else (opts["isuffix"][-1] if "isuffix" in opts else None)
@@ -225,6 +223,7 @@ class _Sed:
                 continue
             out: list[str] = []
             runner = self.runner()
+            runner.stdout = p.out  # w /dev/stdout: the terminal, not the file being edited
             code = drain(runner.run(SedInput(file_lines(text, name, self.sep), self.sep)), out.append)
             if suffix:
                 backup = suffix.replace("*", name.rsplit("/", 1)[-1]) if "*" in suffix else name + suffix

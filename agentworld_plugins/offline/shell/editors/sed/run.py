@@ -96,6 +96,8 @@ class Runner:
         self.pending: list[str] = []
         self.pending_size = 0
         self.stopped = False
+        #: where ``w /dev/stdout`` writes when that is not the output (``-i``)
+        self.stdout: Callable[[str], None] | None = None
         vm = p.vm
         #: POSIXLY_CORRECT in the environment: N on the last line quits without printing
         self.posix = "POSIXLY_CORRECT" in vm.exported and "POSIXLY_CORRECT" in vm.vars
@@ -136,7 +138,7 @@ class Runner:
 
     def to_file(self, name: str, text: str) -> None:
         if name == "/dev/stdout":
-            self.write(text)
+            (self.stdout or self.write)(text)
         elif name == "/dev/stderr":
             self.p.ctx.err.write(text)
         else:
