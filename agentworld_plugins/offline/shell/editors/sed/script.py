@@ -576,8 +576,8 @@ class _Parser:
         self.end_of_command()
 
 
-_NUMERIC = re.compile(r"\\(?:x([0-9A-Fa-f]{1,2})|o([0-7]{1,3})|d([0-9]{1,3})|c(.)|([afrv]))", re.S)
-_CONTROL = {"a": "\a", "f": "\f", "r": "\r", "v": "\v"}
+_NUMERIC = re.compile(r"\\(?:x([0-9A-Fa-f]{1,2})|o([0-7]{1,3})|d([0-9]{1,3})|c(.)|([afnrtv]))", re.S)
+_CONTROL = {"a": "\a", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
 
 
 def _bracket_end(s: str, i: int) -> int:
@@ -656,6 +656,11 @@ def _y_text(raw: str) -> str:
     out: list[str] = []
     i = 0
     while i < len(raw):
+        numeric = _NUMERIC.match(raw, i)
+        if numeric is not None:
+            out.append(_char(numeric))
+            i = numeric.end()
+            continue
         if raw[i] == "\\" and i + 1 < len(raw):
             d = raw[i + 1]
             out.append("\n" if d == "n" else ("\\" if d == "\\" else _ESCAPES.get(d, "\\" + d)))
