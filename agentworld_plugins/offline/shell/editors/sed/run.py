@@ -204,11 +204,16 @@ class Runner:
             if k < cmd.end:
                 return True
             cmd.active = False
-            if k == cmd.end:
-                return True
-            # past the end (n/N read over it): the range may start again here
-        if not self.match(a1, k, ps, source):
+            if k == cmd.end or a2.kind != "line":
+                return True  # +N and ~N end on the line that reaches or passes the end
+            # past a line-number end (n/N read over it): not selected, and may start again
+        if a1.kind == "line":
+            # a line-number start passed over by n/N still starts the range (once)
+            if k < a1.n or (k > a1.n and cmd.started):
+                return False
+        elif not self.match(a1, k, ps, source):
             return False
+        cmd.started = True
         kind, n = a2.kind, a2.n
         if kind == "line":
             cmd.active, cmd.end = n > k, n
@@ -231,6 +236,7 @@ class Runner:
         self.stopped = False
         for cmd in self.prog.commands:
             cmd.active = cmd.a1 is not None and cmd.a1.kind == "zero"
+            cmd.started = False
         code = None
         try:
             yield from self.cycles(source)

@@ -126,6 +126,8 @@ class Command:
     #: a two-address range: selecting since a line, up to ``end`` (a line number) where known
     active: bool = False
     end: int = 0
+    #: the range started once (a line-number start can start it only once)
+    started: bool = False
 
 
 @dataclass
