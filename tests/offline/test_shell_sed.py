@@ -562,6 +562,22 @@ SAME_AS_GNU = [
     "seq 12 | sed -n '2,4{p;n}'",
     "seq 12 | sed -n '$!{n;n};3,4p'",
     "seq 12 | sed '2,4!{n;d}'",
+    "printf '2{\\np\\n' > s.sed; sed -f s.sed f",
+    "printf 'p\\n}\\n' > s2.sed; sed -f s2.sed f",
+    "printf 'p\\n}\\n' > s2.sed; sed -e p -f s2.sed f",
+    "printf '2{\\np\\n' > s.sed; sed -f s.sed -e p f",
+    "printf 'p\\ns/a/b\\n' > s3.sed; sed -e p -f s3.sed f",
+    "sed -n -e '2{' -e p f",
+    "printf '2{\\n' > s4.sed; sed -f s4.sed -e '}' f",
+    "printf 'bx\\n' > s5.sed; sed -f s5.sed f",
+    "printf 'p' > s6.sed; sed -n -f s6.sed -e 'p' f",
+    "printf '1a\\\\\\n' > s7.sed; sed -f s7.sed f",
+    "printf '1a\\\\' > s7.sed; sed -f s7.sed f",
+    "printf '1a\\\\\\nx\\n' > s7.sed; sed -f s7.sed -e 2d f",
+    "printf 's/o/0/' | sed -f - f",
+    "printf '/two/d\\n' > s8.sed; sed -f s8.sed -f s8.sed f",
+    "printf '# only a comment\\n' > s9.sed; sed -f s9.sed f",
+    "printf 'y/abc/xy/\\n' > s10.sed; sed -f s10.sed f",
 ]
 
 

@@ -113,7 +113,7 @@ def _u_sed(p: _Proc) -> Generator[str, None, int]:
         except FsError as exc:
             p.err(f"couldn't open file {value}: {exc.strerror}")
             return 4
-        pieces.append((text[:-1] if text.endswith("\n") else text, value))
+        pieces.append((text, value))  # its last newline counts: `a\` then a newline is an empty line
     if not pieces:
         if not operands:
             p.ctx.err.write(USAGE)
