@@ -136,9 +136,17 @@ class Runner:
         else:
             self.write_out(self.sep)
 
-    def to_file(self, name: str, text: str) -> None:
-        if name == "/dev/stdout":
-            (self.stdout or self.write)(text)
+    def to_file(self, name: str, ps: str, unterminated: bool) -> None:
+        """``w``: the space and its newline (none after a last line that had none)."""
+        text = ps if unterminated else ps + self.sep
+        if name == "/dev/stdout" and self.stdout is None:
+            self.write(ps)
+            if unterminated:
+                self.missing_newline = True
+            else:
+                self.write_out(self.sep)
+        elif name == "/dev/stdout" and self.stdout is not None:
+            self.stdout(text)
         elif name == "/dev/stderr":
             self.p.ctx.err.write(text)
         else:
@@ -146,10 +154,11 @@ class Runner:
 
     def flush_queue(self) -> None:
         for item in self.queue:
+            # each (even an empty `a\\`) first ends a last line that had no newline, as GNU does
             if isinstance(item, tuple):
-                self.write_out(item[0])  # a file's text or a line of R: as it is
-            elif item is not None:
-                self.write(item + "\n")
+                self.write(item[0])  # a file's text or a line of R: as it is
+            else:
+                self.write("" if item is None else item + "\n")
         self.queue.clear()
 
     def read_file(self, name: str) -> str | None:
@@ -296,7 +305,7 @@ class Runner:
                         if cmd.pflag:
                             self.emit(ps, source, whole)
                         if cmd.arg:
-                            self.to_file(cmd.arg, ps + sep)
+                            self.to_file(cmd.arg, ps, source.unterminated)
                         if cmd.eflag:
                             self.refuse()
                 elif name == "p":
@@ -388,10 +397,13 @@ class Runner:
                     if got is not None:
                         self.queue.append((got,))
                 elif name == "w":
-                    self.to_file(cmd.arg, ps + sep)
+                    self.to_file(cmd.arg, ps, source.unterminated)
                 elif name == "W":
                     at = ps.find(sep)
-                    self.to_file(cmd.arg, (ps if at < 0 else ps[:at]) + sep)
+                    if at < 0:
+                        self.to_file(cmd.arg, ps, source.unterminated)
+                    else:
+                        self.to_file(cmd.arg, ps[:at], False)
                 elif name == "z":
                     ps = ""
                 elif name == "F":
