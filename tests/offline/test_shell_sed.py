@@ -733,3 +733,13 @@ def test_joining_all_lines_is_linear_work(command: str, real_bash: Callable[[str
     r = vm.run(command)
     assert (r.stdout, r.exit_code) == real_bash(command)
     assert vm._budget.work < 2_000_000  # 100,000 lines: a few units each, not a copy of the space each
+
+
+def test_e_under_in_place_leaves_the_file_as_it_was() -> None:
+    vm = VirtualMachine(interactive=False)
+    r = vm.run(FIVE + "sed -i '3e date' f; echo $?; cat f")
+    assert (r.stdout, r.stderr, r.unknown_effect) == (
+        "126\none\ntwo\nthree\nfour\nfive\n",
+        NOT_SIMULATED,
+        True,
+    )

@@ -225,6 +225,8 @@ class _Sed:
             runner = self.runner()
             runner.stdout = p.out  # w /dev/stdout: the terminal, not the file being edited
             code = drain(runner.run(SedInput(file_lines(text, name, self.sep), self.sep)), out.append)
+            if runner.refused is not None:
+                return runner.refused  # `e` was not run: the file is left as it was
             if suffix:
                 backup = suffix.replace("*", name.rsplit("/", 1)[-1]) if "*" in suffix else name + suffix
                 p.fs.write(p.path(backup), text)
