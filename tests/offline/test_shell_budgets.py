@@ -115,6 +115,7 @@ MEMORY_MB = 16
         'x=a; for i in $(seq 22); do x="$x$x"; done; for i in $(seq 30); do declare y$i="$x$i"; done; echo never',
         "yes | sort",
         "cat /dev/zero | sed p",
+        "echo x | sed ':a;h;G;ba'",
         "yes | tr -d '\\n' | wc -l",
     ],
 )
