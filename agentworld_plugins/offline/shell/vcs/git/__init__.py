@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ...constants import _VERSIONS
 from ...registry import applet
+from .apply import cmd_apply
 from .history import (
     cmd_branch,
     cmd_cat_file,
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 
 COMMANDS: dict[str, Callable[[_Proc, list[str]], int]] = {
     "init": cmd_init,
+    "apply": cmd_apply,
     "status": cmd_status,
     "add": cmd_add,
     "rm": cmd_rm,
@@ -64,7 +66,7 @@ COMMANDS: dict[str, Callable[[_Proc, list[str]], int]] = {
 }
 
 #: real git commands this world cannot carry out (a network, an editor, a merge machinery)
-_NOT_SIMULATED = {"push", "pull", "fetch", "clone", "merge", "rebase", "cherry-pick", "am", "apply",
+_NOT_SIMULATED = {"push", "pull", "fetch", "clone", "merge", "rebase", "cherry-pick", "am",
                   "bisect", "blame", "submodule", "worktree", "gc", "revert", "reflog", "notes", "archive",
                   "format-patch"}  # fmt: skip
 
