@@ -27,6 +27,7 @@ from .history import (
     cmd_rev_parse,
     cmd_show,
 )
+from .merge import cmd_merge
 from .more import cmd_clean, cmd_describe, cmd_grep, cmd_mv, cmd_shortlog
 from .refs import cmd_remote, cmd_tag
 from .repo import GitError
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 COMMANDS: dict[str, Callable[[_Proc, list[str]], int]] = {
     "init": cmd_init,
     "apply": cmd_apply,
+    "merge": cmd_merge,
     "status": cmd_status,
     "add": cmd_add,
     "rm": cmd_rm,
@@ -66,7 +68,7 @@ COMMANDS: dict[str, Callable[[_Proc, list[str]], int]] = {
 }
 
 #: real git commands this world cannot carry out (a network, an editor, a merge machinery)
-_NOT_SIMULATED = {"push", "pull", "fetch", "clone", "merge", "rebase", "cherry-pick", "am",
+_NOT_SIMULATED = {"push", "pull", "fetch", "clone", "rebase", "cherry-pick", "am",
                   "bisect", "blame", "submodule", "worktree", "gc", "revert", "reflog", "notes", "archive",
                   "format-patch"}  # fmt: skip
 
