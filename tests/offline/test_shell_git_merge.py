@@ -126,3 +126,20 @@ def test_the_line_merge_takes_each_side_once_and_marks_what_clashes() -> None:
     # a side without a final newline still gets whole marker lines
     text, conflicts = merge_lines("a\n", "b", "c", "HEAD", "x")
     assert (text, conflicts) == ("<<<<<<< HEAD\nb\n=======\nc\n>>>>>>> x\n", 1)
+
+
+#: cherry-pick and revert: commit ids, kept authors, git's messages, conflicts, --abort, -n
+PICKS = [
+    "git checkout -qb feat && sed -i 's/nine/NINE/' a.txt && git commit -qam nine && echo c > c.txt && git add c.txt && GIT_AUTHOR_NAME=Zed git commit -qm addc && git checkout -q master && git cherry-pick feat; echo rc=$?; git log -1 --format='%H %an|%cn|%s'; git cherry-pick feat~1; echo rc=$?; tail -2 a.txt; git revert HEAD --no-edit; echo rc=$?; git log -1 --format=%B; git rev-parse HEAD",
+    "git checkout -qb feat && sed -i 's/nine/NINE/' a.txt && git commit -qam nine && git checkout -q master && sed -i 's/nine/9/' a.txt && git commit -qam 9 && git cherry-pick feat; echo rc=$?; git status; cat a.txt; cat .git/MERGE_MSG; git add a.txt; git status; git commit --no-edit; git log -1 --format='%an|%s|%P'",
+    "sed -i 's/nine/NINE/' a.txt && git commit -qam nine && sed -i 's/NINE/9/' a.txt && git commit -qam 9 && git revert --no-edit HEAD~1; echo rc=$?; git status; tail -6 a.txt; cat .git/MERGE_MSG; git revert --abort; echo rc=$?; git status --short; git log --oneline",
+    "sed -i 's/nine/NINE/' a.txt && git commit -qam nine && git revert -n HEAD; echo rc=$?; git status --short; git cherry-pick nope; echo rc=$?",
+]
+
+
+@pytest.mark.parametrize("command", PICKS)
+def test_cherry_pick_and_revert_match_the_host_git(
+    command: str, same_as_bash: Callable[[str], None], vm: VirtualMachine
+) -> None:
+    vm.run("mkdir -p /work && cd /work")
+    same_as_bash(FIXED + "{ " + command + "; }")

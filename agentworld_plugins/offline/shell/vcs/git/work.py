@@ -9,7 +9,7 @@ from ....vfs import FsError
 from . import mergestate
 from .ident import person
 from .repo import Entries, GitError, Repo, read_config, write_config
-from .text import changed_paths, diffstat, shown_path
+from .text import changed_paths, diffstat, git_date, shown_path
 
 if TYPE_CHECKING:
     from ...proc import _Proc
@@ -194,7 +194,9 @@ def long_status(
         )
         out.append("\n")
     if unmerged:
-        out.append('Unmerged paths:\n  (use "git add <file>..." to mark resolution)\n')
+        restore = '  (use "git restore --staged <file>..." to unstage)\n'
+        hint = restore if mergestate.in_progress(repo) == "revert" else ""
+        out.append(f'Unmerged paths:\n{hint}  (use "git add <file>..." to mark resolution)\n')
         out.extend(f"\t{word + ':':<17}{_rel(p, repo, path)}\n" for path, word in sorted(unmerged.items()))
         out.append("\n")
     if untracked:
@@ -376,17 +378,20 @@ def cmd_commit(p: _Proc, args: list[str]) -> int:
         branch = repo.branch() or "detached HEAD"
         root = " (root-commit)" if not parents else ""
         p.out(f"[{branch}{root} {sha[:7]}] {message.split(chr(10))[0]}\n")
-        p.out(commit_summary(repo, sha, base, index))
+        p.out(commit_summary(repo, sha, base, index, picked=waiting == "cherry-pick"))
     return 0
 
 
-def commit_summary(repo: Repo, sha: str, base: Entries, entries: Entries) -> str:
+def commit_summary(repo: Repo, sha: str, base: Entries, entries: Entries, picked: bool = False) -> str:
     """What ``git commit`` prints under ``[branch id] subject``: `` Author:`` when the author is
-    not the committer, and the change summary (none for a merge)."""
+    not the committer, `` Date:`` when the author came from a cherry-picked commit, and the
+    change summary (none for a merge)."""
     made = repo.commit(sha)
     out = ""
     if (made.author_name, made.author_email) != (made.committer_name, made.committer_email):
         out = f" Author: {made.author_name} <{made.author_email}>\n"
+    if picked:
+        out += f" Date: {git_date(made.time, made.tz)}\n"
     if len(made.parents) > 1:
         return out
     return out + diffstat(repo, base, entries, summary_only=True)
