@@ -75,6 +75,10 @@ SAME_AS_GIT = [
     "rename from a.txt\\nrename to c.txt\\n' > ../p.patch && git apply --stat --summary ../p.patch &&"
     " git apply --numstat ../p.patch && git apply -v ../p.patch && ls -l | cut -c1-10,40- ; git apply -R ../p.patch && ls",
     RENAME + " && git apply --stat --summary ../p.patch && git apply ../p.patch && ls d && head -3 d/c.txt",
+    # git diff --no-index of two files, in a repository and outside one; the hunk's function line
+    "printf 'a\\nb\\nc\\n' > x && printf 'a\\nB\\nc\\n' > y && git diff --no-index x y; echo rc=$?;"
+    " git diff --no-index x x; echo rc=$?; git diff --no-index x nope; echo rc=$?; cd .. &&"
+    " git diff --no-index repo/x repo/y; echo rc=$?; sed 's/seven/7/' repo/a.txt > b && git diff --no-index repo/a.txt b",
     # a truncated hunk, a hunk with a stray line
     "printf 'diff --git a/a.txt b/a.txt\\n--- a/a.txt\\n+++ b/a.txt\\n@@ -1,3 +1,3 @@\\n one\\n-two\\n+TWO\\n' |"
     " git apply; echo rc=$?; printf 'diff --git a/a.txt b/a.txt\\n--- a/a.txt\\n+++ b/a.txt\\n@@ -1,3 +1,3 @@\\n"

@@ -1,6 +1,7 @@
 """``git`` over the virtual filesystem: init, status, add, rm, commit, diff, log, show, branch,
 checkout, switch, restore, reset, rev-parse, ls-files, config, stash, tag, remote, cat-file, grep,
-mv, clean, describe, shortlog, apply, merge, cherry-pick and revert, with git's output and git's identity rules (:mod:`.ident`).
+mv, clean, describe, shortlog, apply, merge, cherry-pick and revert, with git's output and git's
+identity rules (:mod:`.ident`).
 
 Repositories live in ``.git`` folders of the virtual filesystem (see :mod:`.repo`), so a
 session's snapshot keeps them. Commands that need a network or another program (``push``,

@@ -23,6 +23,10 @@ def _split_paths(args: list[str]) -> tuple[list[str], list[str] | None]:
 
 
 def cmd_diff(p: _Proc, args: list[str]) -> int:
+    if "--no-index" in args:
+        from .noindex import diff_no_index
+
+        return diff_no_index(p, args)
     repo = need_repo(p)
     args, specs = _split_paths(args)
     output = diff_output(p, args)
