@@ -1,10 +1,11 @@
 """``git`` over the virtual filesystem: init, status, add, rm, commit, diff, log, show, branch,
 checkout, switch, restore, reset, rev-parse, ls-files, config, stash, tag, remote, cat-file, grep,
-mv, clean, describe and shortlog, with git's output and git's identity rules (:mod:`.ident`).
+mv, clean, describe, shortlog, apply, merge, cherry-pick and revert, with git's output and git's
+identity rules (:mod:`.ident`).
 
 Repositories live in ``.git`` folders of the virtual filesystem (see :mod:`.repo`), so a
 session's snapshot keeps them. Commands that need a network or another program (``push``,
-``pull``, ``fetch``, ``clone``, ``merge``, ``rebase``, ...) are not simulated: they
+``pull``, ``fetch``, ``clone``, ``rebase``, ...) are not simulated: they
 answer like any program the offline world cannot run.
 """
 
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from ...constants import _VERSIONS
 from ...registry import applet
+from .apply import cmd_apply
 from .diffopts import NotSimulated
 from .history import (
     cmd_branch,
@@ -27,7 +29,9 @@ from .history import (
     cmd_rev_parse,
     cmd_show,
 )
+from .merge import cmd_merge
 from .more import cmd_clean, cmd_describe, cmd_grep, cmd_mv, cmd_shortlog
+from .pick import cmd_cherry_pick, cmd_revert
 from .refs import cmd_remote, cmd_tag
 from .repo import GitError
 from .stash import cmd_stash
@@ -38,6 +42,10 @@ if TYPE_CHECKING:
 
 COMMANDS: dict[str, Callable[[_Proc, list[str]], int]] = {
     "init": cmd_init,
+    "apply": cmd_apply,
+    "merge": cmd_merge,
+    "cherry-pick": cmd_cherry_pick,
+    "revert": cmd_revert,
     "status": cmd_status,
     "add": cmd_add,
     "rm": cmd_rm,
@@ -65,8 +73,8 @@ COMMANDS: dict[str, Callable[[_Proc, list[str]], int]] = {
 }
 
 #: real git commands this world cannot carry out (a network, an editor, a merge machinery)
-_NOT_SIMULATED = {"push", "pull", "fetch", "clone", "merge", "rebase", "cherry-pick", "am", "apply",
-                  "bisect", "blame", "submodule", "worktree", "gc", "revert", "reflog", "notes", "archive",
+_NOT_SIMULATED = {"push", "pull", "fetch", "clone", "rebase", "am",
+                  "bisect", "blame", "submodule", "worktree", "gc", "reflog", "notes", "archive",
                   "format-patch"}  # fmt: skip
 
 

@@ -6,6 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from .diffopts import diff_output, operands, shown_changes
+from .mergestate import read_unmerged
 from .repo import Commit, Entries, GitError, Repo
 from .text import changed_paths, differs, git_date, iso_date, shown_path
 from .work import need_repo, pathspec_filter, status_sets
@@ -22,11 +23,17 @@ def _split_paths(args: list[str]) -> tuple[list[str], list[str] | None]:
 
 
 def cmd_diff(p: _Proc, args: list[str]) -> int:
+    if "--no-index" in args:
+        from .noindex import diff_no_index
+
+        return diff_no_index(p, args)
     repo = need_repo(p)
     args, specs = _split_paths(args)
     output = diff_output(p, args, repo)
     args = operands(args)
     cached = any(a in ("--cached", "--staged") for a in args)
+    if not cached and read_unmerged(repo):
+        return p.not_simulated()  # the combined diff (diff --cc) of paths in conflict
     revs = []
     for a in args:
         if a.startswith("-"):
@@ -91,12 +98,19 @@ def _store_work_blobs(repo: Repo, old: Entries, new: Entries) -> None:
 
 
 def _walk(repo: Repo, start: str | None, limit: int | None) -> list[Commit]:
+    """The commits ``start`` reaches, newest committer date first, as ``git log`` lists them
+    (commits of the same date in the order they were reached, parents in their order)."""
     out: list[Commit] = []
-    sha = start
-    while sha and (limit is None or len(out) < limit):
-        commit = repo.commit(sha)
+    queue: list[Commit] = [repo.commit(start)] if start else []
+    seen = {start}
+    while queue and (limit is None or len(out) < limit):
+        newest = max(range(len(queue)), key=lambda k: (queue[k].commit_time, -k))
+        commit = queue.pop(newest)
         out.append(commit)
-        sha = commit.parents[0] if commit.parents else None
+        for parent in commit.parents:
+            if parent not in seen:
+                seen.add(parent)
+                queue.append(repo.commit(parent))
     return out
 
 
@@ -201,13 +215,15 @@ def cmd_log(p: _Proc, args: list[str]) -> int:
     if start is None:
         raise GitError(f"your current branch '{repo.branch()}' does not have any commits yet")
     commits = _walk(repo, start, limit)
+    if "--graph" in args and any(len(c.parents) > 1 for c in commits):
+        return p.not_simulated()  # the graph of a history with merges
     separator = "" if oneline or fmt is not None else "\n"
     entries = []
     for c in commits:
         text = "" if fmt == "" else _entry(p, repo, c, oneline, fmt)
         if "--graph" in args and (oneline or fmt is not None):
             text = "* " + text.replace("\n", "\n  ").rstrip(" ")
-        if output.shows_any(default_patch=False):
+        if output.shows_any(default_patch=False) and len(c.parents) < 2:  # git log shows no merge's diff
             old = repo.commit_entries(c.parents[0]) if c.parents else {}
             lead = "" if oneline or fmt == "" else "\n"
             text += shown_changes(
@@ -236,6 +252,8 @@ def cmd_show(p: _Proc, args: list[str]) -> int:
     if sha is None:
         raise GitError(f"ambiguous argument '{target}': unknown revision or path not in the working tree.")
     commit = repo.commit(sha)
+    if len(commit.parents) > 1 and output.shows_any(default_patch=True):
+        return p.not_simulated()  # a merge's combined diff (--cc)
     parent = repo.commit_entries(commit.parents[0]) if commit.parents else {}
     if fmt != "":  # --format= (empty): no header at all
         p.out(_entry(p, repo, commit, oneline, fmt))
@@ -324,6 +342,8 @@ def _switch(p: _Proc, repo: Repo, target: str, sha: str | None, branch: str | No
 def cmd_checkout(p: _Proc, args: list[str], switch: bool = False) -> int:
     repo = need_repo(p)
     args, specs = _split_paths(args)
+    # bundled short options: -qb name is -q -b name
+    args = [x for a in args for x in (["-q", "-" + a[2:]] if a[:2] == "-q" and len(a) == 3 else [a])]
     create = None
     quiet = "-q" in args or "--quiet" in args
     rest = []

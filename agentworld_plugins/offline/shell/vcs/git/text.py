@@ -79,14 +79,29 @@ def file_diff(
         )
         return "".join(head)
     old_text, new_text = a.decode("utf-8", "surrogateescape"), b.decode("utf-8", "surrogateescape")
+    body = text_patch(
+        old_text,
+        new_text,
+        f"a/{path}" if old else "/dev/null",
+        f"b/{path}" if new else "/dev/null",
+        context,
+        how,
+    )
+    if not body and old and new and old[0] == new[0]:
+        return ""  # only ignored changes: git shows nothing of the file
+    return "".join(head) + body
+
+
+def text_patch(
+    old_text: str, new_text: str, from_name: str, to_name: str, context: int = 3, how: Options = DEFAULT
+) -> str:
+    """The ``---``/``+++`` lines and hunks of two texts, the edit script chosen as git chooses it
+    (empty when only ignored changes differ)."""
     old_lines, new_lines = split_lines(old_text), split_lines(new_text)
     groups = hunk_groups(old_lines, new_lines, git_hunks(old_lines, new_lines, how), context, how)
-    if not groups and old and new and old[0] == new[0]:
-        return ""  # only ignored changes: git shows nothing of the file
-    body = _patch(
-        old_lines, new_lines, groups, f"a/{path}" if old else "/dev/null", f"b/{path}" if new else "/dev/null"
-    )
-    return "".join(head) + _with_function_context(body, old_lines)
+    if not groups:
+        return ""
+    return _with_function_context(_patch(old_lines, new_lines, groups, from_name, to_name), old_lines)
 
 
 def _patch(a: list[str], b: list[str], groups: list[Group], from_name: str, to_name: str) -> str:

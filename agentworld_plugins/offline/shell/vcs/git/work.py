@@ -6,9 +6,10 @@ import posixpath
 from typing import TYPE_CHECKING
 
 from ....vfs import FsError
+from . import mergestate
 from .ident import person
 from .repo import Entries, GitError, Repo, read_config, write_config
-from .text import changed_paths, diffstat, shown_path
+from .text import changed_paths, diffstat, git_date, shown_path
 
 if TYPE_CHECKING:
     from ...proc import _Proc
@@ -110,6 +111,10 @@ def cmd_status(p: _Proc, args: list[str]) -> int:
     renames = find_renames(staged, head, index)
     unstaged = {path: kind for path, kind in changed_paths(index, work).items() if kind != "A"}
     untracked = untracked_paths(index, work)
+    unmerged = mergestate.read_unmerged(repo)
+    for path in unmerged:
+        staged.pop(path, None)
+        unstaged.pop(path, None)
     short = any(a in ("-s", "--short", "-sb", "-bs") or a.startswith("--porcelain") for a in args)
     if short:
         lines = []
@@ -119,16 +124,20 @@ def cmd_status(p: _Proc, args: list[str]) -> int:
                 lines.append(f"## No commits yet on {branch}\n")
             else:
                 lines.append(f"## {branch}\n" if branch else "## HEAD (no branch)\n")
-        for path in sorted(set(staged) | set(unstaged)):
+        for path in sorted(set(staged) | set(unstaged) | set(unmerged)):
             shown = _rel(p, repo, path)
             if path in renames:
                 shown = f"{_rel(p, repo, renames[path])} -> {shown}"
-            lines.append(f"{staged.get(path, ' ')}{unstaged.get(path, ' ')} {shown}\n")
+            code = _SHORT_UNMERGED.get(unmerged.get(path, ""))
+            lines.append(f"{code or staged.get(path, ' ') + unstaged.get(path, ' ')} {shown}\n")
         lines.extend(f"?? {_rel(p, repo, path)}\n" for path in untracked)
         p.out("".join(lines))
         return 0
-    p.out(long_status(p, repo, head_sha, staged, unstaged, untracked, renames))
+    p.out(long_status(p, repo, head_sha, staged, unstaged, untracked, renames, unmerged))
     return 0
+
+
+_SHORT_UNMERGED = {"both modified": "UU", "both added": "AA", "deleted by them": "UD", "deleted by us": "DU"}
 
 
 def find_renames(staged: dict[str, str], head: Entries, index: Entries) -> dict[str, str]:
@@ -153,16 +162,20 @@ def long_status(
     unstaged: dict[str, str],
     untracked: list[str],
     renames: dict[str, str] | None = None,
+    unmerged: dict[str, str] | None = None,
 ) -> str:
     names = {"A": "new file", "M": "modified", "D": "deleted", "R": "renamed"}
     renames = renames or {}
+    unmerged = unmerged or {}
     branch = repo.branch()
     out = [f"On branch {branch}\n" if branch else f"HEAD detached at {(head_sha or '')[:7]}\n"]
     if head_sha is None:
         out.append("\nNo commits yet\n\n")
+    out.append(mergestate.status_note(repo, bool(unmerged)))
     if staged:
         hint = "git rm --cached <file>..." if head_sha is None else "git restore --staged <file>..."
-        out.append(f'Changes to be committed:\n  (use "{hint}" to unstage)\n')
+        waiting = mergestate.in_progress(repo) in ("merge", "cherry-pick")
+        out.append("Changes to be committed:\n" + ("" if waiting else f'  (use "{hint}" to unstage)\n'))
         out.extend(
             f"\t{names[kind] + ':':<12}"
             + (f"{_rel(p, repo, renames[path])} -> " if path in renames else "")
@@ -180,13 +193,19 @@ def long_status(
             f"\t{names[kind] + ':':<12}{_rel(p, repo, path)}\n" for path, kind in sorted(unstaged.items())
         )
         out.append("\n")
+    if unmerged:
+        restore = '  (use "git restore --staged <file>..." to unstage)\n'
+        hint = restore if mergestate.in_progress(repo) == "revert" else ""
+        out.append(f'Unmerged paths:\n{hint}  (use "git add <file>..." to mark resolution)\n')
+        out.extend(f"\t{word + ':':<17}{_rel(p, repo, path)}\n" for path, word in sorted(unmerged.items()))
+        out.append("\n")
     if untracked:
         out.append('Untracked files:\n  (use "git add <file>..." to include in what will be committed)\n')
         out.extend(f"\t{_rel(p, repo, path)}\n" for path in untracked)
         out.append("\n")
     if staged:
         pass
-    elif unstaged:
+    elif unstaged or unmerged:
         out.append('no changes added to commit (use "git add" and/or "git commit -a")\n')
     elif untracked:
         out.append('nothing added to commit but untracked files present (use "git add" to track)\n')
@@ -241,6 +260,7 @@ def cmd_add(p: _Proc, args: list[str]) -> int:
             index[path] = (mode, repo.write_blob(data))
         for path in gone:
             del index[path]
+        mergestate.resolved(repo, [q for q in (*matched, *gone)])
     repo.write_index(index)
     return 0
 
@@ -258,6 +278,7 @@ def cmd_rm(p: _Proc, args: list[str]) -> int:
             raise GitError(f"pathspec '{spec}' did not match any files")
         if any(path != prefix for path in hits) and not recursive:
             raise GitError(f"not removing '{spec}' recursively without -r")
+        mergestate.resolved(repo, hits)
         for path in sorted(hits):
             del index[path]
             if not quiet:
@@ -313,7 +334,20 @@ def cmd_commit(p: _Proc, args: list[str]) -> int:
             else:
                 del index[path]
         repo.write_index(index)
+        mergestate.resolved(repo, list(files))
     parents = [head_sha] if head_sha else []
+    waiting = mergestate.in_progress(repo)
+    if waiting is not None:
+        if mergestate.read_unmerged(repo):
+            p.out("".join(f"U\t{q}\n" for q in sorted(mergestate.read_unmerged(repo))))
+            raise GitError(
+                "error: Committing is not possible because you have unmerged files.\n"
+                + mergestate.UNMERGED_REFUSAL
+            )
+        if waiting == "merge":
+            parents.append((mergestate.state_file(repo, "MERGE_HEAD") or "").strip())
+        if not messages and "--no-edit" in args:
+            messages = [(mergestate.state_file(repo, "MERGE_MSG") or "").strip("\n")]
     if amend:
         if head_sha is None:
             raise GitError("You have nothing to amend.")
@@ -322,7 +356,7 @@ def cmd_commit(p: _Proc, args: list[str]) -> int:
         if not messages:
             messages = [old.message.rstrip("\n")]
     base = repo.commit_entries(parents[0] if parents else None)
-    if not amend and not allow_empty and not changed_paths(base, index):
+    if not amend and not allow_empty and waiting != "merge" and not changed_paths(base, index):
         work = repo.hashed_worktree()
         unstaged = {path: kind for path, kind in changed_paths(index, work).items() if kind != "A"}
         p.out(long_status(p, repo, head_sha, {}, unstaged, untracked_paths(index, work)))
@@ -335,14 +369,32 @@ def cmd_commit(p: _Proc, args: list[str]) -> int:
     committer = person(p, repo, "committer")
     if amend and "--reset-author" not in args and repo.head():
         author = repo.commit(repo.head() or "").author
+    if waiting == "cherry-pick":
+        author = repo.commit((mergestate.state_file(repo, "CHERRY_PICK_HEAD") or "").strip()).author
     sha = repo.write_commit(repo.write_tree(index), parents, author, message, committer)
     repo.set_head(sha)
+    mergestate.clear(repo)
     if not quiet:
         branch = repo.branch() or "detached HEAD"
         root = " (root-commit)" if not parents else ""
         p.out(f"[{branch}{root} {sha[:7]}] {message.split(chr(10))[0]}\n")
-        p.out(diffstat(repo, base, index, summary_only=True))
+        p.out(commit_summary(repo, sha, base, index, picked=waiting == "cherry-pick"))
     return 0
+
+
+def commit_summary(repo: Repo, sha: str, base: Entries, entries: Entries, picked: bool = False) -> str:
+    """What ``git commit`` prints under ``[branch id] subject``: `` Author:`` when the author is
+    not the committer, `` Date:`` when the author came from a cherry-picked commit, and the
+    change summary (none for a merge)."""
+    made = repo.commit(sha)
+    out = ""
+    if (made.author_name, made.author_email) != (made.committer_name, made.committer_email):
+        out = f" Author: {made.author_name} <{made.author_email}>\n"
+    if picked:
+        out += f" Date: {git_date(made.time, made.tz)}\n"
+    if len(made.parents) > 1:
+        return out
+    return out + diffstat(repo, base, entries, summary_only=True)
 
 
 def cmd_reset(p: _Proc, args: list[str]) -> int:
@@ -371,6 +423,8 @@ def cmd_reset(p: _Proc, args: list[str]) -> int:
     if target is None:
         repo.write_index({})
         return 0
+    if mode != "soft":
+        mergestate.clear(repo)
     if mode == "hard":
         repo.checkout_entries(entries, {**index, **repo.read_index()})
     if mode != "soft":
