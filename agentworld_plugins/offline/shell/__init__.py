@@ -54,18 +54,6 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from . import (
-    archivers,
-    builtins,
-    coreutils,
-    debianutils,
-    editors,
-    findutils,
-    interpreters,
-    libcbin,
-    procps,
-    vcs,
-)
 from .braces import brace_expand
 from .constants import (
     BASH_VERSION,
@@ -87,19 +75,14 @@ from .registry import BUILTINS, PROGRAMS
 from .result import ShellResult
 from .terminal import TMUX_KEYS, ScreenStep, TerminalScreen
 
-#: the applet packages: importing them registered their programs and builtins (@applet, @builtin)
-APPLET_PACKAGES = (
-    archivers,
-    builtins,
-    coreutils,
-    debianutils,
-    editors,
-    findutils,
-    interpreters,
-    libcbin,
-    procps,
-    vcs,
-)
+#: the applet packages: importing them registers their programs and builtins (@applet, @builtin)
+APPLET_PACKAGES = tuple(
+    importlib.import_module(f"{__name__}.{name}")
+    for name in (
+        "archivers", "builtins", "coreutils", "debianutils", "editors", "findutils", "interpreters", "libcbin",
+        "procps", "vcs",
+    )
+)  # fmt: skip
 
 __all__ = [
     "BASH_VERSION",

@@ -164,14 +164,15 @@ def _b_dirs(p: _Proc) -> int:
 def _b_pushd(p: _Proc, args: list[str], no_cd: bool) -> int:
     stack = _stack(p)
     entries = [p.vm.cwd, *stack]
-    if no_cd and (not args or (args[0][:1] in ("+", "-") and args[0] != "-")):
+    turning = bool(args) and args[0][:1] in ("+", "-") and args[0] != "-"  # +N / -N, not `cd -`
+    if no_cd and (not args or turning):
         p.unknown()  # bash's rotation without cd keeps a stack of its own making: not simulated
         return 0
     if not args:  # the two top entries change places
         if not stack:
             raise _StackError("pushd: no other directory")
         turned = [stack[0], entries[0], *stack[1:]]
-    elif args[0][:1] in ("+", "-") and args[0] != "-":  # the stack turned until that entry is on top
+    elif turning:  # the stack turned until that entry is on top
         k = _index(p, "pushd", args[0])
         turned = entries[k:] + entries[:k]
     elif no_cd:
