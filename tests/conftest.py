@@ -25,18 +25,18 @@ import agentworld_plugins.offline.swe_tools  # noqa: F401
 from agentworld_plugins.plugins import PluginManager, new_plugin_manager
 
 _TESTS = Path(__file__).parent
-#: tests that share what they install or start (the conformance cache's servers and venvs, a
-#: local Ray instance): under pytest-xdist (``-n 2 --dist loadgroup``, the default) each group
-#: runs on one worker, in order
-_GROUPS = {"conformance": _TESTS / "conformance", "ray": _TESTS / "rollout"}
+#: the tests sharing a local Ray instance run on one worker, in order, under pytest-xdist (``-n 2
+#: --dist loadgroup``, the default). A file whose tests share an expensive module or session
+#: fixture names its own group (``pytestmark``), or each worker would build the fixture again. The
+#: conformance tests spread over both workers: what they install into the cache is built under a
+#: lock (conformance_support.cache_entry).
+_RAY = _TESTS / "rollout"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         path = Path(str(item.fspath))
-        if _GROUPS["conformance"] in path.parents:
-            item.add_marker(pytest.mark.xdist_group("conformance"))
-        elif path.parent == _GROUPS["ray"] and path.name.startswith("test_ray"):
+        if path.parent == _RAY and path.name.startswith("test_ray"):
             item.add_marker(pytest.mark.xdist_group("ray"))
 
 

@@ -3,11 +3,13 @@ app served on 127.0.0.1."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
 import sys
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +47,17 @@ def cache_dir(*parts: str) -> Path:
     return path
 
 
+@contextmanager
+def cache_entry(name: str) -> Iterator[Path]:
+    """``cache_dir(name)``, held under an exclusive lock (a file beside it, which a venv rebuilt with
+    ``clear=True`` leaves alone) while the block builds or checks it: the suite's two workers may
+    want the same entry at once, and the second waits for the first to finish it."""
+    path = cache_dir(name)
+    with open(path.parent / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield path
+
+
 def served(app: Any) -> AbstractContextManager[str]:
     """``app`` on 127.0.0.1 in a thread, as ``agentworld ... serve`` runs it (lifespan on); yields
     ``http://127.0.0.1:<port>``."""
@@ -54,13 +67,13 @@ def served(app: Any) -> AbstractContextManager[str]:
 def throwaway_python(name: str, requirements: list[str]) -> str:
     """The interpreter of a virtualenv with ``requirements`` (built once under the cache): for
     clients whose pins cannot live beside ours (langchain-mcp-adapters pins mcp 1.x)."""
-    import subprocess
     import venv
 
-    home = cache_dir(name)
-    python = home / "bin" / "python"
-    ready = home / ".ready"
-    if not ready.exists() or ready.read_text() != "\n".join(requirements):
+    with cache_entry(name) as home:
+        python = home / "bin" / "python"
+        ready = home / ".ready"
+        if ready.exists() and ready.read_text() == "\n".join(requirements):
+            return str(python)
         venv.EnvBuilder(with_pip=True, clear=True).create(home)
         done = subprocess.run(
             [str(python), "-m", "pip", "install", "-q", *requirements],
@@ -119,12 +132,12 @@ def npm_server(package: str, version: str, bin_name: str) -> list[str]:
     """The command of an npm-published MCP server, installed into the cache (once per version)."""
     npm = shutil.which("npm")
     assert npm and shutil.which("node"), "node and npm are needed for the reference MCP servers"
-    home = cache_dir(f"{package.rsplit('/', 1)[-1]}-{version}")
-    exe = home / "node_modules" / ".bin" / bin_name
-    if not exe.exists():
-        done = subprocess.run(
-            [npm, "install", "--no-audit", "--no-fund", "--loglevel=error", f"{package}@{version}"],
-            cwd=home, capture_output=True, text=True, timeout=600,
-        )  # fmt: skip
-        assert done.returncode == 0 and exe.exists(), done.stderr[-1000:]
+    with cache_entry(f"{package.rsplit('/', 1)[-1]}-{version}") as home:
+        exe = home / "node_modules" / ".bin" / bin_name
+        if not exe.exists():
+            done = subprocess.run(
+                [npm, "install", "--no-audit", "--no-fund", "--loglevel=error", f"{package}@{version}"],
+                cwd=home, capture_output=True, text=True, timeout=600,
+            )  # fmt: skip
+            assert done.returncode == 0 and exe.exists(), done.stderr[-1000:]
     return ["node", str(exe)]

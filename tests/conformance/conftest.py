@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conformance_support import cache_dir
+from conformance_support import cache_entry
 
 from agentworld_plugins import World
 
@@ -46,27 +46,27 @@ def inspector() -> list[str]:
     npm = shutil.which("npm")
     if not shutil.which("node") or not npm:
         pytest.skip("node/npm are not installed: the MCP Inspector CLI is a Node program")
-    home = cache_dir(f"inspector-{INSPECTOR_VERSION}")
-    exe = home / "node_modules" / ".bin" / "mcp-inspector"
-    if not exe.exists():
-        done = subprocess.run(
-            [
-                npm,
-                "install",
-                "--no-audit",
-                "--no-fund",
-                "--loglevel=error",
-                "--fetch-timeout=60000",
-                "--fetch-retries=1",
-                f"@modelcontextprotocol/inspector@{INSPECTOR_VERSION}",
-            ],
-            cwd=home,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        if done.returncode != 0 or not exe.exists():
-            pytest.skip(
-                f"npm could not install @modelcontextprotocol/inspector: {done.stderr.strip()[-300:]}"
+    with cache_entry(f"inspector-{INSPECTOR_VERSION}") as home:
+        exe = home / "node_modules" / ".bin" / "mcp-inspector"
+        if not exe.exists():
+            done = subprocess.run(
+                [
+                    npm,
+                    "install",
+                    "--no-audit",
+                    "--no-fund",
+                    "--loglevel=error",
+                    "--fetch-timeout=60000",
+                    "--fetch-retries=1",
+                    f"@modelcontextprotocol/inspector@{INSPECTOR_VERSION}",
+                ],
+                cwd=home,
+                capture_output=True,
+                text=True,
+                timeout=600,
             )
+            if done.returncode != 0 or not exe.exists():
+                pytest.skip(
+                    f"npm could not install @modelcontextprotocol/inspector: {done.stderr.strip()[-300:]}"
+                )
     return [str(exe), "--cli"]

@@ -28,6 +28,8 @@ BLOCKS = all_blocks()
 KNOWN_MARKS = {"", "needs-model", "skip"}
 BLOCK_TIMEOUT = 120  # seconds per block; a hung server or prompt fails its block, not the suite
 RUNNER = Path(__file__).with_name("run_blocks.py")
+#: one worker runs every block (the session fixture ``doc_results``); on two it ran them twice
+pytestmark = pytest.mark.xdist_group("docs")
 
 
 def _clean_env(tmp: Path) -> dict[str, str]:

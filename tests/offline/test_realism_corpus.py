@@ -24,6 +24,9 @@ from realism_corpus import CORPUS, EXECUTABLE, GIT_ENV, GIT_SETUP, SEED_FILES
 from agentworld_plugins.offline.shell import VirtualMachine
 from agentworld_plugins.offline.shell.limits import StepLimits
 
+#: one worker measures the corpus (the module fixture ``results``) for every category
+pytestmark = pytest.mark.xdist_group("realism")
+
 #: the share of each category's lines that must be identical; pip is measured, not held (the
 #: host's pip answers by its own version and index configuration)
 FLOORS = {

@@ -8,18 +8,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from git_lines import repo
 
 from agentworld_plugins.offline.shell import VirtualMachine
 
 #: a repository of three files, one commit: functions (for the hunk headers' function lines),
 #: thirty numbered lines, and a file whose last line has no newline
-FIXED = (
-    "export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME='Ada L' GIT_AUTHOR_EMAIL=ada@example.com "
-    "GIT_COMMITTER_NAME='Bo C' GIT_COMMITTER_EMAIL=bo@example.com "
-    "GIT_AUTHOR_DATE='2024-03-01T10:20:30+0200' GIT_COMMITTER_DATE='@1709290000 +0000'; "
-    "mkdir -p repo && cd repo && git init -q && "
+FIXED = repo(
     "printf 'def f():\\n    a = 1\\n    b = 2\\n    return a\\n\\n\\ndef g():\\n    c = 3\\n    return c\\n' > m.py && "
-    "seq 1 30 > n.txt && printf 'one\\ntwo\\nlast' > t.txt && git add . && git commit -qm first && "
+    "seq 1 30 > n.txt && printf 'one\\ntwo\\nlast' > t.txt"
 )
 #: changes 8 lines apart, then 3 apart, then 2 apart: -U1 splits the first pair, -U2 merges the
 #: second, -U1 merges the last (context that touches is one hunk)

@@ -11,18 +11,14 @@ import random
 from collections.abc import Callable
 
 import pytest
+from git_lines import repo
 
 from agentworld_plugins.offline.shell import VirtualMachine
 from agentworld_plugins.offline.shell.limits import StepLimits
 from agentworld_plugins.offline.shell.xdiff import Options, git_hunks, split_lines
 
-#: fixed identities and dates, so that commit ids are the same on both sides
-FIXED = (
-    "export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME='Ada L' GIT_AUTHOR_EMAIL=ada@example.com "
-    "GIT_COMMITTER_NAME='Bo C' GIT_COMMITTER_EMAIL=bo@example.com "
-    "GIT_AUTHOR_DATE='2024-03-01T10:20:30+0200' GIT_COMMITTER_DATE='@1709290000 +0000'; "
-    "mkdir -p repo && cd repo && git init -q && "
-)
+#: the fixed identities and dates (git_lines.py): commit ids are the same on both sides
+FIXED = repo()
 
 
 def _q(text: str) -> str:

@@ -8,19 +8,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from git_lines import TEN_LINES, repo
 
 from agentworld_plugins.offline.shell import VirtualMachine
 from agentworld_plugins.offline.shell.vcs.git.merge3 import merge_lines
 
-#: a fixed identity and clock (as in test_shell_git_refs.py), a repository with a ten-line file
-FIXED = (
-    "export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME='Ada L' GIT_AUTHOR_EMAIL=ada@example.com "
-    "GIT_COMMITTER_NAME='Bo C' GIT_COMMITTER_EMAIL=bo@example.com "
-    "GIT_AUTHOR_DATE='2024-03-01T10:20:30+0200' GIT_COMMITTER_DATE='@1709290000 +0000'; "
-    "mkdir -p repo && cd repo && git init -q && "
-    "printf 'one\\ntwo\\nthree\\nfour\\nfive\\nsix\\nseven\\neight\\nnine\\nten\\n' > a.txt && echo b > b.txt && "
-    "git add . && git commit -qm first && "
-)
+#: the fixed identity and clock (git_lines.py), a repository with a ten-line file and b.txt
+FIXED = repo(TEN_LINES + " && echo b > b.txt")
 
 #: a branch ``feat`` whose commit changes two (to 2) and adds c.txt, master's commit changing two
 #: to TWO: a conflict in a.txt

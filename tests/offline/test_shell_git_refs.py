@@ -7,17 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from git_lines import repo
 
 from agentworld_plugins.offline.shell import VirtualMachine
 
-#: a fixed identity and clock, so the host's git and the offline one make the same commit ids
-FIXED = (
-    "export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME='Ada L' GIT_AUTHOR_EMAIL=ada@example.com "
-    "GIT_COMMITTER_NAME='Bo C' GIT_COMMITTER_EMAIL=bo@example.com "
-    "GIT_AUTHOR_DATE='2024-03-01T10:20:30+0200' GIT_COMMITTER_DATE='@1709290000 +0000'; "
-    "mkdir -p repo && cd repo && git init -q && printf 'one\\ntwo\\n' > a.txt && echo b > b.txt && "
-    "git add . && git commit -qm first && "
-)
+#: the fixed identity and clock (git_lines.py): the host's git and the offline one make the same ids
+FIXED = repo("printf 'one\\ntwo\\n' > a.txt && echo b > b.txt")
 
 SAME_AS_GIT = [
     "git log --format='%H|%an|%ae|%ad|%cn|%ce|%cd|%at|%ct|%ai' && git rev-parse HEAD^{tree}",
