@@ -5,16 +5,14 @@ the test builds once per version under the conformance cache."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import textwrap
-import venv
 from pathlib import Path
 
 import pytest
 from agentworld_plugins.adapters.mcp_catalog import Catalog
 from agentworld_plugins.adapters.mcp_server import FakeMcpServer
-from conformance_support import TOOLS, cache_entry, clean_env, run_json, served
+from conformance_support import TOOLS, clean_env, run_json, served, throwaway_python
 
 from agentworld_plugins import World
 
@@ -46,26 +44,7 @@ CLIENT = textwrap.dedent(
 
 @pytest.fixture(scope="module")
 def adapters_python() -> str:
-    with cache_entry(f"langchain-mcp-adapters-{VERSION}") as home:
-        python = home / "bin" / "python"
-        ready = home / ".ready"
-        if not ready.exists():
-            try:
-                venv.EnvBuilder(with_pip=True, clear=True).create(home)
-                done = subprocess.run(
-                    [str(python), "-m", "pip", "install", "-q", *REQUIREMENTS],
-                    capture_output=True,
-                    text=True,
-                    timeout=600,
-                )
-            except (OSError, subprocess.SubprocessError) as exc:
-                pytest.skip(f"cannot build the throwaway environment for langchain-mcp-adapters: {exc}")
-            if done.returncode != 0:
-                pytest.skip(
-                    f"pip could not install {REQUIREMENTS} (needs the package index): {done.stderr[-300:]}"
-                )
-            ready.write_text("\n".join(REQUIREMENTS))
-    return str(python)
+    return throwaway_python(f"langchain-mcp-adapters-{VERSION}", REQUIREMENTS)
 
 
 def test_multi_server_client_lists_and_calls_over_stdio_and_http(
