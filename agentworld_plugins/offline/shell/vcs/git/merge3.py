@@ -7,17 +7,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...gnu_diff import gnu_hunks
 from ...limits import spend
+from ...xdiff import Options, git_hunks, split_lines
 from .repo import Entries, Repo
 
 #: (base start, base length, side start, side length): one change of a side against the base
 _Change = tuple[int, int, int, int]
 
+#: how merge-ort diffs each side against the base, and one side against the other in a conflict:
+#: the histogram algorithm, without the indent heuristic (that is ``git diff``'s, not the merge's)
+_MERGE_DIFF = Options(algorithm="histogram", indent_heuristic=False)
+
 
 def _changes(a: list[str], b: list[str]) -> list[_Change]:
     spend(len(a) + len(b))
-    return [(i1, i2 - i1, j1, j2 - j1) for i1, i2, j1, j2 in gnu_hunks(a, b)]
+    return [(i1, i2 - i1, j1, j2 - j1) for i1, i2, j1, j2 in git_hunks(a, b, _MERGE_DIFF)]
 
 
 @dataclass
@@ -97,7 +101,7 @@ def _stretches(base: list[str], ours: list[str], theirs: list[str]) -> list[_Mer
         _append(merges, 1, x[0], x[1], x[2], x[3], x[0] + len(theirs) - len(base), x[1])
     for y in two[b:]:
         _append(merges, 2, y[0], y[1], y[0] + len(ours) - len(base), y[1], y[2], y[3])
-    return _refine(merges, ours, theirs)
+    return _simplified(_refine(merges, ours, theirs))
 
 
 def _refine(merges: list[_Merge], ours: list[str], theirs: list[str]) -> list[_Merge]:
@@ -117,9 +121,24 @@ def _refine(merges: list[_Merge], ours: list[str], theirs: list[str]) -> list[_M
     return out
 
 
+def _simplified(merges: list[_Merge]) -> list[_Merge]:
+    """Two conflicts at most three lines apart made one (xdiff's ``xdl_simplify_non_conflicts``
+    at the zealous level): the lines between them go inside it, on both sides."""
+    out: list[_Merge] = []
+    for m in merges:
+        last = out[-1] if out else None
+        if last is not None and last.mode == 0 and m.mode == 0 and m.i1 - (last.i1 + last.chg1) <= 3:
+            last.chg0 = m.i0 + m.chg0 - last.i0
+            last.chg1 = m.i1 + m.chg1 - last.i1
+            last.chg2 = m.i2 + m.chg2 - last.i2
+            continue
+        out.append(m)
+    return out
+
+
 def merge_lines(base: str, ours: str, theirs: str, ours_name: str, theirs_name: str) -> tuple[str, int]:
     """The merged text and its number of conflicts."""
-    b, o, t = base.splitlines(keepends=True), ours.splitlines(keepends=True), theirs.splitlines(keepends=True)
+    b, o, t = split_lines(base), split_lines(ours), split_lines(theirs)
     out: list[str] = []
     conflicts = 0
     i = 0
