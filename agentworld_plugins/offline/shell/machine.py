@@ -287,10 +287,8 @@ class VirtualMachine(
             if "matching" in exc.message:
                 m = re.search(r"matching ['\"](.)['\"]", exc.message)
                 quote = m.group(1) if m else '"'
-                return (
-                    f"bash: {where}unexpected EOF while looking for matching `{quote}'\n"
-                    f"bash: {where}syntax error: unexpected end of file\n"
-                )
+                # one line: bash 5.2 no longer adds "syntax error: unexpected end of file"
+                return f"bash: {where}unexpected EOF while looking for matching `{quote}'\n"
             return f"bash: {where}syntax error: unexpected end of file\n"
         msg = f"bash: {where}syntax error near unexpected token `{exc.message}'\n"
         if not self.interactive:
