@@ -132,7 +132,11 @@ def test_syntax_errors_exit_2_in_both_modes() -> None:
     )
     assert run(batch, "ls |") == ("", "bash: -c: line 1: syntax error: unexpected end of file\n", 2)
     # an unclosed quote: one line, as the host's bash 5.2 says it
-    assert run(batch, "echo 'abc") == ("", "bash: -c: line 1: unexpected EOF while looking for matching `''\n", 2)
+    assert run(batch, "echo 'abc") == (
+        "",
+        "bash: -c: line 1: unexpected EOF while looking for matching `''\n",
+        2,
+    )
     # bash -c names the line of errors bash itself reports
     assert run(batch, "true\nnope") == ("", "bash: line 2: nope: command not found\n", 127)
 
