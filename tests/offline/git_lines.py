@@ -14,13 +14,18 @@ IDENTITY = (
     "GIT_AUTHOR_DATE='2024-03-01T10:20:30+0200' GIT_COMMITTER_DATE='@1709290000 +0000'; "
 )
 
-#: the ten-line file the apply and merge tests edit
-TEN_LINES = "printf 'one\\ntwo\\nthree\\nfour\\nfive\\nsix\\nseven\\neight\\nnine\\nten\\n' > a.txt"
-
 
 def repo(setup: str = "") -> str:
     """The start of a line: the identity, then ``cd`` into a new repository ``repo``; when
     ``setup`` (a command writing files) is given, what it writes is committed as ``first``. The
     line goes on with ``&&``."""
     line = IDENTITY + "mkdir -p repo && cd repo && git init -q && "
-    return line + f"{setup} && git add . && git commit -qm first && " if setup else line
+    if not setup:
+        return line
+    return line + f"{setup} && git add . && git commit -qm first && "
+
+
+#: the repository the apply and merge tests edit: a ten-line a.txt (one .. ten) and b.txt
+TEN_LINE_REPO = repo(
+    "printf 'one\\ntwo\\nthree\\nfour\\nfive\\nsix\\nseven\\neight\\nnine\\nten\\n' > a.txt && echo b > b.txt"
+)

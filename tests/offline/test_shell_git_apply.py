@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from git_lines import TEN_LINES, repo
+from git_lines import TEN_LINE_REPO
 
 from agentworld_plugins.offline.shell import VirtualMachine
 
 #: the fixed identity and clock (git_lines.py), a repository with a ten-line file and b.txt
-FIXED = repo(TEN_LINES + " && echo b > b.txt")
+FIXED = TEN_LINE_REPO
 
 RENAME = (
     "printf 'diff --git a/a.txt b/d/c.txt\\nsimilarity index 90%%\\nrename from a.txt\\nrename to d/c.txt\\n"

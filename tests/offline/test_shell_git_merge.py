@@ -10,13 +10,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from git_lines import IDENTITY, TEN_LINES, repo
+from git_lines import IDENTITY, TEN_LINE_REPO
 
 from agentworld_plugins.offline.shell import VirtualMachine
 from agentworld_plugins.offline.shell.vcs.git.merge3 import merge_lines
 
 #: the fixed identity and clock (git_lines.py), a repository with a ten-line file and b.txt
-FIXED = repo(TEN_LINES + " && echo b > b.txt")
+FIXED = TEN_LINE_REPO
 
 #: a branch ``feat`` whose commit changes two (to 2) and adds c.txt, master's commit changing two
 #: to TWO: a conflict in a.txt

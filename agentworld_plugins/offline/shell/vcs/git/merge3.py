@@ -20,7 +20,7 @@ _MERGE_DIFF = Options(algorithm="histogram", indent_heuristic=False)
 
 
 def _changes(a: list[str], b: list[str]) -> list[_Change]:
-    spend(len(a) + len(b))
+    """The changes from ``a`` to ``b`` (the diff charges the step's budget for its reading)."""
     return [(i1, i2 - i1, j1, j2 - j1) for i1, i2, j1, j2 in git_hunks(a, b, _MERGE_DIFF)]
 
 
