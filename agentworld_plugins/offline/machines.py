@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ConfigError
-from .shell import VirtualMachine
 from .vfs import FsError, VirtualFS
 
 __all__ = ["INTERACTIVE_DOMAINS", "SHELL_DOMAINS", "mcp_world_on", "shared_machine_states"]
@@ -56,6 +55,8 @@ def shared_machine_states(
     states: dict[str, dict[str, Any]] = {}
     for name, domain in domains.items():
         if domain in SHELL_DOMAINS or shared is None:
+            from .shell import VirtualMachine  # the whole shell: imported when a front runs one
+
             states[name] = {
                 "vm": VirtualMachine(fs, cwd, interactive=domain in INTERACTIVE_DOMAINS, **common)
             }

@@ -194,7 +194,9 @@ def _stem(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=1)
 def _stopwords() -> frozenset[str]:
+    """bm25s's English list and ours (read on first use: importing bm25s takes numpy and scipy)."""
     try:
         from bm25s.stopwords import STOPWORDS_EN
 
@@ -203,12 +205,10 @@ def _stopwords() -> frozenset[str]:
         return _FALLBACK_STOPWORDS
 
 
-_STOPWORDS = _stopwords()
-
-
 def terms(text: str) -> list[str]:
     """Our own analysis: lower-case words of two or more characters, stopwords out, stemmed."""
-    return [_stem(w) for w in _TOKEN.findall(text.lower()) if w not in _STOPWORDS]
+    stop = _stopwords()
+    return [_stem(w) for w in _TOKEN.findall(text.lower()) if w not in stop]
 
 
 class _PurePythonBm25:
@@ -299,7 +299,8 @@ class Index:
     def query_words(query: str) -> list[str]:
         """The query's words that say what it is about: stopwords and question filler out (the
         filler stays when nothing else is left)."""
-        words = [w for w in _TOKEN.findall(query.lower()) if w not in _STOPWORDS]
+        stop = _stopwords()
+        words = [w for w in _TOKEN.findall(query.lower()) if w not in stop]
         return [w for w in words if w not in QUERY_FILLER] or words
 
     def score(self, query: str) -> list[Scored]:

@@ -179,22 +179,34 @@ def _flat_words(page: Page) -> list[str]:
 
 @dataclass
 class Corpus:
-    """Pages and their BM25 index."""
+    """Pages and their BM25 index (built on the first search: a fetch by URL never needs it)."""
 
     pages: list[Page]
     source: str = "bundled"
-    engine: str = field(default="", init=False)
     #: the cache key the corpus was built under
     key: Any = field(default=None, init=False)
 
     def __post_init__(self) -> None:
-        texts = [f"{p.title}\n{p.title}\n{p.plain_text()}" for p in self.pages]
-        self._index = Index(texts, [p.title for p in self.pages]) if texts else None
-        self.engine = self._index.engine if self._index else ""
+        self._built: Index | None = None
+        self._building = threading.Lock()
         self._by_url: dict[str, Page] = {}
         for page in self.pages:
             for url in (page.url, *page.aliases):
                 self._by_url.setdefault(_url_key(url), page)
+
+    @property
+    def _index(self) -> Index | None:
+        if self._built is None and self.pages:
+            with self._building:  # a cached corpus is shared by the server's threads
+                if self._built is None:
+                    texts = [f"{p.title}\n{p.title}\n{p.plain_text()}" for p in self.pages]
+                    self._built = Index(texts, [p.title for p in self.pages])
+        return self._built
+
+    @property
+    def engine(self) -> str:
+        """``bm25s``, or ``bm25`` where bm25s is missing or fails ("" for no pages)."""
+        return self._index.engine if self._index else ""
 
     def search(self, query: str, top_k: int = DEFAULT_TOP_K) -> list[tuple[Page, float]]:
         """The best ``top_k`` pages for ``query`` with their relevance in ``(0, 1]``, best first.

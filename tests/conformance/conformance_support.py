@@ -99,6 +99,20 @@ def run_json(argv: list[str], **env: str) -> Any:
 # -- the known-server comparisons -----------------------------------------------------------------
 
 
+def one_session(run: Any, params: StdioServerParameters, sequences: list[list[Any]]) -> list[list[Any]]:
+    """Each sequence's answers from one session of ``params`` (``await run(params, calls)``, the
+    sequences in order): for a server that keeps nothing between calls (or whose sequences touch
+    disjoint state), what a process per sequence answers, without a server start per sequence."""
+    import anyio
+
+    answers = anyio.run(run, params, [call for calls in sequences for call in calls])
+    out, at = [], 0
+    for calls in sequences:
+        out.append(answers[at : at + len(calls)])
+        at += len(calls)
+    return out
+
+
 def mirror_snapshot(snapshot: Path, command: list[str], home: Path) -> None:
     """The real server's tools, capabilities and command line into ``snapshot`` (mcp serve --mirror)."""
     done = subprocess.run(

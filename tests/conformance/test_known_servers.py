@@ -18,7 +18,7 @@ import pytest
 from conformance_support import mirror_snapshot as _mirror
 from conformance_support import npm_server as _npm_server
 from conformance_support import offline_server as _offline_server
-from conformance_support import throwaway_python
+from conformance_support import one_session, throwaway_python
 from mcp import Client, StdioServerParameters
 
 MEMORY_VERSION = "2026.8.31"  # @modelcontextprotocol/server-memory, serverInfo 0.6.3
@@ -183,9 +183,9 @@ def test_time_server_sequences_answer_as_the_real_one(tmp_path: Path) -> None:
     ours = _offline_server(snapshot, tmp_path / "home")
     sequences = [_time_calls(seed) for seed in range(12)]
     same, differences = 0, []
-    for calls in sequences:
-        want = _normalised(anyio.run(_answers, real, calls), calls)
-        got = _normalised(anyio.run(_answers, ours, calls), calls)
+    wants, gots = one_session(_answers, real, sequences), one_session(_answers, ours, sequences)  # stateless
+    for calls, want_raw, got_raw in zip(sequences, wants, gots):
+        want, got = _normalised(want_raw, calls), _normalised(got_raw, calls)
         if want == got:
             same += 1
         else:

@@ -18,7 +18,7 @@ from typing import Any
 
 import anyio
 import pytest
-from conformance_support import mirror_snapshot, npm_server, offline_server, throwaway_python
+from conformance_support import mirror_snapshot, npm_server, offline_server, one_session, throwaway_python
 from mcp import Client, StdioServerParameters
 
 from agentworld_plugins import World
@@ -39,12 +39,24 @@ async def _blocks(params: StdioServerParameters, calls: list[tuple[str, dict[str
 
 
 def _compare(
-    label: str, sequences: list[Any], real: Any, ours: Any, normalise: Any = json.dumps
+    label: str,
+    sequences: list[Any],
+    real: Any,
+    ours: Any,
+    normalise: Any = json.dumps,
+    *,
+    stateless: bool = False,
 ) -> tuple[int, list[Any]]:
+    """``real(index)`` and ``ours(index)``: the servers of sequence ``index``, a process each; one
+    of each for them all when the server is ``stateless`` (or its sequences touch disjoint state)."""
+    if stateless:
+        wants, gots = one_session(_blocks, real(0), sequences), one_session(_blocks, ours(0), sequences)
+    else:
+        wants = [anyio.run(_blocks, real(i), calls) for i, calls in enumerate(sequences)]
+        gots = [anyio.run(_blocks, ours(i), calls) for i, calls in enumerate(sequences)]
     same, differences = 0, []
-    for index, calls in enumerate(sequences):
-        want = [normalise(a) for a in anyio.run(_blocks, real(index), calls)]
-        got = [normalise(a) for a in anyio.run(_blocks, ours(index), calls)]
+    for calls, want_raw, got_raw in zip(sequences, wants, gots):
+        want, got = [normalise(a) for a in want_raw], [normalise(a) for a in got_raw]
         if want == got:
             same += 1
         else:
@@ -235,12 +247,14 @@ def test_git_server_sequences_answer_as_the_real_one(git_server: list[str], tmp_
     mirror_snapshot(snapshot, git_server, tmp_path)
     home = tmp_path / "home"
     repos = [str((tmp_path / f"seq-{index}" / "repo").resolve()) for index in range(20)]
-    for index, repo in enumerate(repos):  # the same seed on the host's git and in the world's shell
-        env = _real_git_env(tmp_path / "git-home")
-        done = subprocess.run(["bash", "-c", SEED.format(repo=repo)], capture_output=True, text=True, env=env)
-        assert done.returncode == 0, done.stderr
-        with World(backend="offline", name=f"git-{index}", home=home) as world:
-            shell = world.session("swe", front="shell", tools=[{"name": "run_shell_command"}])
+    with World(backend="offline", name="git", home=home) as world:  # a repository per sequence,
+        shell = world.session("swe", front="shell", tools=[{"name": "run_shell_command"}])
+        for repo in repos:  # the same seed on the host's git and in the world's shell
+            env = _real_git_env(tmp_path / "git-home")
+            done = subprocess.run(
+                ["bash", "-c", SEED.format(repo=repo)], capture_output=True, text=True, env=env
+            )
+            assert done.returncode == 0, done.stderr
             seeded = shell.step(
                 {"tool_name": "run_shell_command", "arguments": {"command": SEED.format(repo=repo)}}
             )
@@ -252,8 +266,9 @@ def test_git_server_sequences_answer_as_the_real_one(git_server: list[str], tmp_
         lambda _: StdioServerParameters(
             command=git_server[0], args=git_server[1:], env=_real_git_env(tmp_path / "git-home")
         ),
-        lambda index: offline_server(snapshot, home, "--world", f"git-{index}"),
+        lambda _: offline_server(snapshot, home, "--world", "git"),
         _git_normalised,
+        stateless=True,  # the server keeps nothing but the repositories, one per sequence
     )
     assert same / len(sequences) >= 0.95, differences[:3]
 
@@ -447,5 +462,7 @@ def test_fetch_server_sequences_answer_as_the_real_one(tmp_path: Path) -> None:
         ours = offline_server(snapshot, tmp_path / "home", "--corpus", str(corpus))
         real = StdioServerParameters(command=real_cmd[0], args=real_cmd[1:], env={"PATH": os.environ["PATH"]})
         sequences = [_fetch_calls(base, seed) for seed in range(20)]
-        same, differences = _compare("mcp-server-fetch", sequences, lambda _: real, lambda _: ours)
+        same, differences = _compare(
+            "mcp-server-fetch", sequences, lambda _: real, lambda _: ours, stateless=True
+        )
     assert same / len(sequences) >= 0.95, differences[:3]

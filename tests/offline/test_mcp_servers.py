@@ -3,7 +3,12 @@ engine is tests/conformance/test_known_servers.py)."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from typing import Any
+
+import pytest
 
 from agentworld_plugins.offline.mcp import mcp_step
 from agentworld_plugins.offline.mcp.servers import known_server
@@ -79,3 +84,56 @@ def test_the_names_kept_for_create_entities_follow_deletions() -> None:
     mcp_step(state, "delete_entities", {"entityNames": ["Ada"]}, context)
     again = mcp_step(state, "create_entities", ada, context).metadata["structured_content"]["entities"]
     assert [e["name"] for e in again] == ["Ada"]  # deleted, so new again
+
+
+EVERYTHING = [
+    "echo",
+    "get-env",
+    "get-sum",
+    "get-tiny-image",
+    "toggle-simulated-logging",
+    "get-resource-links",
+]
+
+
+def test_everythings_get_env_is_the_world_machines_environment() -> None:
+    from agentworld_plugins.offline.shell import VirtualMachine
+
+    machine = VirtualMachine(interactive=False)
+    exported = {k: v for k, v in machine.vars.items() if k in machine.exported}
+    state: dict[str, Any] = {}
+    shown = mcp_step(state, "get-env", {}, {"tools": _tools(*EVERYTHING)})
+    assert not shown.is_error
+    assert json.loads(shown.text) == exported and "PATH" in exported and "HOME" in exported
+
+
+_FIRST_CALLS = """
+import json, sys
+from agentworld_plugins.offline.mcp import mcp_step
+tools = [{"name": n, "inputSchema": {"type": "object"}} for n in sys.argv[1].split(",")]
+answer = mcp_step({}, sys.argv[2], json.loads(sys.argv[3]), {"tools": tools})
+print(json.dumps([answer.text, [m for m in ("bm25s", "agentworld_plugins.offline.shell") if m in sys.modules]]))
+"""
+
+
+@pytest.mark.parametrize(
+    ("tools", "name", "arguments"),
+    [
+        (EVERYTHING, "echo", {"message": "hi"}),
+        (["fetch"], "fetch", {"url": "https://example.com/"}),
+        (["create_entities", "create_relations", "add_observations", "read_graph", "search_nodes"],
+         "read_graph", {}),
+    ],
+)  # fmt: skip
+def test_a_servers_first_call_imports_neither_the_shell_nor_the_search_index(
+    tools: list[str], name: str, arguments: dict[str, Any]
+) -> None:
+    """What a fake server's start costs: the offline shell (bashlex's tables) and bm25s (numpy,
+    scipy) are imported by the tools that use them, not by every server's first call."""
+    done = subprocess.run(
+        [sys.executable, "-c", _FIRST_CALLS, ",".join(tools), name, json.dumps(arguments)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    text, imported = json.loads(done.stdout)
+    assert text and imported == []

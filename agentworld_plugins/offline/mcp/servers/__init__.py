@@ -124,11 +124,9 @@ class _CodingTools:
 
 
 def _everything(world: dict[str, Any], context: dict[str, Any]) -> Any:
-    from ...shell import VirtualMachine
     from .everything import EverythingServer
 
-    machine = VirtualMachine(interactive=False)  # the server process's environment on the machine
-    return EverythingServer({k: v for k, v in machine.vars.items() if k in machine.exported})
+    return EverythingServer()
 
 
 def _fetch(world: dict[str, Any], context: dict[str, Any]) -> Any:

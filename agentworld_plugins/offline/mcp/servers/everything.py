@@ -83,7 +83,8 @@ class EverythingServer:
     """The demo server's tools; its state (toggles, session resources, the clock) per world."""
 
     def __init__(self, env: dict[str, str] | None = None, session: str = "undefined") -> None:
-        self.env = dict(env or {})
+        #: the server process's environment; None: the world machine's, read on the first get-env
+        self.env = None if env is None else dict(env)
         self.session = session
         self.calls = 0
         self.logging = False
@@ -153,6 +154,11 @@ class EverythingServer:
         if name == "gzip-file-as-resource":
             return self._gzip(args), None, False
         if name == "get-env":
+            if self.env is None:  # the offline shell is imported only for the one tool that shows it
+                from ...shell import VirtualMachine
+
+                machine = VirtualMachine(interactive=False)
+                self.env = {k: v for k, v in machine.vars.items() if k in machine.exported}
             return json.dumps(self.env, indent=2, ensure_ascii=False), None, False
         if name == "simulate-research-query":
             raise _Refused(
