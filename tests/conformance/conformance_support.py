@@ -113,6 +113,31 @@ def one_session(run: Any, params: StdioServerParameters, sequences: list[list[An
     return out
 
 
+def own_sessions(
+    run: Any, servers: list[Any], sequences: list[list[Any]], at_once: int = 8
+) -> list[list[Any]]:
+    """Each sequence's answers from a session of its own (``await run(servers[i], calls)``), up to
+    ``at_once`` of them at a time: a server that outlives its stdin (server-everything once a
+    toggle started its timers) costs the SDK's two-second wait on close, which need not add up."""
+    import anyio
+
+    answers: list[Any] = [None] * len(sequences)
+
+    async def main() -> None:
+        limit = anyio.CapacityLimiter(at_once)
+
+        async def one(index: int) -> None:
+            async with limit:
+                answers[index] = await run(servers[index], sequences[index])
+
+        async with anyio.create_task_group() as group:
+            for index in range(len(sequences)):
+                group.start_soon(one, index)
+
+    anyio.run(main)
+    return answers
+
+
 def mirror_snapshot(snapshot: Path, command: list[str], home: Path) -> None:
     """The real server's tools, capabilities and command line into ``snapshot`` (mcp serve --mirror)."""
     done = subprocess.run(
@@ -140,6 +165,37 @@ def offline_server(snapshot: Path, home: Path, *extra: str) -> StdioServerParame
         ],
         env={"PATH": os.environ["PATH"], "AGENTWORLD_HOME": str(home)},
     )
+
+
+@contextmanager
+def isolating_server(snapshot: Path, home: Path, *extra: str) -> Iterator[str]:
+    """``agentworld mcp serve --http --isolate connection`` of ``snapshot`` on the offline world: a
+    fresh world per MCP connection, so a comparison whose every sequence wants a fresh server
+    starts one process, not one per sequence. Yields the endpoint's URL."""
+    import socket
+    import time
+
+    from agentworld_plugins.harness import _free_port, stop_process
+
+    port = _free_port()
+    argv = [sys.executable, "-m", "agentworld_plugins", "mcp", "serve", "--backend", "offline", "--snapshot",
+            str(snapshot), "--http", "--port", str(port), "--isolate", "connection", *extra]  # fmt: skip
+    env = {"PATH": os.environ["PATH"], "AGENTWORLD_HOME": str(home)}
+    home.mkdir(parents=True, exist_ok=True)
+    log = home / f"server-{port}.log"
+    with open(log, "w") as stderr:
+        proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
+    try:
+        while True:  # ready when it accepts a connection; a server that exits says why
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert proc.poll() is None, log.read_text()[-2000:]
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        stop_process(proc)
 
 
 def npm_server(package: str, version: str, bin_name: str) -> list[str]:

@@ -9,16 +9,17 @@ import json
 import os
 import random
 import re
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from conformance_support import isolating_server, one_session, throwaway_python
 from conformance_support import mirror_snapshot as _mirror
 from conformance_support import npm_server as _npm_server
 from conformance_support import offline_server as _offline_server
-from conformance_support import one_session, throwaway_python
 from mcp import Client, StdioServerParameters
 
 MEMORY_VERSION = "2026.8.31"  # @modelcontextprotocol/server-memory, serverInfo 0.6.3
@@ -85,18 +86,19 @@ def test_memory_server_sequences_answer_as_the_real_one(memory_server: list[str]
     _mirror(snapshot, memory_server, tmp_path)
     same = 0
     differences = []
-    for index, calls in enumerate(SEQUENCES):
-        real = StdioServerParameters(
-            command=memory_server[0],
-            args=memory_server[1:],
-            env={"PATH": os.environ["PATH"], "MEMORY_FILE_PATH": str(tmp_path / f"real-{index}.jsonl")},
-        )
-        ours = _offline_server(snapshot, tmp_path / "home")
-        want, got = anyio.run(_answers, real, calls), anyio.run(_answers, ours, calls)
-        if want == got:
-            same += 1
-        else:
-            differences.append((index, next((c, w, g) for c, w, g in zip(calls, want, got) if w != g)))
+    with isolating_server(snapshot, tmp_path / "home") as url:
+        for index, calls in enumerate(SEQUENCES):
+            real = StdioServerParameters(
+                command=memory_server[0],
+                args=memory_server[1:],
+                env={"PATH": os.environ["PATH"], "MEMORY_FILE_PATH": str(tmp_path / f"real-{index}.jsonl")},
+            )
+            ours = url if index else _offline_server(snapshot, tmp_path / "home")  # a world per connection
+            want, got = anyio.run(_answers, real, calls), anyio.run(_answers, ours, calls)
+            if want == got:
+                same += 1
+            else:
+                differences.append((index, next((c, w, g) for c, w, g in zip(calls, want, got) if w != g)))
     print(f"server-memory: {same}/{len(SEQUENCES)} call sequences identical")
     assert same / len(SEQUENCES) >= 0.95, differences[:3]
 
@@ -253,35 +255,42 @@ def _tree(root: Path) -> None:
     (root / "sub" / "deep" / "d.txt").write_text("deep one\n")
 
 
+def _contents(root: Path) -> dict[str, str | None]:
+    return {str(p.relative_to(root)): p.read_text() if p.is_file() else None for p in root.rglob("*")}
+
+
 def test_filesystem_server_sequences_answer_as_the_real_one(tmp_path: Path) -> None:
+    """Every sequence starts from the same tree at the same path, made afresh for each side: the
+    real server writes it, the fake copies it into its world and never writes it back."""
     real_cmd = _npm_server(
         "@modelcontextprotocol/server-filesystem", FILESYSTEM_VERSION, "mcp-server-filesystem"
     )
-    first = tmp_path / "seq-0" / "root"
-    _tree(first)
+    root = (tmp_path / "root").resolve()
+    _tree(root)
     snapshot = tmp_path / "fs.json"
-    _mirror(snapshot, [*real_cmd, str(first)], tmp_path)
-    mirrored = json.loads(snapshot.read_text())
+    _mirror(snapshot, [*real_cmd, str(root)], tmp_path)
+    real = StdioServerParameters(
+        command=real_cmd[0], args=[*real_cmd[1:], str(root)], env={"PATH": os.environ["PATH"]}
+    )
+    tree = _contents(root)
     same, differences, count = 0, [], 14
-    for index in range(count):
-        root = (tmp_path / f"seq-{index}" / "root").resolve()
-        if index:
-            _tree(root)
-        own = tmp_path / f"snap-{index}.json"  # the same server command, on this sequence's folder
-        own.write_text(json.dumps({**mirrored, "source": " ".join([*real_cmd, str(root)])}))
-        calls = _fs_calls(str(root), index)
-        ours = _offline_server(own, tmp_path / "home")
-        got = anyio.run(_answers, ours, calls)  # first: the fake copies the folder, never writes it
-        real = StdioServerParameters(
-            command=real_cmd[0], args=[*real_cmd[1:], str(root)], env={"PATH": os.environ["PATH"]}
-        )
-        want = anyio.run(_answers, real, calls)
-        want_n = [_STAMP.sub(r"\1: WHEN", json.dumps(a)) for a in want]
-        got_n = [_STAMP.sub(r"\1: WHEN", json.dumps(a)) for a in got]
-        if want_n == got_n:
-            same += 1
-        else:
-            differences.append(next((c, w, g) for c, w, g in zip(calls, want_n, got_n) if w != g))
+    with isolating_server(snapshot, tmp_path / "home") as url:  # a world per connection
+        for index in range(count):
+            calls = _fs_calls(str(root), index)
+            answers = []
+            for server in (url if index else _offline_server(snapshot, tmp_path / "home"), real):
+                shutil.rmtree(root)
+                _tree(root)
+                answers.append(
+                    [_STAMP.sub(r"\1: WHEN", json.dumps(a)) for a in anyio.run(_answers, server, calls)]
+                )
+                if server is not real:  # the fake's writes stay in its world
+                    assert _contents(root) == tree
+            got_n, want_n = answers
+            if want_n == got_n:
+                same += 1
+            else:
+                differences.append(next((c, w, g) for c, w, g in zip(calls, want_n, got_n) if w != g))
     print(f"server-filesystem: {same}/{count} call sequences identical (file timestamps aside)")
     assert same / count >= 0.95, differences[:3]
 
@@ -320,9 +329,13 @@ def test_sequential_thinking_sequences_answer_as_the_real_one(tmp_path: Path) ->
         args=real_cmd[1:],
         env={"PATH": os.environ["PATH"], "DISABLE_THOUGHT_LOGGING": "true"},
     )
-    ours = _offline_server(snapshot, tmp_path / "home")
     sequences = [_thoughts(seed) for seed in range(10)]
-    same = sum(anyio.run(_answers, real, calls) == anyio.run(_answers, ours, calls) for calls in sequences)
+    with isolating_server(snapshot, tmp_path / "home") as url:  # the first over stdio, then a world
+        ours = [_offline_server(snapshot, tmp_path / "home"), *[url] * (len(sequences) - 1)]  # per connection
+        same = sum(
+            anyio.run(_answers, real, calls) == anyio.run(_answers, server, calls)
+            for calls, server in zip(sequences, ours)
+        )
     print(f"server-sequential-thinking: {same}/{len(sequences)} call sequences identical")
     assert same / len(sequences) >= 0.95
 
@@ -459,17 +472,19 @@ def test_sqlite_server_sequences_answer_as_the_real_one(tmp_path: Path) -> None:
     snapshot = tmp_path / "sqlite.json"
     _mirror(snapshot, first, tmp_path)
     same, differences, count = 0, [], 10
-    for index in range(count):
-        calls = _sql_calls(index)
-        real = StdioServerParameters(
-            command=first[0], args=["--db-path", str(tmp_path / f"real-{index}.db")],
-            env={"PATH": os.environ["PATH"]},
-        )  # fmt: skip
-        ours = _offline_server(snapshot, tmp_path / "home", "--world", f"sql-{index}")
-        want, got = anyio.run(_sql_answers, real, calls), anyio.run(_sql_answers, ours, calls)
-        if want == got:
-            same += 1
-        else:
-            differences.append(next((c, w, g) for c, w, g in zip([*calls, "memo"], want, got) if w != g))
+    with isolating_server(snapshot, tmp_path / "home") as url:
+        for index in range(count):
+            calls = _sql_calls(index)
+            real = StdioServerParameters(
+                command=first[0], args=["--db-path", str(tmp_path / f"real-{index}.db")],
+                env={"PATH": os.environ["PATH"]},
+            )  # fmt: skip
+            # ours: the first in a named world over stdio, then a world per connection over HTTP
+            ours = url if index else _offline_server(snapshot, tmp_path / "home", "--world", "sql")
+            want, got = anyio.run(_sql_answers, real, calls), anyio.run(_sql_answers, ours, calls)
+            if want == got:
+                same += 1
+            else:
+                differences.append(next((c, w, g) for c, w, g in zip([*calls, "memo"], want, got) if w != g))
     print(f"mcp-server-sqlite: {same}/{count} call sequences identical")
     assert same / count >= 0.95, differences[:3]

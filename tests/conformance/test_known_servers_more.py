@@ -18,7 +18,15 @@ from typing import Any
 
 import anyio
 import pytest
-from conformance_support import mirror_snapshot, npm_server, offline_server, one_session, throwaway_python
+from conformance_support import (
+    isolating_server,
+    mirror_snapshot,
+    npm_server,
+    offline_server,
+    one_session,
+    own_sessions,
+    throwaway_python,
+)
 from mcp import Client, StdioServerParameters
 
 from agentworld_plugins import World
@@ -52,8 +60,9 @@ def _compare(
     if stateless:
         wants, gots = one_session(_blocks, real(0), sequences), one_session(_blocks, ours(0), sequences)
     else:
-        wants = [anyio.run(_blocks, real(i), calls) for i, calls in enumerate(sequences)]
-        gots = [anyio.run(_blocks, ours(i), calls) for i, calls in enumerate(sequences)]
+        servers = list(range(len(sequences)))
+        wants = own_sessions(_blocks, [real(i) for i in servers], sequences)
+        gots = own_sessions(_blocks, [ours(i) for i in servers], sequences)
     same, differences = 0, []
     for calls, want_raw, got_raw in zip(sequences, wants, gots):
         want, got = [normalise(a) for a in want_raw], [normalise(a) for a in got_raw]
@@ -150,15 +159,16 @@ def test_everything_server_sequences_answer_as_the_real_one(tmp_path: Path) -> N
     snapshot = tmp_path / "everything.json"
     mirror_snapshot(snapshot, real_cmd, tmp_path)
     sequences = [_everything_calls(seed) for seed in range(20)]
-    same, differences = _compare(
-        "server-everything",
-        sequences,
-        lambda _: StdioServerParameters(
-            command=real_cmd[0], args=real_cmd[1:], env={"PATH": os.environ["PATH"]}
-        ),
-        lambda index: offline_server(snapshot, tmp_path / f"home-{index}"),
-        _everything_normalised,
-    )
+    with isolating_server(snapshot, tmp_path / "home") as url:
+        same, differences = _compare(
+            "server-everything",
+            sequences,
+            lambda _: StdioServerParameters(
+                command=real_cmd[0], args=real_cmd[1:], env={"PATH": os.environ["PATH"]}
+            ),
+            lambda index: url if index else offline_server(snapshot, tmp_path / "home-0"),
+            _everything_normalised,
+        )  # ours: the first sequence over stdio, each other one in a world of its own over HTTP
     assert same / len(sequences) >= 0.95, differences[:3]
 
 
