@@ -130,7 +130,8 @@ def test_syntax_errors_exit_2_in_both_modes() -> None:
         "bash: -c: line 1: syntax error near unexpected token `|'\nbash: -c: line 1: `| ls'\n",
         2,
     )
-    assert run(batch, "ls |") == ("", "bash: -c: line 1: syntax error: unexpected end of file\n", 2)
+    # an unfinished command: reported on the line past the last, as bash 5.2 does
+    assert run(batch, "ls |") == ("", "bash: -c: line 2: syntax error: unexpected end of file\n", 2)
     # an unclosed quote: one line, as the host's bash 5.2 says it
     assert run(batch, "echo 'abc") == (
         "",

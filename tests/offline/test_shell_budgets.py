@@ -241,7 +241,7 @@ def test_a_100000_line_compound_ends_at_the_budget_every_time(name: str) -> None
     answers, works = set(), set()
     for _ in range(2):
         vm = VirtualMachine(interactive=False)
-        vm.limits = StepLimits(seconds=5)
+        vm.limits = StepLimits(seconds=1)
         parser._PARSED.clear()
         prepared.clear()
         parser._prepare = counting  # type: ignore[assignment]

@@ -168,14 +168,14 @@ def test_exec_with_only_redirections_is_flagged_as_not_simulated(command: str) -
 
 def test_arrays_count_against_the_memory_budget() -> None:
     vm = VirtualMachine(interactive=False)
-    vm.limits = StepLimits(seconds=60, memory_mb=16)
-    for command in ("a=($(seq 400000)); echo never", "for i in $(seq 400000); do a[i]=$i; done; echo never"):
+    vm.limits = StepLimits(seconds=60, memory_mb=4)
+    for command in ("a=($(seq 100000)); echo never", "for i in $(seq 100000); do a[i]=$i; done; echo never"):
         r = vm.run(command)
         assert (r.stdout, r.exit_code) == ("", 2), command
         assert r.stderr.startswith("bash: xmalloc: cannot allocate") and r.stderr.count("\n") == 1
         assert vm.run("echo ok").stdout == "ok\n"
     small = VirtualMachine(interactive=False)
-    small.limits = StepLimits(seconds=60, memory_mb=16)
+    small.limits = StepLimits(seconds=60, memory_mb=4)
     assert small.run("a=($(seq 1000)); echo ${#a[@]}").stdout == "1000\n"
 
 

@@ -188,8 +188,17 @@ class InvokeMixin(MachineState):
                 self._environment_only()
             if not source:
                 self._scripts.append(name)
-            kinds = self.__dict__.setdefault("_script_stdin", [])
-            kinds.append("stdin" in options)
+            kinds = self.__dict__.setdefault("_reading", [])  # what a syntax error is reported against
+            kind = (
+                "source"
+                if source
+                else "stdin"
+                if "stdin" in options
+                else "command"
+                if command_mode
+                else "file"
+            )
+            kinds.append((kind, name))
             try:
                 return self._run_status(text, ctx, reader=not source, noexec="noexec" in options)
             except _Return as exc:

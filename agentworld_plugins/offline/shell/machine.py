@@ -149,7 +149,12 @@ class VirtualMachine(
 
     def prefix(self) -> str:
         """How bash starts its own error messages: ``bash: `` at an interactive prompt,
-        ``bash: line N: `` under ``bash -c``, ``script.sh: line N: `` in a script."""
+        ``bash: line N: `` under ``bash -c``, ``script.sh: line N: `` in a script or a sourced
+        file (``bash: f.sh: line N: `` when an interactive shell sources it)."""
+        reading = self.__dict__.get("_reading")
+        if reading and reading[-1][0] == "source":
+            lead = "bash: " if self.interactive and not self._scripts else ""
+            return f"{lead}{reading[-1][1]}: line {self._lineno}: "
         if self._scripts:
             return f"{self._scripts[-1]}: line {self._lineno}: "
         if self.interactive:
@@ -274,25 +279,38 @@ class VirtualMachine(
     # -- running text ----------------------------------------------------------------------------
 
     def _syntax_message(self, exc: _ShellSyntaxError, text: str, first_line: int = 1) -> str:
+        """bash's report of a syntax error in ``text`` (which starts at line ``first_line``):
+        ``bash: -c: line N: `` under ``bash -c`` (and at our top level), ``bash: line N: `` for a
+        script read from stdin (``bash -n <<EOF``, SWE-ReX's syntax check), ``NAME: line N: `` in
+        a script file or a sourced one, ``bash: `` at an interactive prompt. An unfinished
+        command is reported on the line past the last (host bash 5.2)."""
         lines = text.rstrip("\n").split("\n")
-        where = "" if self.interactive and not self._scripts else f"-c: line {first_line + len(lines) - 1}: "
-        if self.__dict__.get("_script_stdin", [False])[-1:] == [True]:
-            # a script read from stdin (`bash -n <<EOF`, SWE-ReX's syntax check): `bash: line N: `,
-            # and an unfinished one ends on the line past its last (host bash 5.2)
-            where = where[4:]
-            if exc.incomplete and "matching" not in exc.message:
-                end = first_line + text.count("\n") + (0 if text.endswith("\n") else 1)
-                where = f"line {end}: "
+        reading = self.__dict__.get("_reading") or []
+        kind, name = reading[-1] if reading else ("command", "bash")
+        line = first_line + len(lines) - 1
+        matching = re.search(r"matching ['\"](.)['\"]", exc.message) if exc.incomplete else None
+        closer = matching.group(1) if matching else '"'
+        if matching and closer in "\"'`":  # the line the unclosed quote opened on: its last unescaped one
+            found = re.finditer(rf"(?<!\\){re.escape(closer)}", text)
+            opened = max((m.start() for m in found), default=0)
+            line = first_line + text[:opened].count("\n")
+        elif exc.incomplete:  # `if` without `fi`, `$(`, a trailing `|`: past the last line
+            line = first_line + text.count("\n") + (0 if text.endswith("\n") else 1)
+        interactive = self.interactive and not self._scripts
+        if interactive and kind != "source":
+            lead = "bash: "
+        elif kind in ("file", "source"):  # an interactive shell sourcing it says so first
+            lead = f"{'bash: ' if interactive else ''}{name}: line {line}: "
+        else:
+            lead = f"bash: {'line' if kind == 'stdin' else '-c: line'} {line}: "
         if exc.incomplete:
             if "matching" in exc.message:
-                m = re.search(r"matching ['\"](.)['\"]", exc.message)
-                quote = m.group(1) if m else '"'
                 # one line: bash 5.2 no longer adds "syntax error: unexpected end of file"
-                return f"bash: {where}unexpected EOF while looking for matching `{quote}'\n"
-            return f"bash: {where}syntax error: unexpected end of file\n"
-        msg = f"bash: {where}syntax error near unexpected token `{exc.message}'\n"
-        if not self.interactive:
-            msg += f"bash: {where}`{lines[-1]}'\n"
+                return f"{lead}unexpected EOF while looking for matching `{closer}'\n"
+            return f"{lead}syntax error: unexpected end of file\n"
+        msg = f"{lead}syntax error near unexpected token `{exc.message}'\n"
+        if not interactive or kind == "source":
+            msg += f"{lead}`{lines[-1]}'\n"
         return msg
 
     def _run_text(
@@ -309,6 +327,8 @@ class VirtualMachine(
                 nodes, src = piece.nodes, piece.src
                 exc = piece.error
                 if isinstance(exc, _ShellSyntaxError) and exc.wanted is not None:
+                    # reported on the last line read, the one the here-document ran to the end on
+                    self._lineno = piece.first_line + piece.text.rstrip("\n").count("\n")
                     self._complain(
                         ctx,
                         f"warning: here-document at line {piece.first_line} delimited by end-of-file "
