@@ -1,63 +1,42 @@
-"""Shell arithmetic ($((...)), let, expr-style operators) with C integer semantics."""
+"""Shell arithmetic (``$((...))``, ``((...))``, ``let``, subscripts) as bash 5.2 evaluates it.
+
+A precedence-climbing reader over bash's tokens, with bash's rules: C's 64-bit integers (they
+wrap), its precedence (unary minus before ``**``, which groups to the right), ``&&``, ``||`` and
+``?:`` that skip the side effects of the branch not taken, assignments (``= *= /= %= += -= <<=
+>>= &= ^= |=``) only to a variable or an array element, ``++``/``--`` before and after one, ``,``
+lists, and numbers in base 8 (``017``), 16 (``0x1f``) or any base 2 to 64 (``2#101``, ``64#_@``).
+A variable's value is itself evaluated as an expression. Errors are bash's own words, naming the
+expression and the token bash stopped at: ``1 @ 2: syntax error: invalid arithmetic operator
+(error token is "@ 2")``.
+
+Every expression is bounded by its text: nesting (parentheses, chains of unary operators,
+``**`` and assignments, variables whose values are expressions) beyond :data:`MAX_DEPTH` is bash's
+``expression recursion level exceeded``.
+"""
 
 from __future__ import annotations
 
-import ast
-import operator
-import re
 from collections.abc import Callable
-from functools import lru_cache
 
-from ... import pyast
 from .errors import _ExpansionError
 
-_ARITH_BIN = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Pow: operator.pow,
-    ast.BitAnd: operator.and_,
-    ast.BitOr: operator.or_,
-    ast.BitXor: operator.xor,
-    ast.LShift: operator.lshift,
-    ast.RShift: operator.rshift,
-}
+#: the nesting an expression may reach (bash allows 1024 levels of variables in C; each of ours
+#: takes a dozen Python frames, which the shell's own nesting shares)
+MAX_DEPTH = 48
 
+_WHITE = " \t\n\r"
+#: binary operators by precedence, lowest first (``&&``/``||`` are handled with their skipping)
+_BINARY = {
+    "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6, "<": 7, ">": 7, "<=": 7, ">=": 7,
+    "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10,
+}  # fmt: skip
+_ASSIGN_OPS = ("<<=", ">>=", "*=", "/=", "%=", "+=", "-=", "&=", "^=", "|=")
+#: what may follow a character to make a longer operator, longest first
+_OPERATORS = ("<<=", ">>=", "**", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", *_ASSIGN_OPS[2:])
+_SINGLE = set("+-*/%<>=!~&^|?:(),")
 
-_ARITH_CMP = {
-    ast.Eq: operator.eq,
-    ast.NotEq: operator.ne,
-    ast.Lt: operator.lt,
-    ast.LtE: operator.le,
-    ast.Gt: operator.gt,
-    ast.GtE: operator.ge,
-}
-
-
-def _ternary(expr: str) -> str:
-    """``c ? a : b`` as Python's ``(a if c else b)`` (nesting in the else branch works)."""
-    depth = 0
-    for i, ch in enumerate(expr):
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "?" and depth == 0:
-            inner = 0
-            for j in range(i + 1, len(expr)):
-                if expr[j] == "(":
-                    inner += 1
-                elif expr[j] == ")":
-                    inner -= 1
-                elif expr[j] == "?" and inner == 0:
-                    inner += 100
-                elif expr[j] == ":" and inner >= 100:
-                    inner -= 100
-                elif expr[j] == ":" and inner == 0:
-                    cond, then, other = expr[:i], expr[i + 1 : j], expr[j + 1 :]
-                    return f"(({_ternary(then)}) if ({cond}) else ({_ternary(other)}))"
-            return expr
-    return expr
+Lookup = Callable[[str], str]
+Assign = Callable[[str, int], None]
 
 
 def _wrap(value: int) -> int:
@@ -71,100 +50,313 @@ def _c_div(a: int, b: int) -> int:
     return q if (a >= 0) == (b >= 0) else -q
 
 
-def _arith_tree(text: str) -> ast.Expression:
-    """The Python syntax tree of a bash arithmetic expression; raises :class:`_ExpansionError`
-    for a syntax error. Short ones are cached: a loop's ``$((i+1))`` is translated once."""
-    return _short_tree(text) if len(text) <= 256 else _translate(text)
+def _digit(ch: str, base: int) -> int:
+    if ch.isdigit():
+        return ord(ch) - 48
+    if "a" <= ch <= "z":
+        return ord(ch) - 87
+    if "A" <= ch <= "Z":
+        return ord(ch) - 29 if base > 36 else ord(ch) - 55
+    return {"@": 62, "_": 63}.get(ch, 99)
 
 
-@lru_cache(maxsize=1024)
-def _short_tree(text: str) -> ast.Expression:
-    return _translate(text)
+class _Reader:
+    """One expression's tokens and its evaluation (bash's expr.c: ``curtok``, ``lasttp``)."""
 
+    def __init__(self, text: str, lookup: Lookup, assign: Assign | None, depth: int) -> None:
+        self.text, self.lookup, self.assign, self.depth = text, lookup, assign, depth  # depth: nesting
+        self.pos = 0  # where the next token starts
+        self.last_at = 0  # where the last token read began (bash's lasttp; not moved by the end)
+        self.kind = ""  # the current token: "num", "name", an operator, or "" at the end
+        self.prev = ""  # the token before it (bash's lasttok)
+        self.value = 0  # a number's value
+        self.name = ""  # a name's text (with its subscript)
+        self.skip = 0  # > 0: in a branch whose side effects are skipped (bash's noeval)
 
-def _translate(text: str) -> ast.Expression:
-    py = re.sub(
-        r"\b(\d+)#([0-9a-zA-Z@_]+)\b",
-        lambda m: str(int(m.group(2), int(m.group(1)))) if 2 <= int(m.group(1)) <= 36 else m.group(0),
-        text,
-    )
-    py = re.sub(r"\b0([0-7]+)\b", lambda m: str(int(m.group(1), 8)), py)
-    py = _ternary(py.replace("&&", " and ").replace("||", " or "))
-    py = re.sub(r"!(?!=)", " not ", py)
-    try:
-        return pyast.parse(py, mode="eval")  # type: ignore[no-any-return]
-    except SyntaxError:
-        raise _ExpansionError(
-            f'{text}: syntax error in expression (error token is "{text}")', fatal=True
-        ) from None
+    # -- errors ----------------------------------------------------------------------------------
 
+    def fail(self, message: str, at: int | None = None) -> _ExpansionError:
+        shown = self.text.lstrip(_WHITE)
+        token = self.text[self.last_at if at is None else at :]
+        return _ExpansionError(f'{shown}: {message} (error token is "{token}")', fatal=True)
 
-def _arith_eval(expr: str, lookup: Callable[[str], str]) -> int:
-    """Evaluate a bash arithmetic expression (integers only; no assignments)."""
-    text = expr.strip()
-    if not text:
-        return 0
-    tree = _arith_tree(text)
+    # -- tokens ----------------------------------------------------------------------------------
 
-    def ev(node: ast.AST, depth: int = 0) -> int:
-        if depth > 50:
-            raise _ExpansionError(f"{text}: expression recursion level exceeded", fatal=True)
-        if isinstance(node, ast.Expression):
-            return ev(node.body, depth)
-        if isinstance(node, ast.Constant) and isinstance(node.value, int):
-            return _wrap(int(node.value))
-        if isinstance(node, ast.Name):
-            raw = lookup(node.id).strip()
-            if not raw:
-                return 0
-            if re.fullmatch(r"-?\d+", raw):
-                return _wrap(int(raw))
-            return _arith_eval(raw, lookup) if depth < 10 else 0
-        if isinstance(node, ast.UnaryOp):
-            v = ev(node.operand, depth + 1)
-            if isinstance(node.op, ast.USub):
-                return _wrap(-v)
-            if isinstance(node.op, ast.UAdd):
-                return v
-            if isinstance(node.op, ast.Not):
-                return int(not v)
-            if isinstance(node.op, ast.Invert):
-                return ~v
-        if isinstance(node, ast.BinOp):
-            a, b = ev(node.left, depth + 1), ev(node.right, depth + 1)
-            if isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)):
-                if b == 0:
-                    raise _ExpansionError(
-                        f'{text}: division by 0 (error token is "{text.split("/")[-1].strip()}")', fatal=True
-                    )
-                if isinstance(node.op, ast.Mod):
-                    return a - _c_div(a, b) * b
-                return _c_div(a, b)
-            fn = _ARITH_BIN.get(type(node.op))
-            if fn is not None:
-                if isinstance(node.op, ast.Pow):
-                    if b < 0:
-                        raise _ExpansionError(
-                            f'{text}: exponent less than 0 (error token is "{b}")', fatal=True
-                        )
-                    return _wrap(pow(a, b, 1 << 64))  # modular: no huge intermediate number
-                if isinstance(node.op, (ast.LShift, ast.RShift)):
-                    b &= 63  # x86 shifts use the low six bits of the count
-                return _wrap(int(fn(a, b)))
-        if isinstance(node, ast.BoolOp):
-            vals = [ev(v, depth + 1) for v in node.values]
-            return int(all(vals)) if isinstance(node.op, ast.And) else int(any(vals))
-        if isinstance(node, ast.Compare):
-            left = ev(node.left, depth + 1)
-            for op, right_node in zip(node.ops, node.comparators):
-                right = ev(right_node, depth + 1)
-                fn2 = _ARITH_CMP.get(type(op))
-                if fn2 is None or not fn2(left, right):
+    def advance(self) -> None:
+        text, i = self.text, self.pos
+        while i < len(text) and text[i] in _WHITE:
+            i += 1
+        self.prev = self.kind
+        if i >= len(text):
+            self.kind, self.pos = "", i
+            return
+        self.last_at = i
+        c = text[i]
+        if c.isalpha() or c == "_":
+            j = i + 1
+            while j < len(text) and (text[j].isalnum() or text[j] == "_"):
+                j += 1
+            if j < len(text) and text[j] == "[":
+                j = self._subscript_end(j)
+            self.kind, self.name, self.pos = "name", text[i:j], j
+        elif c.isdigit():
+            j = i
+            while j < len(text) and (text[j].isalnum() or text[j] in "#@_"):
+                j += 1
+            self.value, self.kind, self.pos = self._number(text[i:j]), "num", j
+        else:
+            self.pos = i + 1
+            self.kind = self._operator(c, i)
+
+    def _subscript_end(self, at: int) -> int:
+        depth = 0
+        for j in range(at, len(self.text)):
+            if self.text[j] == "[":
+                depth += 1
+            elif self.text[j] == "]":
+                depth -= 1
+                if depth == 0:
+                    return j + 1
+        raise self.fail("bad array subscript")
+
+    def _operator(self, c: str, i: int) -> str:
+        text = self.text
+        for op in _OPERATORS:
+            if text.startswith(op, i):
+                self.pos = i + len(op)
+                return op
+        if c in "+-" and text.startswith(c * 2, i):
+            if self.kind == "name":
+                self.pos = i + 2
+                return "post" + c * 2
+            if self.kind == "num" and self.prev in ("pre++", "pre--"):
+                raise self.fail(f"{c * 2}: assignment requires lvalue")
+            j = i + 2
+            while j < len(text) and text[j] in _WHITE:
+                j += 1
+            if j < len(text) and (text[j].isalpha() or text[j] == "_"):
+                self.pos = i + 2
+                return "pre" + c * 2
+            return c  # `--5`: two minus signs
+        if c not in _SINGLE:
+            if not self.kind or self.kind not in ("num", "name", ")"):
+                raise self.fail("syntax error: operand expected")
+            raise self.fail("syntax error: invalid arithmetic operator")
+        return c
+
+    def _number(self, word: str) -> int:
+        base, digits = 10, word
+        if "#" in word:
+            head, _, digits = word.partition("#")
+            base = int(head) if head.isdigit() else 0
+            if not 2 <= base <= 64:
+                raise self.fail("invalid arithmetic base")
+            if not digits:
+                raise self.fail("invalid integer constant")
+        elif word[:2] in ("0x", "0X"):
+            base, digits = 16, word[2:]
+        elif word.startswith("0"):
+            base = 8
+        value = 0
+        for ch in digits:
+            d = _digit(ch, base)
+            if d >= base:
+                raise self.fail("value too great for base")
+            value = value * base + d
+        return _wrap(value)
+
+    # -- values of names -------------------------------------------------------------------------
+
+    def fetch(self, name: str) -> int:
+        if self.skip:  # a branch not taken reads no variable (nor trips `set -u`)
+            return 0
+        raw = self.lookup(name).strip(_WHITE)
+        if not raw:
+            return 0
+        if raw.isdigit() or (raw[0] == "-" and raw[1:].isdigit()):
+            return _wrap(int(raw))
+        return evaluate(raw, self.lookup, self.assign, self.depth + 1)
+
+    def store(self, name: str, value: int) -> None:
+        if not self.skip and self.assign is not None:
+            self.assign(name, value)
+
+    # -- the grammar -----------------------------------------------------------------------------
+
+    def comma(self) -> int:
+        value = self.assignment()
+        while self.kind == ",":
+            self.advance()
+            value = self.assignment()
+        return value
+
+    def assignment(self) -> int:
+        value = self.conditional()
+        op = self.kind
+        if op == "=" or op in _ASSIGN_OPS:
+            if self.prev != "name":
+                raise self.fail("attempted assignment to non-variable")
+            target, old = self.name, value
+            self.advance()
+            value = self.assignment()
+            if op != "=":
+                value = self.binary_op(op[:-1], old, value, self.last_at)
+            self.store(target, value)
+        return value
+
+    def conditional(self) -> int:
+        cond = self.logical("||")
+        if self.kind != "?":
+            return cond
+        self.advance()
+        if self.kind in ("", ":"):
+            raise self.fail("expression expected")
+        self.skip += not cond
+        then = self.comma()
+        self.skip -= not cond
+        if self.kind != ":":
+            raise self.fail("`:' expected for conditional expression")
+        self.advance()
+        if not self.kind:
+            raise self.fail("expression expected")
+        self.skip += bool(cond)
+        other = self.conditional()
+        self.skip -= bool(cond)
+        self.prev = "cond"
+        return then if cond else other
+
+    def logical(self, op: str) -> int:
+        value = self.logical("&&") if op == "||" else self.binary(3)
+        while self.kind == op:
+            self.advance()
+            skipping = bool(value) if op == "||" else not value
+            self.skip += skipping
+            right = self.logical("&&") if op == "||" else self.binary(3)
+            self.skip -= skipping
+            value = int(bool(value or right)) if op == "||" else int(bool(value and right))
+            self.prev = "num"
+        return value
+
+    def binary(self, lowest: int) -> int:
+        value = self.power()
+        while self.kind in _BINARY and _BINARY[self.kind] >= lowest:
+            op = self.kind
+            after = self.pos  # bash names a division by 0 from just after its operator
+            self.advance()
+            right = self.binary(_BINARY[op] + 1)
+            value = self.binary_op(op, value, right, after)
+            self.prev = "num"
+        return value
+
+    def binary_op(self, op: str, a: int, b: int, after: int) -> int:
+        if op in ("/", "%"):
+            if b == 0:
+                if self.skip:
                     return 0
-                left = right
-            return 1
-        if isinstance(node, ast.IfExp):
-            return ev(node.body, depth + 1) if ev(node.test, depth + 1) else ev(node.orelse, depth + 1)
-        raise _ExpansionError(f'{text}: syntax error: operand expected (error token is "{text}")', fatal=True)
+                while after < len(self.text) and self.text[after] in _WHITE:
+                    after += 1
+                raise self.fail("division by 0", after)
+            if a == -(1 << 63) and b == -1:
+                return a if op == "/" else 0
+            q = _c_div(a, b)
+            return q if op == "/" else a - q * b
+        if op in ("<<", ">>"):
+            return _wrap(a << (b & 63)) if op == "<<" else a >> (b & 63)
+        table: dict[str, Callable[[int, int], int]] = {
+            "+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y,
+            "&": lambda x, y: x & y, "|": lambda x, y: x | y, "^": lambda x, y: x ^ y,
+            "==": lambda x, y: int(x == y), "!=": lambda x, y: int(x != y), "<": lambda x, y: int(x < y),
+            ">": lambda x, y: int(x > y), "<=": lambda x, y: int(x <= y), ">=": lambda x, y: int(x >= y),
+        }  # fmt: skip
+        return _wrap(table[op](a, b))
 
-    return ev(tree)
+    def power(self) -> int:
+        value = self.unary()
+        if self.kind == "**":
+            self.advance()
+            self.enter()
+            exponent = self.power()  # right to left
+            self.depth -= 1
+            self.prev = "num"
+            if exponent < 0:
+                raise self.fail("exponent less than 0")
+            return _wrap(pow(value, exponent, 1 << 64))  # modular: no huge intermediate number
+        return value
+
+    def enter(self) -> None:
+        if self.depth >= MAX_DEPTH:
+            raise self.fail("expression recursion level exceeded")
+        self.depth += 1
+
+    def unary(self) -> int:
+        self.enter()  # parentheses, `!!!x` and `a=b=c` nest through here, `2**2**2` in power()
+        op = self.kind
+        if op in ("!", "~", "-", "+"):
+            self.advance()
+            value = self.unary()
+            self.prev = "num"
+            value = {"!": int(not value), "~": ~value, "-": _wrap(-value), "+": value}[op]
+        else:
+            value = self.primary()
+        self.depth -= 1
+        return value
+
+    def primary(self) -> int:
+        op = self.kind
+        if op in ("pre++", "pre--"):
+            self.advance()
+            if self.kind != "name":
+                raise self.fail("identifier expected after pre-increment or pre-decrement")
+            value = _wrap(self.fetch(self.name) + (1 if op == "pre++" else -1))
+            self.store(self.name, value)
+            self.kind = "num"  # `++x=7` is an error
+            self.advance()
+            return value
+        if op == "(":
+            self.advance()
+            value = self.comma()
+            if self.kind != ")":
+                raise self.fail("missing `)'")
+            self.advance()
+            return value
+        if op == "num":
+            value = self.value
+            self.advance()
+            return value
+        if op == "name":
+            name = self.name
+            self.advance()
+            if self.kind in ("post++", "post--"):
+                value = self.fetch(name)
+                self.store(name, _wrap(value + (1 if self.kind == "post++" else -1)))
+                self.kind = "num"  # `x++=7` is an error
+                self.advance()
+                return value
+            value = 0 if self.kind == "=" else self.fetch(name)  # `x=...` does not read x
+            self.name = name  # the assignment's target
+            return value
+        raise self.fail("syntax error: operand expected")
+
+
+def evaluate(text: str, lookup: Lookup, assign: Assign | None = None, depth: int = 0) -> int:
+    """The value of bash arithmetic ``text`` (its ``$``-expansions done): ``lookup(name)`` reads
+    a variable or ``name[sub]`` element ("" when unset), ``assign(name, value)`` sets one (None:
+    assignments are evaluated, not kept). Raises :class:`_ExpansionError` with bash's message."""
+    if depth >= MAX_DEPTH:
+        raise _ExpansionError(
+            f'{text.lstrip(_WHITE)}: expression recursion level exceeded (error token is "{text}")',
+            fatal=True,
+        )
+    reader = _Reader(text, lookup, assign, depth)
+    reader.advance()
+    if not reader.kind:
+        return 0
+    value = reader.comma()
+    if reader.kind:
+        raise reader.fail("syntax error in expression")
+    return value
+
+
+def _arith_eval(expr: str, lookup: Lookup, assign: Assign | None = None) -> int:
+    """:func:`evaluate` (the name the shell's modules import)."""
+    return evaluate(expr, lookup, assign)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .arith import _arith_eval
@@ -87,37 +86,20 @@ class ParamMixin(MachineState):
         return self._arith_expanded(self.expand_text(expr, ctx))
 
     def _arith_expanded(self, expanded: str) -> int:
-        """The value of an arithmetic text whose ``$``-expansions are done (``,`` lists too)."""
+        """The value of an arithmetic text whose ``$``-expansions are done: its assignments made,
+        ``name[sub]`` read and set as array elements, ``set -u`` heeded."""
 
         def lookup(name: str) -> str:
-            value = self.getvar(name)
+            if name.endswith("]") and "[" in name:
+                base, _, sub = name[:-1].partition("[")
+                value = self._array_get(base, self._array_key(base, sub, None))
+            else:
+                value = self.getvar(name)
             if value is None and self.nounset:
                 raise _unbound(name)
             return value or ""
 
-        results = [self._arith_one(part, lookup) for part in expanded.split(",")]
-        return results[-1] if results else 0
-
-    def _arith_one(self, expr: str, lookup: Callable[[str], str]) -> int:
-        """One arithmetic expression, with the assignments bash allows (``x++``, ``x += 2``)."""
-        m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*(\+\+|--)\s*", expr)
-        if m:
-            old = _arith_eval(m.group(1), lookup)
-            self._assign(m.group(1), str(old + (1 if m.group(2) == "++" else -1)))
-            return old
-        m = re.fullmatch(r"\s*(\+\+|--)\s*([A-Za-z_]\w*)\s*", expr)
-        if m:
-            new = _arith_eval(m.group(2), lookup) + (1 if m.group(1) == "++" else -1)
-            self._assign(m.group(2), str(new))
-            return new
-        m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*([-+*/%]?)=(?!=)(.*)", expr, re.S)
-        if m:
-            value = _arith_eval(m.group(3), lookup)
-            if m.group(2):
-                value = _arith_eval(f"{_arith_eval(m.group(1), lookup)} {m.group(2)} ({value})", lookup)
-            self._assign(m.group(1), str(value))
-            return value
-        return _arith_eval(expr, lookup)
+        return _arith_eval(expanded, lookup, lambda name, value: self._assign(name, str(value)))
 
     def _param(self, inner: str, ctx: _Ctx) -> str:
         if inner in ctx.src.arith:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from ..arith import _arith_eval
 from ..errors import _ExpansionError, _UsageError
 from ..getopt import _getopt
 from ..names import _valid_name
@@ -151,12 +150,18 @@ def _b_shift(p: _Proc) -> int:
 
 @builtin("let")
 def _b_let(p: _Proc) -> int:
+    """Each argument an arithmetic expression (assignments kept); 1 when the last is 0 or an
+    expression is bad (``let: y=1/0: division by 0 (error token is "0")``)."""
+    if not p.args:
+        p.shell_err("let: expression expected")
+        return 1
     value = 0
     for expr in p.args:
-        name, eq, rhs = expr.partition("=")
-        if eq and _valid_name(name.strip()) and not rhs.startswith("="):
-            value = _arith_eval(rhs, lambda v: p.vm.getvar(v) or "")
-            p.vm._assign(name.strip(), str(value))
-        else:
-            value = _arith_eval(expr, lambda v: p.vm.getvar(v) or "")
+        try:
+            value = p.vm._arith_expanded(expr)
+        except _ExpansionError as exc:
+            if exc.unbound:
+                raise
+            p.shell_err(f"let: {exc.message}")
+            return 1
     return 0 if value else 1
