@@ -86,9 +86,8 @@ class _Reader:
         text, i = self.text, self.pos
         while i < len(text) and text[i] in _WHITE:
             i += 1
-        self.prev = self.kind
         if i >= len(text):
-            self.kind, self.pos = "", i
+            self.prev, self.kind, self.pos = self.kind, "", i
             return
         self.last_at = i
         c = text[i]
@@ -98,15 +97,16 @@ class _Reader:
                 j += 1
             if j < len(text) and text[j] == "[":
                 j = self._subscript_end(j)
-            self.kind, self.name, self.pos = "name", text[i:j], j
+            kind, self.name, self.pos = "name", text[i:j], j
         elif c.isdigit():
             j = i
             while j < len(text) and (text[j].isalnum() or text[j] in "#@_"):
                 j += 1
-            self.value, self.kind, self.pos = self._number(text[i:j]), "num", j
+            kind, self.value, self.pos = "num", self._number(text[i:j]), j
         else:
             self.pos = i + 1
-            self.kind = self._operator(c, i)
+            kind = self._operator(c, i)  # reads the token before (kind) and the one before that (prev)
+        self.prev, self.kind = self.kind, kind
 
     def _subscript_end(self, at: int) -> int:
         depth = 0
