@@ -16,6 +16,7 @@ Every expression is bounded by its text: nesting (parentheses, chains of unary o
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 
 from .errors import _ExpansionError
@@ -34,6 +35,13 @@ _ASSIGN_OPS = ("<<=", ">>=", "*=", "/=", "%=", "+=", "-=", "&=", "^=", "|=")
 #: what may follow a character to make a longer operator, longest first
 _OPERATORS = ("<<=", ">>=", "**", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", *_ASSIGN_OPS[2:])
 _SINGLE = set("+-*/%<>=!~&^|?:(),")
+#: the operators that start with each character, longest first
+_STARTING = {c: tuple(op for op in _OPERATORS if op[0] == c) for c in _SINGLE}
+_APPLY: dict[str, Callable[[int, int], int]] = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "&": operator.and_, "|": operator.or_,
+    "^": operator.xor, "==": operator.eq, "!=": operator.ne, "<": operator.lt, ">": operator.gt,
+    "<=": operator.le, ">=": operator.ge,
+}  # fmt: skip
 
 Lookup = Callable[[str], str]
 Assign = Callable[[str, int], None]
@@ -121,7 +129,7 @@ class _Reader:
 
     def _operator(self, c: str, i: int) -> str:
         text = self.text
-        for op in _OPERATORS:
+        for op in _STARTING.get(c, ()):
             if text.startswith(op, i):
                 self.pos = i + len(op)
                 return op
@@ -262,13 +270,7 @@ class _Reader:
             return q if op == "/" else a - q * b
         if op in ("<<", ">>"):
             return _wrap(a << (b & 63)) if op == "<<" else a >> (b & 63)
-        table: dict[str, Callable[[int, int], int]] = {
-            "+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y,
-            "&": lambda x, y: x & y, "|": lambda x, y: x | y, "^": lambda x, y: x ^ y,
-            "==": lambda x, y: int(x == y), "!=": lambda x, y: int(x != y), "<": lambda x, y: int(x < y),
-            ">": lambda x, y: int(x > y), "<=": lambda x, y: int(x <= y), ">=": lambda x, y: int(x >= y),
-        }  # fmt: skip
-        return _wrap(table[op](a, b))
+        return _wrap(_APPLY[op](a, b))
 
     def power(self) -> int:
         value = self.unary()
