@@ -183,7 +183,7 @@ def test_a_runaway_array_loop_ends_at_the_work_budget() -> None:
     answers = set()
     for _ in range(2):
         vm = VirtualMachine(interactive=False)
-        vm.limits = StepLimits(seconds=0.2, memory_mb=64)
+        vm.limits = StepLimits(seconds=0.05, memory_mb=64)
         r = vm.run("a=(); while :; do a+=(x); done")
         answers.add((r.stdout, r.stderr, r.exit_code, vm._budget.work))
     assert len(answers) == 1
