@@ -32,7 +32,7 @@ from typing import Any
 from .errors import ConfigError
 from .worlds import WorldCall, WorldView, load_world
 
-__all__ = ["McpServerConfig", "WorldHarness", "stop_process"]
+__all__ = ["McpServerConfig", "WorldHarness", "start_server", "stop_process"]
 
 
 @dataclass
@@ -158,26 +158,8 @@ class WorldHarness:
     def _start(self, args: list[str], port: int, startup_s: float = 60.0) -> None:
         log = open(self.root / f"server-{port}.log", "w+")  # noqa: SIM115 (closed by the stack)
         self._stack.callback(log.close)
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "agentworld_plugins", *args],
-            stdout=subprocess.DEVNULL,
-            stderr=log,
-            env=self.env,
-        )
+        proc = start_server(args, port, self.env, log, startup_s)
         self._stack.callback(stop_process, proc)
-        deadline = time.monotonic() + startup_s
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    return
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    log.seek(0)
-                    raise ConfigError(
-                        f"agentworld {' '.join(args[:2])} did not start: {log.read()[-2000:]}",
-                        hint="see the server's message above",
-                    ) from None
-                time.sleep(0.05)
 
     # -- the world after the agent ran -----------------------------------------------------------
 
@@ -238,6 +220,31 @@ class _WorldEpisode:
         self.world_errors = sum(1 for c in view.calls if c.is_error)
         self.final_answer: str | None = None
         self.judge: dict[str, Any] = {}
+
+
+def start_server(
+    args: list[str], port: int, env: dict[str, str], log: Any, startup_s: float = 60.0
+) -> subprocess.Popen[Any]:
+    """``agentworld ARGS`` in a subprocess (stderr to ``log``, a file opened ``w+``), once it
+    accepts connections on 127.0.0.1:``port``; a server that exits or never listens is a
+    :class:`ConfigError` carrying the end of its log."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentworld_plugins", *args], stdout=subprocess.DEVNULL, stderr=log, env=env
+    )
+    deadline = time.monotonic() + startup_s
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return proc
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                stop_process(proc)
+                log.seek(0)
+                raise ConfigError(
+                    f"agentworld {' '.join(args[:2])} did not start: {log.read()[-2000:]}",
+                    hint="see the server's message above",
+                ) from None
+            time.sleep(0.05)
 
 
 def stop_process(proc: subprocess.Popen[Any]) -> None:

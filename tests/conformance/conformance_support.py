@@ -172,30 +172,19 @@ def isolating_server(snapshot: Path, home: Path, *extra: str) -> Iterator[str]:
     """``agentworld mcp serve --http --isolate connection`` of ``snapshot`` on the offline world: a
     fresh world per MCP connection, so a comparison whose every sequence wants a fresh server
     starts one process, not one per sequence. Yields the endpoint's URL."""
-    import socket
-    import time
-
-    from agentworld_plugins.harness import _free_port, stop_process
+    from agentworld_plugins.harness import _free_port, start_server, stop_process
 
     port = _free_port()
-    argv = [sys.executable, "-m", "agentworld_plugins", "mcp", "serve", "--backend", "offline", "--snapshot",
-            str(snapshot), "--http", "--port", str(port), "--isolate", "connection", *extra]  # fmt: skip
-    env = {"PATH": os.environ["PATH"], "AGENTWORLD_HOME": str(home)}
+    args = ["mcp", "serve", "--backend", "offline", "--snapshot", str(snapshot), "--http", "--port", str(port),
+            "--isolate", "connection", *extra]  # fmt: skip
     home.mkdir(parents=True, exist_ok=True)
-    log = home / f"server-{port}.log"
-    with open(log, "w") as stderr:
-        proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
-    try:
-        while True:  # ready when it accepts a connection; a server that exits says why
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert proc.poll() is None, log.read_text()[-2000:]
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        stop_process(proc)
+    env = {"PATH": os.environ["PATH"], "AGENTWORLD_HOME": str(home)}
+    with open(home / f"server-{port}.log", "w+") as log:
+        proc = start_server(args, port, env, log)
+        try:
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            stop_process(proc)
 
 
 def npm_server(package: str, version: str, bin_name: str) -> list[str]:

@@ -32,8 +32,9 @@ _BINARY = {
     "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10,
 }  # fmt: skip
 _ASSIGN_OPS = ("<<=", ">>=", "*=", "/=", "%=", "+=", "-=", "&=", "^=", "|=")
-#: what may follow a character to make a longer operator, longest first
-_OPERATORS = ("<<=", ">>=", "**", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", *_ASSIGN_OPS[2:])
+#: the operators of more than one character (``++``/``--`` aside: their reading depends on what
+#: comes before), longest first
+_OPERATORS = (*_ASSIGN_OPS, "**", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||")
 _SINGLE = set("+-*/%<>=!~&^|?:(),")
 #: the operators that start with each character, longest first
 _STARTING = {c: tuple(op for op in _OPERATORS if op[0] == c) for c in _SINGLE}
@@ -344,12 +345,9 @@ def evaluate(text: str, lookup: Lookup, assign: Assign | None = None, depth: int
     """The value of bash arithmetic ``text`` (its ``$``-expansions done): ``lookup(name)`` reads
     a variable or ``name[sub]`` element ("" when unset), ``assign(name, value)`` sets one (None:
     assignments are evaluated, not kept). Raises :class:`_ExpansionError` with bash's message."""
-    if depth >= MAX_DEPTH:
-        raise _ExpansionError(
-            f'{text.lstrip(_WHITE)}: expression recursion level exceeded (error token is "{text}")',
-            fatal=True,
-        )
     reader = _Reader(text, lookup, assign, depth)
+    if depth >= MAX_DEPTH:  # a variable whose value names itself, `x='x+1'`
+        raise reader.fail("expression recursion level exceeded")
     reader.advance()
     if not reader.kind:
         return 0
@@ -359,6 +357,5 @@ def evaluate(text: str, lookup: Lookup, assign: Assign | None = None, depth: int
     return value
 
 
-def _arith_eval(expr: str, lookup: Lookup, assign: Assign | None = None) -> int:
-    """:func:`evaluate` (the name the shell's modules import)."""
-    return evaluate(expr, lookup, assign)
+#: the name the shell's modules import
+_arith_eval = evaluate

@@ -188,16 +188,14 @@ class InvokeMixin(MachineState):
                 self._environment_only()
             if not source:
                 self._scripts.append(name)
-            kinds = self.__dict__.setdefault("_reading", [])  # what a syntax error is reported against
-            kind = (
-                "source"
-                if source
-                else "stdin"
-                if "stdin" in options
-                else "command"
-                if command_mode
-                else "file"
-            )
+            kind = "file"  # what its errors are reported against (VirtualMachine.reading)
+            if source:
+                kind = "source"
+            elif "stdin" in options:
+                kind = "stdin"
+            elif command_mode:
+                kind = "command"
+            kinds = self.__dict__.setdefault("_reading", [])
             kinds.append((kind, name))
             try:
                 return self._run_status(text, ctx, reader=not source, noexec="noexec" in options)

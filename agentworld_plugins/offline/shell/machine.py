@@ -147,14 +147,23 @@ class VirtualMachine(
         self.cwd = target
         self.vars["PWD"] = target
 
+    def reading(self) -> tuple[str, str]:
+        """What the shell reads now, ``(kind, name)``: ``command`` (``bash -c``, our top level),
+        ``stdin``, a script ``file`` or a ``source``d one, and its name."""
+        reading = self.__dict__.get("_reading")
+        return reading[-1] if reading else ("command", "bash")
+
+    def _file_lead(self, name: str, line: int) -> str:
+        """``NAME: line N: `` (``bash: NAME: line N: `` when an interactive shell reads it)."""
+        return f"{'bash: ' if self.interactive and not self._scripts else ''}{name}: line {line}: "
+
     def prefix(self) -> str:
         """How bash starts its own error messages: ``bash: `` at an interactive prompt,
         ``bash: line N: `` under ``bash -c``, ``script.sh: line N: `` in a script or a sourced
         file (``bash: f.sh: line N: `` when an interactive shell sources it)."""
-        reading = self.__dict__.get("_reading")
-        if reading and reading[-1][0] == "source":
-            lead = "bash: " if self.interactive and not self._scripts else ""
-            return f"{lead}{reading[-1][1]}: line {self._lineno}: "
+        kind, name = self.reading()
+        if kind == "source":
+            return self._file_lead(name, self._lineno)
         if self._scripts:
             return f"{self._scripts[-1]}: line {self._lineno}: "
         if self.interactive:
@@ -285,8 +294,7 @@ class VirtualMachine(
         a script file or a sourced one, ``bash: `` at an interactive prompt. An unfinished
         command is reported on the line past the last (host bash 5.2)."""
         lines = text.rstrip("\n").split("\n")
-        reading = self.__dict__.get("_reading") or []
-        kind, name = reading[-1] if reading else ("command", "bash")
+        kind, name = self.reading()
         line = first_line + len(lines) - 1
         matching = re.search(r"matching ['\"](.)['\"]", exc.message) if exc.incomplete else None
         closer = matching.group(1) if matching else '"'
@@ -299,8 +307,8 @@ class VirtualMachine(
         interactive = self.interactive and not self._scripts
         if interactive and kind != "source":
             lead = "bash: "
-        elif kind in ("file", "source"):  # an interactive shell sourcing it says so first
-            lead = f"{'bash: ' if interactive else ''}{name}: line {line}: "
+        elif kind in ("file", "source"):
+            lead = self._file_lead(name, line)
         else:
             lead = f"bash: {'line' if kind == 'stdin' else '-c: line'} {line}: "
         if exc.incomplete:
