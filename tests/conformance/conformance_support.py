@@ -64,6 +64,13 @@ def served(app: Any) -> AbstractContextManager[str]:
     return serving(app, lifespan="on")
 
 
+#: the agent side of langchain-mcp-adapters' tests and of examples/worlds: one virtualenv for both
+LANGCHAIN_AGENT = (
+    "langchain-agent-0.3.2",
+    ["langchain-mcp-adapters==0.3.2", "mcp>=1.24,<2", "langchain>=1.0,<2"],
+)
+
+
 def throwaway_python(name: str, requirements: list[str]) -> str:
     """The interpreter of a virtualenv with ``requirements`` (built once under the cache): for
     clients whose pins cannot live beside ours (langchain-mcp-adapters pins mcp 1.x)."""
@@ -74,9 +81,9 @@ def throwaway_python(name: str, requirements: list[str]) -> str:
         ready = home / ".ready"
         if ready.exists() and ready.read_text() == "\n".join(requirements):
             return str(python)
-        venv.EnvBuilder(with_pip=True, clear=True).create(home)
+        venv.EnvBuilder(clear=True).create(home)  # no pip of its own (ensurepip takes 4 s): ours installs
         done = subprocess.run(
-            [str(python), "-m", "pip", "install", "-q", *requirements],
+            [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", *requirements],
             capture_output=True,
             text=True,
             timeout=900,

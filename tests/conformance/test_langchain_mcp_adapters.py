@@ -12,12 +12,9 @@ from pathlib import Path
 import pytest
 from agentworld_plugins.adapters.mcp_catalog import Catalog
 from agentworld_plugins.adapters.mcp_server import FakeMcpServer
-from conformance_support import TOOLS, clean_env, run_json, served, throwaway_python
+from conformance_support import LANGCHAIN_AGENT, TOOLS, clean_env, run_json, served, throwaway_python
 
 from agentworld_plugins import World
-
-VERSION = "0.3.2"
-REQUIREMENTS = [f"langchain-mcp-adapters=={VERSION}", "mcp>=1.24,<2"]
 
 # the user's code, run by the throwaway environment's Python
 CLIENT = textwrap.dedent(
@@ -44,7 +41,7 @@ CLIENT = textwrap.dedent(
 
 @pytest.fixture(scope="module")
 def adapters_python() -> str:
-    return throwaway_python(f"langchain-mcp-adapters-{VERSION}", REQUIREMENTS)
+    return throwaway_python(*LANGCHAIN_AGENT)
 
 
 def test_multi_server_client_lists_and_calls_over_stdio_and_http(

@@ -9,15 +9,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from conformance_support import clean_env, throwaway_python
+from conformance_support import LANGCHAIN_AGENT, clean_env, throwaway_python
 
 ROOT = Path(__file__).resolve().parents[2]
-REQUIREMENTS = ["langchain-mcp-adapters==0.3.2", "mcp>=1.24,<2", "langchain>=1.0,<2"]
 
 
 @pytest.fixture(scope="module")
 def agent_python() -> str:
-    return throwaway_python("langchain-agent-0.3.2", REQUIREMENTS)
+    return throwaway_python(*LANGCHAIN_AGENT)
 
 
 def test_the_worlds_example_passes_as_documented(agent_python: str, tmp_path: Path) -> None:

@@ -286,6 +286,7 @@ def run_all(
             results[block["id"]] = {"ok": False, "skipped": False, "output": str(exc)}
             continue
         env = {"AGENTWORLD_BASE_URL": model_url} if model_url else {}
+        started = time.monotonic()
         code = rewrite(block["code"], model_url, block["lang"], ports)
         if block["lang"] == "file":
             ok, out = write_file(block["code"], block["target"], block["append"], cwd)
@@ -293,7 +294,13 @@ def run_all(
             ok, out = run_python(code, block["id"], ns, spec["timeout"], env)
         else:
             ok, out = run_shell(code, cwd, spec["timeout"], env)
-        results[block["id"]] = {"ok": ok, "skipped": False, "output": out[-6000:], "code": code}
+        results[block["id"]] = {
+            "ok": ok,
+            "skipped": False,
+            "output": out[-6000:],
+            "code": code,
+            "seconds": round(time.monotonic() - started, 2),
+        }
         results_path.write_text(json.dumps(results))  # appended as produced
 
 

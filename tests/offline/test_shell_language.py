@@ -156,16 +156,6 @@ def test_exit_traps_run_only_when_the_shell_ends() -> None:
     assert not again.run("exec bash").exited  # a fresh bash in its place: the terminal goes on
 
 
-@pytest.mark.parametrize(
-    "command", ["exec 2>&1; ls nosuch", "exec >/tmp/log; echo hi", "exec 3</etc/hostname"]
-)
-def test_exec_with_only_redirections_is_flagged_as_not_simulated(command: str) -> None:
-    """They would last for the rest of the shell, which the offline shell does not do."""
-    vm = VirtualMachine(interactive=False)
-    assert vm.run(command).unknown_effect
-    assert not vm.run("exec echo hi").unknown_effect
-
-
 def test_arrays_count_against_the_memory_budget() -> None:
     vm = VirtualMachine(interactive=False)
     vm.limits = StepLimits(seconds=60, memory_mb=4)

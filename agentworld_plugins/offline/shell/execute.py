@@ -169,6 +169,7 @@ class ExecuteMixin(MachineState):
             return self._run_nodes(inner, ctx)
 
         if items and items[0].kind == "reservedword" and items[0].word == "(":
+            ctx = ctx.forked()  # the subshell's descriptors are its own (`(exec >log)`)
             status = self._subshell(run_items, ctx)
             self._pipestatus = (status,)
             return self._check_errexit(status)  # bash: even one failing where set -e was ignored
@@ -312,12 +313,14 @@ class ExecuteMixin(MachineState):
         if self.xtrace:  # after expansion, before the command's own redirections
             self._trace(values, argv, ctx)
         try:
-            rctx = self._apply_redirects(redirects, ctx)
+            if argv == ["exec"]:  # `exec 3>log 2>&1`: the shell's own descriptors, from now on
+                self._exec_redirects(redirects, ctx)
+                rctx = ctx
+            else:
+                rctx = self._apply_redirects(redirects, ctx)
         except _ExpansionError as exc:
             self._complain(ctx, exc.message)
             return exc.status
-        if argv == ["exec"] and redirects:  # they would last for the rest of the shell: not simulated
-            self._unknown.append(src[node.pos[0] : node.pos[1]].strip())
         if ctx.lazy and rctx is not ctx and rctx.out is ctx.out and rctx.err is not rctx.out:
             rctx = rctx.with_(lazy=True)  # `seq 9 2>/dev/null | head`: stdout is still the pipe
         if not argv:

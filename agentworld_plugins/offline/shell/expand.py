@@ -25,6 +25,16 @@ from .state import MachineState
 _PLAIN_WORD = re.compile(r"\[|[A-Za-z0-9_./:,+%@=\]-]+")
 
 
+def _closing(text: str, end: int) -> int:
+    """Just past the ``)`` that ends a substitution bashlex says ends at ``end``: bashlex ends
+    ``$(echo b )`` before the blank that precedes its ``)``."""
+    if text[end - 1 : end] == ")":
+        return end
+    while text[end : end + 1] in (" ", "\t", "\n"):
+        end += 1
+    return end + 1 if text[end : end + 1] == ")" else end
+
+
 class ExpandMixin(MachineState):
     """Word expansion: quoting, $-expansions, command substitution, splitting, globbing.
 
@@ -94,7 +104,7 @@ class ExpandMixin(MachineState):
         ``>(cmd)``'s is read by ``cmd`` once the command that names it is done."""
         pending = self.__dict__.setdefault("_procsubst", [])
         for part in reversed([p for p in node.parts if p.kind == "processsubstitution"]):
-            start, end = part.pos[0] - node.pos[0], part.pos[1] - node.pos[0]
+            start, end = part.pos[0] - node.pos[0], _closing(raw, part.pos[1] - node.pos[0])
             path = f"/dev/fd/{63 - len(pending)}"
             if not self.fs.is_dir("/dev/fd"):
                 self.fs.mkdir("/dev/fd", parents=True)
@@ -468,7 +478,7 @@ class ExpandMixin(MachineState):
                     return str(self._arith(text[i + 3 : j], ctx)), j + 2
             node = subst.get(offset + i) if offset is not None else None
             if node is not None and offset is not None:
-                return self._command_output_node(node.command, ctx), node.pos[1] - offset
+                return self._command_output_node(node.command, ctx), _closing(text, node.pos[1] - offset)
             j = _match_paren(text, i + 2)
             return self._command_output_text(text[i + 2 : j], ctx), j + 1
         if nx == "{":

@@ -215,6 +215,7 @@ class InvokeMixin(MachineState):
 
         if source:
             return go()
+        ctx = ctx.forked()  # a new bash: its `exec` redirections are its own
         return self._subshell(go, ctx, process=True)
 
     def _environment_only(self) -> None:

@@ -31,7 +31,8 @@ from .invoke import InvokeMixin
 from .limits import Budget, ResourceLimit, StepLimits, Timeout, enter, leave
 from .params import ParamMixin
 from .parser import _parse, _Source
-from .proc import _Ctx, _Input, _Null, _Stream
+from .pipes import _PipeInput
+from .proc import _Ctx, _FileSink, _Input, _Null, _Stream
 from .reader import script_pieces
 from .redirect import RedirectMixin
 from .result import ShellResult
@@ -128,6 +129,7 @@ class VirtualMachine(
         self._subst_status: int | None = None
         self._unknown: list[str] = []
         self._expanding_aliases: set[str] = set()
+        self._tty_in = _Input()  # a run's own stdin (what `read -p` prompts for)
         self._tty_out: _Sink = _Null()
         self._tty_err: _Sink = _Null()
         self._lineno = 1
@@ -243,9 +245,13 @@ class VirtualMachine(
             self._budget.push_deadline(deadline)  # level 0: the harness's own
         try:
             ctx = _Ctx(_Input(stdin), out, err, _Source("", set(), {}))
+            self._tty_in = ctx.stdin
+            first = dict(ctx.fds.table)
+            self._reopen_descriptors(ctx)
             status = self._run_text(command, ctx, top=True)
             if ends_shell or isinstance(status, _ExitShell):
                 status = self._end_shell(status, ctx)
+            self._keep_descriptors(ctx, first, ends=ends_shell or isinstance(status, _ExitShell))
         except ResourceLimit as exc:  # past the step's budget: killed, as under ulimit
             chunks.append((2, f"bash: {exc.message}\n"))
             status = exc.status
@@ -284,6 +290,35 @@ class VirtualMachine(
             exited=exited,
             timed_out=timed_out,
         )
+
+    def _reopen_descriptors(self, ctx: _Ctx) -> None:
+        """What ``exec`` left open in an earlier ``run`` of this shell, on this run's streams."""
+        first = dict(ctx.fds.table)
+        for fd, value in self.__dict__.get("_descriptors", {}).items():
+            ctx.fds.exec_set(fd, first[value] if isinstance(value, int) else value)
+
+    def _keep_descriptors(self, ctx: _Ctx, first: dict[int, Any], *, ends: bool) -> None:
+        """Remember what ``exec`` changed in this run's descriptors (``first``: as it began), for
+        the next ``run`` of this shell; nothing once it ends. A descriptor on one of the run's own
+        streams is kept as that stream's number (``exec 2>&1``: 1), a file or an input as it is
+        (it goes on where it was), a closed one as None."""
+        kept: dict[int, Any] = {}
+        if not ends:
+            own = {id(stream): fd for fd, stream in first.items()}
+            table = ctx.fds.table
+            for fd in sorted(set(table) | set(first)):
+                value = table.get(fd)
+                if value is None:
+                    kept[fd] = None
+                elif id(value) in own:
+                    if own[id(value)] != fd:
+                        kept[fd] = own[id(value)]
+                elif isinstance(value, (_FileSink, _Null, _Input)) and not isinstance(value, _PipeInput):
+                    kept[fd] = value
+        if kept:
+            self.__dict__["_descriptors"] = kept
+        else:
+            self.__dict__.pop("_descriptors", None)
 
     # -- running text ----------------------------------------------------------------------------
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..vfs import FsError, Node, VirtualFS, as_text
@@ -15,6 +15,10 @@ if TYPE_CHECKING:
     from .machine import VirtualMachine
     from .parser import _Source
 
+
+#: the paths that name one of the shell's own descriptors (``/dev/fd/3``, ``/proc/self/fd/3``)
+FD_PATH = re.compile(r"/dev/(stdin|stdout|stderr)|/(?:dev|proc/self)/fd/(\d+)")
+STD_FD = {"stdin": 0, "stdout": 1, "stderr": 2}
 
 #: what one read of a pipe or a file takes at most (the size GNU tools read with)
 CHUNK = 65536
@@ -180,25 +184,95 @@ class _FileSink(_Sink):
                 pass
 
 
-@dataclass
+class _Fds:
+    """A shell's open file descriptors: ``{fd: _Input or _Sink}`` (a closed one is absent).
+
+    A command's redirections make an overlay over its shell's table (``own``: the descriptors
+    they set), which lasts while the command runs, as bash saves and restores them. ``exec``'s
+    redirections change the shell's own table: :meth:`exec_set` writes a descriptor into this
+    table and, through every overlay that did not redirect it, into the shell's, as bash's
+    ``{ exec >log; } 2>x`` leaves stdout on ``log``. A subshell, a pipeline's stage and a
+    command substitution start from a copy (:meth:`fork`): what ``exec`` does there ends there.
+    """
+
+    __slots__ = ("own", "parent", "table")
+
+    def __init__(self, table: dict[int, Any], parent: _Fds | None = None, own: Iterable[int] = ()) -> None:
+        self.table = table
+        self.parent = parent
+        self.own = frozenset(own)
+
+    def fork(self, **streams: Any) -> _Fds:
+        """A copy for a new (sub)shell, with ``stdin``/``out``/``err`` replaced where given."""
+        table = dict(self.table)
+        for fd, key in ((0, "stdin"), (1, "out"), (2, "err")):
+            if key in streams:
+                table[fd] = streams[key]
+        return _Fds(table)
+
+    def exec_set(self, fd: int, value: Any) -> None:
+        """``exec N>...``: ``fd`` is ``value`` (None: closed) for the rest of the shell."""
+        level: _Fds | None = self
+        while level is not None:
+            if value is None:
+                level.table.pop(fd, None)
+            else:
+                level.table[fd] = value
+            if fd in level.own:  # the overlay's own redirection: put back as the command ends
+                break
+            level = level.parent
+
+
 class _Ctx:
-    stdin: _Input
-    out: _Sink
-    err: _Sink
-    src: _Source
-    #: stdout is a pipe that a streaming program may feed lazily (``_Pipe.attach``): true only
-    #: for the simple command that makes up a whole stage of a pipeline, so ``with_`` drops it
-    #: unless it is asked for (a function's body or a script under that command writes eagerly)
-    lazy: bool = False
+    """Where a command runs: its shell's descriptors (``fds``; ``stdin``, ``out`` and ``err`` are
+    0, 1 and 2), the source text it was read from, and whether its stdout may be fed lazily."""
+
+    __slots__ = ("fds", "lazy", "src")
+
+    def __init__(self, stdin: _Input, out: _Sink, err: _Sink, src: _Source, lazy: bool = False) -> None:
+        self.fds = _Fds({0: stdin, 1: out, 2: err})
+        self.src = src
+        #: stdout is a pipe that a streaming program may feed lazily (``_Pipe.attach``): true only
+        #: for the simple command that makes up a whole stage of a pipeline, so ``with_`` drops it
+        #: unless it is asked for (a function's body or a script under that command writes eagerly)
+        self.lazy = lazy
+
+    @property
+    def stdin(self) -> _Input:
+        found = self.fds.table.get(0)
+        return found if isinstance(found, _Input) else _Input()  # closed, or opened for writing
+
+    @property
+    def out(self) -> _Sink:
+        found = self.fds.table.get(1)
+        return found if isinstance(found, _Sink) else _Null()
+
+    @property
+    def err(self) -> _Sink:
+        found = self.fds.table.get(2)
+        return found if isinstance(found, _Sink) else _Null()
 
     def with_(self, **kw: Any) -> _Ctx:
-        return _Ctx(
-            kw.get("stdin", self.stdin),
-            kw.get("out", self.out),
-            kw.get("err", self.err),
-            kw.get("src", self.src),
-            kw.get("lazy", False),
-        )
+        """The same shell with ``src`` or ``lazy`` changed; given ``stdin``, ``out`` or ``err``, a
+        new (sub)shell's (its descriptors a copy: a pipeline's stage, a command substitution)."""
+        streams = {k: kw[k] for k in ("stdin", "out", "err") if k in kw}
+        fds = self.fds.fork(**streams) if streams else self.fds
+        return _Ctx.on(fds, kw.get("src", self.src), kw.get("lazy", False))
+
+    def forked(self) -> _Ctx:
+        """This context in a subshell: the same streams, descriptors of its own."""
+        return _Ctx.on(self.fds.fork(), self.src)
+
+    def redirected(self, table: dict[int, Any], own: Iterable[int]) -> _Ctx:
+        """This context under a command's redirections (``table``, which set ``own``)."""
+        return _Ctx.on(_Fds(table, self.fds, own), self.src)
+
+    @staticmethod
+    def on(fds: _Fds, src: _Source, lazy: bool = False) -> _Ctx:
+        """A context on existing descriptors."""
+        ctx = object.__new__(_Ctx)
+        ctx.fds, ctx.src, ctx.lazy = fds, src, lazy
+        return ctx
 
 
 class _Proc:
@@ -243,6 +317,20 @@ class _Proc:
     def stdin(self) -> str:
         return self.ctx.stdin.read()
 
+    def input_fd(self, fd: str | None) -> _Input | None:
+        """The input a builtin's ``-u FD`` names (stdin without one); None, said as bash says it,
+        when ``FD`` is not a number or not open for reading."""
+        if fd is None:
+            return self.ctx.stdin
+        if not fd.isdigit():
+            self.shell_err(f"{self.name}: {fd}: invalid file descriptor specification")
+            return None
+        found = self.ctx.fds.table.get(int(fd))
+        if not isinstance(found, _Input):
+            self.shell_err(f"{self.name}: {fd}: invalid file descriptor: Bad file descriptor")
+            return None
+        return found
+
     def path(self, name: str) -> str:
         return self.vm.fs.normalize(name, self.vm.cwd)
 
@@ -274,6 +362,11 @@ class _Proc:
             return ""
         if path in ("/dev/stdin", "/proc/self/fd/0"):
             return self.stdin()
+        opened = FD_PATH.fullmatch(path)
+        if opened and opened.group(2):  # `cat /dev/fd/3`: what the shell's descriptor 3 reads
+            found = self.ctx.fds.table.get(int(opened.group(2)))
+            if isinstance(found, _Input):
+                return found.read()
         if path in ENDLESS:
             if size is None:
                 raise endless(path)

@@ -8,7 +8,7 @@ from ..vfs import DirNode, FsError
 from .devices import ENDLESS, REDIRECT_BYTES, device_text
 from .errors import _ExpansionError, _Unsupported
 from .options import set_on
-from .proc import _FileInput, _FileSink, _Input, _Null, _Sink
+from .proc import FD_PATH, STD_FD, _FileInput, _FileSink, _Input, _Null, _Sink
 from .state import MachineState
 
 if TYPE_CHECKING:
@@ -28,16 +28,22 @@ class RedirectMixin(MachineState):
             raise _ExpansionError(f"{raw}: ambiguous redirect")
         return fields[0]
 
-    def _open_sink(self, target: str, ctx: _Ctx, append: bool, clobber: bool = True) -> _Sink:
+    def _open_sink(
+        self, target: str, fds: dict[int, Any], append: bool, clobber: bool = True, fd: int = 1
+    ) -> _Sink:
+        """What ``fd>target`` (``>>``: ``append``; ``clobber``: ``>|`` or ``&>``) writes to."""
         path = self.fs.normalize(target, self.cwd)
         if path in ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"):
             return _Null()
-        if path == "/dev/stdout":
-            return ctx.out
-        if path == "/dev/stderr":
-            return ctx.err
-        if path == "/dev/tty":
-            return self._tty_out
+        found = self._named_descriptor(path, fds)
+        if isinstance(found, _FileSink):  # Linux opens the file again: `>` empties it
+            return self._open_sink(found.path, {}, append, clobber)
+        if found is not None:
+            if not isinstance(found, _Sink):
+                raise _ExpansionError(f"{target}: Permission denied")
+            return found
+        if path == "/dev/tty":  # the terminal: a run's stderr for descriptor 2, else its stdout
+            return self._tty_err if fd == 2 else self._tty_out
         try:
             node = self.fs.stat(path)
         except FsError as exc:
@@ -65,60 +71,103 @@ class RedirectMixin(MachineState):
         return "".join(t for t, _ in segs)
 
     def _apply_redirects(self, redirects: list[Any], ctx: _Ctx) -> _Ctx:
+        """``ctx`` under a command's redirections (an overlay on its shell's descriptors, undone
+        as the command ends)."""
         if not redirects:
             return ctx
-        fds: dict[int, Any] = {0: ctx.stdin, 1: ctx.out, 2: ctx.err}
+        return ctx.redirected(*self._redirect_table(redirects, ctx))
+
+    def _exec_redirects(self, redirects: list[Any], ctx: _Ctx) -> None:
+        """``exec``'s redirections: they change the shell's descriptors for the rest of it."""
+        table, own = self._redirect_table(redirects, ctx)
+        for fd in own:
+            ctx.fds.exec_set(fd, table.get(fd))
+
+    def _redirect_table(self, redirects: list[Any], ctx: _Ctx) -> tuple[dict[int, Any], set[int]]:
+        """The descriptors after ``redirects`` (applied left to right), and those they set."""
+        fds: dict[int, Any] = dict(ctx.fds.table)
+        own: set[int] = set()
+
+        def put(fd: int | None, default: int, value: Any) -> None:
+            fd = default if fd is None else fd
+            own.add(fd)
+            if value is None:
+                fds.pop(fd, None)
+            else:
+                fds[fd] = value
+
         for r in redirects:
             kind = r.type
             src_fd = r.input if isinstance(r.input, int) else None
             if kind in (">", ">|", ">>"):
-                fds[1 if src_fd is None else src_fd] = self._open_sink(
-                    self._target(r.output, ctx), ctx.with_(out=fds[1], err=fds[2]), kind == ">>", kind != ">"
-                )
+                fd = 1 if src_fd is None else src_fd
+                put(fd, 1, self._open_sink(self._target(r.output, ctx), fds, kind == ">>", kind != ">", fd))
+            elif kind == ">&" and r.output == "-":  # `3>&-`: closed
+                put(src_fd, 1, None)
             elif kind in ("&>", "&>>", ">&") and not isinstance(r.output, int):
                 target = self._target(r.output, ctx)
                 if kind == ">&" and target.isdigit():
-                    fds[1 if src_fd is None else src_fd] = fds.get(int(target), _Null())
+                    put(src_fd, 1, self._duplicate(fds, int(target)))
                 elif kind == ">&" and target == "-":
-                    fds[1 if src_fd is None else src_fd] = _Null()
+                    put(src_fd, 1, None)
                 else:
-                    sink = self._open_sink(target, ctx.with_(out=fds[1], err=fds[2]), kind == "&>>", False)
-                    fds[1] = fds[2] = sink
+                    sink = self._open_sink(target, fds, kind == "&>>", False)
+                    put(1, 1, sink)
+                    put(2, 2, sink)
             elif kind == ">&":
-                if r.output not in fds:
-                    raise _ExpansionError(f"{r.output}: Bad file descriptor")
-                fds[1 if src_fd is None else src_fd] = fds[r.output]
+                put(src_fd, 1, self._duplicate(fds, r.output))
             elif kind == "<" and getattr(r.output, "pos", (-1,))[0] in ctx.src.heredocs:
-                fds[0 if src_fd is None else src_fd] = _Input(self._heredoc(r.output.pos[0], ctx))
+                put(src_fd, 0, _Input(self._heredoc(r.output.pos[0], ctx)))
             elif kind in ("<", "<>"):
-                target = self._target(r.output, ctx)
-                path = self.fs.normalize(target, self.cwd)
-                try:
-                    if path in ENDLESS:
-                        content = device_text(path, REDIRECT_BYTES, self.device_random())
-                    elif path in ("/dev/stdin", "/proc/self/fd/0"):
-                        content = ctx.stdin.read()
-                    else:
-                        content = "" if path in ("/dev/null", "/dev/tty") else self.fs.read_text(path)
-                except FsError as exc:
-                    if kind == "<>" and exc.code == "ENOENT":
-                        self.fs.write(path, "")
-                        content = ""
-                    else:
-                        raise _ExpansionError(f"{target}: {exc.strerror}") from None
-                regular = not path.startswith("/dev/")
-                fds[0 if src_fd is None else src_fd] = _FileInput(content) if regular else _Input(content)
+                put(src_fd, 0, self._open_input(self._target(r.output, ctx), fds, kind == "<>"))
             elif kind == "<<<":
                 word = r.output
                 raw = ctx.src.text[word.pos[0] : word.pos[1]]
                 segs = self._segments(raw, ctx, word.pos[0], self._subst_index(word))
-                fds[0 if src_fd is None else src_fd] = _Input("".join(t for t, _ in segs) + "\n")
+                put(src_fd, 0, _Input("".join(t for t, _ in segs) + "\n"))
             elif kind == "<&":
-                if isinstance(r.output, int) and r.output in fds:
-                    fds[0 if src_fd is None else src_fd] = fds[r.output]
+                if r.output == "-":
+                    put(src_fd, 0, None)
+                elif isinstance(r.output, int):
+                    put(src_fd, 0, self._duplicate(fds, r.output))
             else:
                 raise _Unsupported(f"redirect {kind}")
-        stdin = fds[0] if isinstance(fds[0], _Input) else _Input()
-        out = fds[1] if isinstance(fds[1], _Sink) else _Null()
-        err = fds[2] if isinstance(fds[2], _Sink) else _Null()
-        return ctx.with_(stdin=stdin, out=out, err=err)
+        return fds, own
+
+    def _named_descriptor(self, path: str, fds: dict[int, Any]) -> Any:
+        """What ``/dev/stdout``, ``/dev/fd/3`` or ``/proc/self/fd/3`` is open on (None: not such a
+        path, or a process substitution's ``/dev/fd/63``, a file of its own here)."""
+        opened = FD_PATH.fullmatch(path)
+        if opened is None:
+            return None
+        found = fds.get(int(opened.group(2) or STD_FD[opened.group(1)]))
+        if found is None and not self.fs.exists(path):
+            raise _ExpansionError(f"{path}: No such file or directory")
+        return found
+
+    @staticmethod
+    def _duplicate(fds: dict[int, Any], fd: int) -> Any:
+        """``N>&M``/``N<&M``: what ``M`` is open on (bash's error when it is closed)."""
+        if fd not in fds:
+            raise _ExpansionError(f"{fd}: Bad file descriptor")
+        return fds[fd]
+
+    def _open_input(self, target: str, fds: dict[int, Any], read_write: bool) -> _Input:
+        path = self.fs.normalize(target, self.cwd)
+        found = self._named_descriptor(path, fds)
+        if found is not None:
+            if not isinstance(found, _Input):
+                raise _ExpansionError(f"{target}: Permission denied")
+            return found
+        try:
+            if path in ENDLESS:
+                content = device_text(path, REDIRECT_BYTES, self.device_random())
+            else:
+                content = "" if path in ("/dev/null", "/dev/tty") else self.fs.read_text(path)
+        except FsError as exc:
+            if read_write and exc.code == "ENOENT":
+                self.fs.write(path, "")
+                content = ""
+            else:
+                raise _ExpansionError(f"{target}: {exc.strerror}") from None
+        return _Input(content) if path.startswith("/dev/") else _FileInput(content)

@@ -9,7 +9,7 @@ if TYPE_CHECKING:
     from ..vfs import VirtualFS
     from .limits import Budget, StepLimits
     from .parser import _Source
-    from .proc import _Ctx, _Sink
+    from .proc import _Ctx, _Input, _Sink
 
 
 class MachineState:
@@ -36,6 +36,7 @@ class MachineState:
     _subst_status: int | None
     _unknown: list[str]
     _expanding_aliases: set[str]
+    _tty_in: _Input
     _tty_out: _Sink
     _tty_err: _Sink
     _lineno: int
@@ -63,6 +64,8 @@ class MachineState:
         def _abort_status(self, exc: Any) -> int: ...
 
         def _apply_redirects(self, redirects: list[Any], ctx: _Ctx) -> _Ctx: ...
+
+        def _exec_redirects(self, redirects: list[Any], ctx: _Ctx) -> None: ...
 
         def _arith(self, expr: str, ctx: _Ctx) -> int: ...
 

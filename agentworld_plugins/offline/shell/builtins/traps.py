@@ -91,7 +91,11 @@ def _b_mapfile(p: _Proc) -> int:
         numbers[letter] = int(text)
     given = opts.get("d", "\n")
     delim = str(given[-1] if isinstance(given, list) else given)[:1] or "\0"
-    text = p.ctx.stdin.read()
+    given = opts.get("u")
+    stdin = p.input_fd(str(given[-1]) if given else None)
+    if stdin is None:
+        return 1
+    text = stdin.read()
     lines = text.split(delim)
     pieces = [line + delim for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
     pieces = pieces[numbers["s"] :]

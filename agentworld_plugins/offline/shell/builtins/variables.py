@@ -1,11 +1,8 @@
-"""Builtins over variables: export, read, set, shift, let (declare, local, unset: ``declare``)."""
+"""Builtins over variables: export, set, shift, let (declare, local, unset: ``declare``)."""
 
 from __future__ import annotations
 
-import re
-
-from ..errors import _ExpansionError, _UsageError
-from ..getopt import _getopt
+from ..errors import _ExpansionError
 from ..names import _valid_name
 from ..options import SET_LETTERS, SET_NAMES, set_option, set_options
 from ..proc import _Proc
@@ -47,42 +44,6 @@ def _b_export(p: _Proc) -> int:
                 continue
         vm.exported.add(name)
     return status
-
-
-@builtin("read")
-def _b_read(p: _Proc) -> int:
-    try:
-        opts, names = _getopt(p.args, "rsa:p:n:d:t:u:", status=2)
-    except _UsageError as exc:
-        p.shell_err(f"read: {exc.message}")
-        return 2
-    line = p.ctx.stdin.readline()
-    if line is None:
-        for name in names or ["REPLY"]:
-            p.vm.vars[name] = ""
-        return 1
-    complete = line.endswith("\n")
-    line = line[:-1] if complete else line
-    if "r" not in opts:
-        while line.endswith("\\") and complete:
-            more = p.ctx.stdin.readline()
-            if more is None:
-                break
-            complete = more.endswith("\n")
-            line = line[:-1] + (more[:-1] if complete else more)
-        line = re.sub(r"\\(.)", r"\1", line)
-    if not names:
-        p.vm._set_var("REPLY", line)
-        return 0 if complete else 1
-    ifs = p.vm.vars.get("IFS", " \t\n")
-    stripped = line.strip(ifs) if ifs else line
-    if len(names) == 1 or not ifs:
-        values = [stripped]
-    else:
-        values = re.split("[" + re.escape(ifs) + "]+", stripped, maxsplit=len(names) - 1) if stripped else []
-    for k, name in enumerate(names):
-        p.vm._set_var(name, values[k] if k < len(values) else "")
-    return 0 if complete else 1
 
 
 @builtin("set")
