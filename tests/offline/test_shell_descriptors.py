@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import pickle
 import shutil
-import subprocess
-import tempfile
 
 import pytest
+from host_bash import both
 
 from agentworld_plugins.offline.shell import VirtualMachine
 
@@ -128,22 +127,10 @@ READS = [
 ]
 
 
-def _both(script: str) -> tuple[tuple[str, str, int], tuple[str, str, int]]:
-    env = {"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"}
-    with tempfile.TemporaryDirectory() as host_dir:
-        host = subprocess.run(
-            ["bash", "--norc", "--noprofile", "-c", script],
-            cwd=host_dir, env={**env, "HOME": host_dir}, stdin=subprocess.DEVNULL,
-            capture_output=True, text=True, timeout=60,
-        )  # fmt: skip
-        ours = VirtualMachine(cwd=host_dir, env={**env, "HOME": host_dir}, interactive=False).run(script)
-    return (ours.stdout, ours.stderr, ours.exit_code), (host.stdout, host.stderr, host.returncode)
-
-
 @pytest.mark.skipif(shutil.which("bash") is None, reason="the host's bash is the oracle")
 @pytest.mark.parametrize("script", DESCRIPTORS + READS)
 def test_descriptors_and_read_answer_as_the_hosts_bash(script: str) -> None:
-    ours, host = _both(script)
+    ours, host = both(script)
     assert ours == host
 
 

@@ -10,13 +10,23 @@ from .arith_command import ARITH_COMMAND, arith_for_head
 from .arrays import COMPOUND_MARKER, Compound
 from .case_command import case_head_words
 from .constants import STEP_BUDGET
-from .errors import _AbortLine, _DiscardLine, _ErrExit, _ExpansionError, _LoopControl, _NoMatch, _Unsupported
-from .limits import COMMAND_WORK, TIME_STATUS, ResourceLimit
+from .errors import (
+    _AbortLine,
+    _DiscardLine,
+    _ErrExit,
+    _ExitShell,
+    _ExpansionError,
+    _LoopControl,
+    _NoMatch,
+    _Unsupported,
+)
+from .limits import COMMAND_WORK, TIME_STATUS, ResourceLimit, current
 from .options import set_on, shopt_on
 from .pipes import _finish, _Pipe, _PipeInput
 from .proc import _Input
 from .quoting import xtrace_quote
 from .state import MachineState
+from .timed import DEFAULT_FORMAT, TimeFormatError, format_times, timed_mark
 
 if TYPE_CHECKING:
     from .proc import _Ctx, _Sink
@@ -109,19 +119,54 @@ class ExecuteMixin(MachineState):
 
     def _exec_pipeline(self, node: Any, ctx: _Ctx) -> int:
         negate = False
+        timed: str | None = None  # `time`: the format it was given (timed.py)
         commands: list[Any] = []
         pipes: list[str] = []
         for part in node.parts:
             if part.kind == "reservedword" and part.word == "!":
-                negate = not negate
+                mark = timed_mark(ctx.src.text, part.pos[0])
+                if mark is None:
+                    negate = not negate
+                else:
+                    timed = mark
             elif part.kind == "pipe":
                 pipes.append(part.pipe)
             else:
                 commands.append(part)
+        if timed is None:
+            return self._pipeline_status(commands, pipes, negate, ctx)
+        budget = current()
+        work, slept = budget.work, budget.slept
+
+        def report() -> None:
+            real = budget.work - work + round((budget.slept - slept) * 1_000_000)
+            self._report_time(ctx, timed, real, budget.work - work)
+
+        try:
+            status = self._pipeline_status(commands, pipes, negate, ctx)
+        except _ExitShell as exc:  # `exit` and set -e end the shell after the times; exec, kill not
+            if type(exc) in (_ExitShell, _ErrExit):
+                report()
+            raise
+        report()
+        return status
+
+    def _pipeline_status(self, commands: list[Any], pipes: list[str], negate: bool, ctx: _Ctx) -> int:
         if negate:  # `! cmd`: its status (and all inside) is not set -e's business
             status = self._errexit_ignored(lambda: self._run_pipeline(commands, pipes, ctx))
             return 0 if status else 1
         return self._check_errexit(self._run_pipeline(commands, pipes, ctx))
+
+    def _report_time(self, ctx: _Ctx, fmt: str, real_us: int, user_us: int) -> None:
+        """What ``time`` writes after its pipeline, on the shell's standard error."""
+        if not fmt:
+            fmt = self.vars.get("TIMEFORMAT", DEFAULT_FORMAT)
+        if not fmt:
+            return
+        try:
+            ctx.err.write(format_times(fmt, real_us, user_us, 0) + "\n")
+        except TimeFormatError as exc:
+            ctx.err.write(f"{self.prefix()}TIMEFORMAT: `{exc.letter}': invalid format character\n")
 
     def _run_pipeline(self, commands: list[Any], pipes: list[str], ctx: _Ctx) -> int:
         if len(commands) == 1:

@@ -230,6 +230,7 @@ class InvokeMixin(MachineState):
         attrs = self.__dict__.get("_attr_table")
         if attrs:
             self.__dict__["_attr_table"] = {k: v for k, v in attrs.items() if k in self.vars}
+        self._fresh_getopts()
         self._recount_arrays()
 
     def run_program(self, program: str, argv: list[str], ctx: _Ctx) -> int:

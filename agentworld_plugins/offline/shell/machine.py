@@ -117,6 +117,7 @@ class VirtualMachine(
         for key, value in (env or {}).items():
             self.vars[str(key)] = str(value)
             self.exported.add(str(key))
+        self._fresh_getopts()
         self.chdir(cwd)
         self.last_status = 0
         self.history: list[str] = []
@@ -148,6 +149,14 @@ class VirtualMachine(
             self.fs.mkdir(target, parents=True)
         self.cwd = target
         self.vars["PWD"] = target
+
+    def _fresh_getopts(self) -> None:
+        """What a new bash starts ``getopts`` with, whatever its environment says: ``OPTIND``
+        an integer 1, ``OPTERR`` 1."""
+        self.vars["OPTIND"] = "1"
+        self.vars["OPTERR"] = "1"
+        self._attrs().setdefault("OPTIND", set()).add("i")
+        self.__dict__.pop("_getopts", None)
 
     def reading(self) -> tuple[str, str]:
         """What the shell reads now, ``(kind, name)``: ``command`` (``bash -c``, our top level),

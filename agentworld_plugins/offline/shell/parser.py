@@ -26,6 +26,7 @@ from .case_command import (
 from .errors import _ShellSyntaxError, _Unsupported
 from .limits import current
 from .simple import simple_command
+from .timed import time_prefix
 
 
 def _guard_paramexpand() -> None:
@@ -206,7 +207,8 @@ _DO_LINE = re.compile(r"[ \t]*do(?=[\s;]|\Z)")
 
 def _prepare(text: str) -> _Source:
     """Rewrite here-documents (bodies kept aside, same length), ``$((...))``, ``(( ))``,
-    ``for (( ))`` and ``[[ ... ]]`` so bashlex can parse them, and note what was rewritten."""
+    ``for (( ))``, ``[[ ... ]]`` and the ``time`` keyword so bashlex can parse them, and note what
+    was rewritten."""
     out: list[str] = []
     quoted: set[int] = set()
     arith: dict[str, str] = {}
@@ -352,6 +354,13 @@ def _prepare(text: str) -> _Source:
                     clause(patterns, "if " + CASE_HEAD, word, text[i:j])
                     clause_lists.add(skip(_BLANK_RUN, text, j))
                 i = j
+                continue
+        if c == "t" and at_word_start and not in_test and _command_starts(text, i, clause_lists):
+            timed = time_prefix(text, i)
+            if timed is not None:  # `time cmd`: a marked `!` (timed.py); `cmd` starts a command
+                emit(timed[0])
+                i = timed[1]
+                clause_lists.add(i)
                 continue
         if c == "#" and at_word_start and text[i - 2 : i] != "${":  # not `${#a[@]}`
             j = text.find("\n", i)

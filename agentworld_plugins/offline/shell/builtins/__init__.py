@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from . import control, declare, dirs, echo, lookup, read, session, shopt, test, traps, variables
+from . import control, declare, dirs, echo, getopts, lookup, read, session, shopt, test, traps, variables
 
 __all__ = [
     "control",
     "declare",
     "dirs",
     "echo",
+    "getopts",
     "lookup",
     "read",
     "session",
