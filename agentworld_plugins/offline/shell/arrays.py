@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any
 from .arith import _arith_eval
 from .brackets import _match_closing
 from .errors import _ExpansionError, _Readonly
+from .names import _NAME
 from .state import MachineState
+from .transforms import array_transform
 
 if TYPE_CHECKING:
     from .proc import _Ctx
@@ -47,19 +49,32 @@ class Compound(str):
         return value
 
 
+def substring_bounds(n: int, start: int, length: int | None, length_text: str, every: bool) -> slice:
+    """What ``${x:start:length}`` takes of ``n`` characters (``every``: of ``n`` elements of
+    ``${a[@]}`` or of ``$0`` and the positional parameters), as bash's ``verify_substring_values``
+    reckons it: a negative start counts from the end, and a start before the first or past the
+    last takes nothing; a negative length ends that far from the end (an error for elements, or
+    before the start: ``-2: substring expression < 0``, which abandons the line)."""
+    if start < 0:
+        start += n
+    if start < 0 or start > n:
+        return slice(0, 0)
+    if length is None:
+        return slice(start, n)
+    if length >= 0:
+        return slice(start, min(n, start + length))
+    if every or n + length < start:
+        raise _ExpansionError(f"{length_text.strip()}: substring expression < 0", fatal=True)
+    return slice(start, n + length)
+
+
 def _array_slice(items: list[str], spec: str, ev: Any) -> list[str] | None:
     """``${a[@]:off:len}`` (``spec`` is what follows the first ``:``), or None if it is no slice."""
     if spec[:1] in ("-", "=", "+", "?"):
         return None
     start_text, colon, length_text = spec.partition(":")
-    start = ev(start_text)
-    if start < 0:
-        start = max(0, len(items) + start)
-    chosen = items[start:]
-    if colon:
-        length = ev(length_text)
-        chosen = chosen[:length] if length >= 0 else chosen[: max(0, len(chosen) + length)]
-    return chosen
+    length = ev(length_text) if colon else None
+    return items[substring_bounds(len(items), ev(start_text), length, length_text, True)]
 
 
 class ArrayMixin(MachineState):
@@ -80,7 +95,23 @@ class ArrayMixin(MachineState):
         return attrs is not None and letter in attrs.get(name, ())
 
     def _is_assoc(self, name: str) -> bool:
-        return self._has_attr(name, "A")
+        return self._has_attr(self._ref(name), "A")
+
+    def _ref(self, name: str) -> str:
+        """The variable that ``name`` stands for: a nameref's (``declare -n r=target``) target,
+        followed through up to 8 links; ``name`` itself for any other (or a nameref whose
+        value names no variable)."""
+        attrs = self.__dict__.get("_attr_table")
+        if not attrs:
+            return name
+        for _ in range(8):
+            if "n" not in attrs.get(name, ()):
+                return name
+            target = self.vars.get(name)
+            if not target or not _NAME.fullmatch(target):
+                return name
+            name = target
+        return name
 
     def _check_writable(self, name: str, fatal: bool = False) -> None:
         if self._has_attr(name, "r"):
@@ -162,6 +193,7 @@ class ArrayMixin(MachineState):
 
     def _to_array(self, name: str) -> dict[Any, str]:
         """The elements of ``name``, making it an array (a set scalar becomes element 0)."""
+        name = self._ref(name)
         arrays = self._arrays()
         items = arrays.get(name)
         if items is None:
@@ -174,6 +206,7 @@ class ArrayMixin(MachineState):
 
     def _array_set(self, name: str, key: Any, value: str, append: bool = False) -> None:
         """``name[key]=value`` (``+=``: appended to the element)."""
+        name = self._ref(name)
         self._check_writable(name)
         items = self._to_array(name)
         old = items.get(key)
@@ -188,12 +221,14 @@ class ArrayMixin(MachineState):
             self.vars[name] = value
 
     def _array_get(self, name: str, key: Any) -> str | None:
+        name = self._ref(name)
         items = self._arrays().get(name)
         if items is None:
             return self.vars.get(name) if key in (0, "0") else None
         return items.get(key)
 
     def _array_unset(self, name: str, key: Any) -> None:
+        name = self._ref(name)
         items = self._arrays().get(name)
         if items is None:
             if key in (0, "0"):
@@ -218,6 +253,7 @@ class ArrayMixin(MachineState):
 
     def _array_values(self, name: str) -> list[str]:
         """The elements of ``name`` in order (a set scalar is one; unset: none)."""
+        name = self._ref(name)
         items = self._arrays().get(name)
         if items is None:
             value = self.getvar(name)
@@ -227,6 +263,7 @@ class ArrayMixin(MachineState):
         return [items[k] for k in sorted(items)]
 
     def _array_keys(self, name: str) -> list[str]:
+        name = self._ref(name)
         items = self._arrays().get(name)
         if items is None:
             return ["0"] if name in self.vars else []
@@ -236,6 +273,7 @@ class ArrayMixin(MachineState):
 
     def _array_replace(self, name: str, values: list[str]) -> None:
         """Make ``name`` the indexed array of ``values`` (``BASH_REMATCH``, ``mapfile``)."""
+        name = self._ref(name)
         self._check_writable(name)
         self._drop_array(name)
         self.vars.pop(name, None)
@@ -252,6 +290,7 @@ class ArrayMixin(MachineState):
     def _compound_assign(self, name: str, inner: str, append: bool, ctx: _Ctx | None) -> None:
         """``name=( ... )`` / ``name+=( ... )``: the words in the parentheses, each an element
         (``[key]=value`` sets that key)."""
+        name = self._ref(name)
         self._check_writable(name)
         words = _raw_words(inner)
         assoc = self._is_assoc(name)
@@ -312,14 +351,14 @@ class ArrayMixin(MachineState):
         every = sub in ("@", "*")
         if prefix == "#":
             if rest:
-                raise _ExpansionError(f"${{{inner}}}: bad substitution")
+                raise _ExpansionError(f"${{{inner}}}: bad substitution", fatal=True)
             if every:
                 return str(len(self._array_values(name)))
             value = self._array_get(name, self._array_key(name, sub, ctx))
             return str(len(value or ""))
         if prefix == "!":
             if not every or rest:
-                raise _ExpansionError(f"${{{inner}}}: bad substitution")
+                raise _ExpansionError(f"${{{inner}}}: bad substitution", fatal=True)
             return self._array_keys(name)
         if not every:
             value = self._array_get(name, self._array_key(name, sub, ctx))
@@ -344,6 +383,10 @@ class ArrayMixin(MachineState):
         if rest[:1] in ("-", "=", "+", "?") or rest[:2] in (":-", ":=", ":+", ":?"):
             joined = " ".join(values)
             return self._param_ops(name, joined if values else None, rest, ctx)
+        if rest[:1] == "@" and len(rest) == 2:
+            whole = array_transform(self, name, rest[1])
+            if whole is not None:
+                return whole
         return [self._param_ops(name, v, rest, ctx) for v in values]
 
 

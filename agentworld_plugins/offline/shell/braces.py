@@ -41,7 +41,7 @@ def brace_expand(word: str, limit: int | None = None) -> list[str]:
                 return out
             inner = word[i + 1 : end]
             m = re.fullmatch(r"(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?", inner)
-            letters = re.fullmatch(r"([a-zA-Z])\.\.([a-zA-Z])", inner)
+            letters = re.fullmatch(r"([a-zA-Z])\.\.([a-zA-Z])(?:\.\.(-?\d+))?", inner)
             items: list[str] = []
             if m:
                 a, b = int(m.group(1)), int(m.group(2))
@@ -56,7 +56,8 @@ def brace_expand(word: str, limit: int | None = None) -> list[str]:
                 items = [str(x).zfill(width) if width else str(x) for x in rng]
             elif letters:
                 a, b = ord(letters.group(1)), ord(letters.group(2))
-                rng = range(a, b + 1) if a <= b else range(a, b - 1, -1)
+                step = abs(int(letters.group(3))) or 1 if letters.group(3) else 1
+                rng = range(a, b + 1, step) if a <= b else range(a, b - 1, -step)
                 items = [chr(x) for x in rng]
             if items:
                 out = []

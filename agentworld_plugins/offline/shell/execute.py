@@ -436,6 +436,7 @@ class ExecuteMixin(MachineState):
             base, _, sub = name[:-1].partition("[")
             self._array_set(base, self._array_key(base, sub, None), value, append)
             return
+        name = self._ref(name)
         self._check_writable(name)
         if self.__dict__.get("_array_table") and name in self._arrays():
             self._array_set(name, "0" if self._is_assoc(name) else 0, value, append)

@@ -6,6 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from .arith import _arith_eval
+from .arrays import _array_slice, substring_bounds
 from .brackets import _replace_glob, _split_unescaped
 from .constants import BASH_VERSION
 from .errors import _ExpansionError, _unbound
@@ -14,6 +15,7 @@ from .names import _NAME
 from .options import SET_LETTERS, set_options, shopt_on
 from .patterns import _escape_glob, glob_regex
 from .state import MachineState
+from .transforms import TRANSFORMS, positional_assignment, transform
 
 if TYPE_CHECKING:
     from .proc import _Ctx
@@ -64,7 +66,7 @@ class ParamMixin(MachineState):
             return "1"
         if name == "PIPESTATUS":
             return str(self._pipestatus[0])
-        return self.vars.get(name)
+        return self.vars.get(self._ref(name))
 
     def pipestatus_words(self) -> list[str]:
         """``"${PIPESTATUS[@]}"``: one word per command of the last pipeline."""
@@ -120,13 +122,18 @@ class ParamMixin(MachineState):
                 raise _unbound(inner[1:])
             return str(len(value or ""))
         if inner.startswith("!") and _NAME.fullmatch(inner[1:]):
+            if self._has_attr(inner[1:], "n"):  # a nameref: the name it stands for
+                return self.vars.get(inner[1:], "")
             target = self.vars.get(inner[1:], "")
             return self.vars.get(target, "") if _NAME.fullmatch(target) else ""
         m = re.match(r"([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[?$#!@*-])", inner)
         if not m:
-            raise _ExpansionError(f"${{{inner}}}: bad substitution")
+            raise _ExpansionError(f"${{{inner}}}: bad substitution", fatal=True)
         name = m.group(1)
         rest = inner[m.end() :]
+        if rest and name in ("@", "*"):
+            words = self._positional_words(rest, ctx)
+            return words if isinstance(words, str) else " ".join(words)
         value = self._value(name)
         is_set = value is not None
         val = value or ""
@@ -184,25 +191,58 @@ class ParamMixin(MachineState):
             m2 = re.fullmatch(r":\s*(-?\s*[^:]*)(?::(.*))?", rest, re.S)
             if m2:
                 start = _arith_eval(self.expand_text(m2.group(1), ctx), lambda v: self.getvar(v) or "")
-                if start < 0:
-                    start = max(0, len(val) + start)
-                if m2.group(2) is None:
-                    return val[start:]
-                length = _arith_eval(self.expand_text(m2.group(2), ctx), lambda v: self.getvar(v) or "")
-                return val[start : start + length] if length >= 0 else val[start : len(val) + length]
+                length_text = "" if m2.group(2) is None else self.expand_text(m2.group(2), ctx)
+                length = None
+                if m2.group(2) is not None:
+                    length = _arith_eval(length_text, lambda v: self.getvar(v) or "")
+                return val[substring_bounds(len(val), start, length, length_text, False)]
         if rest in ("^^", ",,", "^", ","):
             if rest == "^^":
                 return val.upper()
             if rest == ",,":
                 return val.lower()
             return (val[:1].upper() if rest == "^" else val[:1].lower()) + val[1:]
-        raise _ExpansionError(f"${{{name}{rest}}}: bad substitution")
+        if rest[:1] == "@" and len(rest) <= 2:
+            if rest[1:] in TRANSFORMS and rest != "@P":
+                return transform(self, name.partition("[")[0], value, rest[1])
+            if value is None:  # bash looks at the operator only when there is a value
+                return ""
+        raise _ExpansionError(f"${{{name}{rest}}}: bad substitution", fatal=True)
+
+    def _positional_words(self, rest: str, ctx: _Ctx) -> list[str] | str:
+        """``${@rest}`` / ``${*rest}``: a slice (from ``$0`` at offset 0), a default that sees
+        them joined (a string), or the operator applied to each parameter."""
+        if rest.startswith(":") and rest[1:2] not in ("-", "=", "+", "?"):
+
+            def ev(text: str) -> int:
+                return _arith_eval(self.expand_text(text, ctx), lambda v: self.getvar(v) or "")
+
+            sliced = _array_slice([self.argv0, *self.positional], rest[1:], ev)
+            if sliced is not None:
+                return sliced
+        if rest.lstrip(":")[:1] in ("-", "=", "+", "?"):
+            joined = " ".join(self.positional)
+            usable = bool(self.positional) and (joined != "" or not rest.startswith(":"))
+            if usable and rest.lstrip(":")[0] != "+":  # set: the parameters, a word each
+                return list(self.positional)
+            return self._param_ops("@", joined if self.positional else None, rest, ctx)
+        if rest == "@A":
+            return [positional_assignment(self.positional)] if self.positional else []
+        if rest in ("@a", "@K", "@k"):  # bash: nothing for @a; @K/@k quote as @Q
+            rest = "@Q" if rest != "@a" else rest
+        return [self._param_ops("@", v, rest, ctx) for v in self.positional]
 
     def _param_words(self, inner: str, ctx: _Ctx) -> list[str] | None:
         """The words ``"${inner}"`` gives inside double quotes when it is ``@``, ``name[@]`` (with
         its operators) or ``!name[@]``: one per element; None for any other ``${...}``."""
         if inner == "@":
             return list(self.positional)
+        if inner[:1] == "@" and len(inner) > 1:
+            words = self._positional_words(inner[1:], ctx)
+            return [words] if isinstance(words, str) else words
+        if inner[:1] == "*" and len(inner) > 1:  # "${*rest}": one word, joined with IFS's first
+            words = self._positional_words(inner[1:], ctx)
+            return [words if isinstance(words, str) else self.vars.get("IFS", " \t\n")[:1].join(words)]
         if "[" not in inner or "PIPESTATUS" in inner:
             return None
         parts = self._subscripted(inner)

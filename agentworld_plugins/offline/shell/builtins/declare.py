@@ -9,7 +9,6 @@ local: its value, elements and attributes come back when the function returns.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from ..arrays import COMPOUND_MARKER, SUBSCRIPTED, Compound
@@ -18,42 +17,12 @@ from ..errors import _ExpansionError
 from ..names import _valid_name
 from ..proc import _Proc
 from ..registry import BUILTINS, builtin
+from ..transforms import declaration
 
 if TYPE_CHECKING:
-    from ..machine import VirtualMachine
+    pass
 
-#: the attribute letters, in the order bash prints them
-_LETTERS = "aAilnrtux"
 _SETTABLE = set("aAilrux")
-
-
-def _quoted(value: str) -> str:
-    """A value as ``declare -p`` shows it (``$'...'`` when it holds a newline or a control)."""
-    if any(ord(c) < 32 or c == "\x7f" for c in value):
-        escaped = value.replace("\\", "\\\\").replace("'", "\\'")
-        for c, e in (("\n", "\\n"), ("\t", "\\t"), ("\r", "\\r"), ("\x1b", "\\E")):
-            escaped = escaped.replace(c, e)
-        return "$'" + re.sub(r"[\x00-\x1f\x7f]", lambda m: f"\\{ord(m.group(0)):03o}", escaped) + "'"
-    return '"' + re.sub(r'([\\"$`])', r"\\\1", value) + '"'
-
-
-def declaration(vm: VirtualMachine, name: str) -> str | None:
-    """``declare -p name``'s line, or None when ``name`` is neither set nor declared."""
-    attrs = vm._attrs().get(name, set())
-    letters = {*attrs} | ({"x"} if name in vm.exported else set())
-    flags = "".join(c for c in _LETTERS if c in letters) or "-"
-    items = vm._arrays().get(name)
-    if items is not None:
-        if not items:
-            return f"declare -{flags} {name}"
-        keys = list(items) if vm._is_assoc(name) else sorted(items)
-        body = " ".join(f"[{k}]={_quoted(items[k])}" for k in keys)
-        return f"declare -{flags} {name}=({body}{' ' if vm._is_assoc(name) else ''})"
-    if name in vm.vars:
-        return f"declare -{flags} {name}={_quoted(vm.vars[name])}"
-    if attrs or name in vm.exported:
-        return f"declare -{flags} {name}"
-    return None
 
 
 def _parse_flags(p: _Proc) -> tuple[set[str], set[str], list[str], bool] | int:
@@ -142,6 +111,8 @@ def _declare_one(p: _Proc, word: str, on: set[str], off: set[str]) -> int:
         attrs.discard("l")
     if ("a" in on or "A" in on) and name not in vm._arrays():
         vm._to_array(name)
+    if eq and "n" in attrs and target == name:  # `declare -n ref=var`: ref stands for var
+        return _nameref(p, name, value)
     if eq:
         marker = value if COMPOUND_MARKER.fullmatch(value) and value in p.ctx.src.arith else None
         assigned: str = Compound.of(p.ctx.src.arith[marker], p.ctx) if marker else value
@@ -156,6 +127,26 @@ def _declare_one(p: _Proc, word: str, on: set[str], off: set[str]) -> int:
         vm.exported.discard(name)
     if "r" in on:
         vm._attrs().setdefault(name, set()).add("r")
+    return 0
+
+
+def _nameref(p: _Proc, name: str, target: str) -> int:
+    vm = p.vm
+    problem = None
+    if SUBSCRIPTED.match(target) and target.endswith("]"):  # `declare -n r='a[1]'`
+        vm._attrs()[name].discard("n")
+        return p.not_simulated()
+    if not _valid_name(target):
+        problem = f"`{target}': invalid variable name for name reference"
+    elif target == name:
+        problem = f"{name}: nameref variable self references not allowed"
+    if problem is not None:
+        p.shell_err(f"{p.name}: {problem}")
+        vm._attrs()[name].discard("n")
+        if not vm._attrs()[name]:
+            del vm._attrs()[name]
+        return 1
+    vm.vars[name] = target
     return 0
 
 
@@ -187,6 +178,7 @@ def _print(p: _Proc, names: list[str], having: set[str] | None) -> int:
 def _b_unset(p: _Proc) -> int:
     vm = p.vm
     functions = "-f" in p.args
+    itself = "-n" in p.args  # a nameref itself, not what it stands for
     status = 0
     for word in p.args:
         if word in ("-f", "-v", "-n"):
@@ -202,6 +194,8 @@ def _b_unset(p: _Proc) -> int:
         if functions:
             vm.functions.pop(name, None)
             continue
+        if not itself:
+            name = vm._ref(name)
         if vm._has_attr(name, "r"):
             p.shell_err(f"unset: {name}: cannot unset: readonly variable")
             status = 1
