@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
 import zipfile
 import zlib
 from collections.abc import Callable
@@ -439,3 +440,18 @@ def test_compressing_is_work_counted_against_the_step_budget() -> None:
     r = vm.run("gzip -k big")
     assert r.exit_code == 152 and "CPU time limit exceeded" in r.stderr
     assert vm.run("echo ok").stdout == "ok\n"
+
+
+@pytest.mark.skipif(shutil.which("zip") is None or shutil.which("unzip") is None, reason="needs Info-ZIP")
+def test_a_member_saved_at_an_odd_second_lists_the_minute_unzip_lists(tmp_path: Path) -> None:
+    """The DOS time rounds 22:13:59 up to 22:14:00; UnZip lists the ``UT`` field's 22:13."""
+    (tmp_path / "a").write_text("x\n")
+    os.utime(tmp_path / "a", (1_700_000_039, 1_700_000_039))
+    subprocess.run(["zip", "-q", "z.zip", "a"], cwd=tmp_path, check=True)
+    vm = VirtualMachine(cwd="/w")
+    vm.fs.write("/w/z.zip", (tmp_path / "z.zip").read_bytes())
+    for listing in ("-l", "-v"):
+        host = subprocess.run(["unzip", listing, "z.zip"], cwd=tmp_path, capture_output=True, text=True,
+                              env={"TZ": "UTC", "PATH": os.environ["PATH"]}, check=True)  # fmt: skip
+        assert vm.run(f"unzip {listing} z.zip").stdout == host.stdout
+        assert "22:13" in host.stdout

@@ -55,6 +55,15 @@ DESCRIPTORS = [
     "echo $(echo a; echo b  )x",
     "echo $(echo $(echo in ) )",
     'echo "$( echo q )"',
+    'exec {fd}>out; echo "via $fd" >&$fd; exec {fd}>&-; cat out; echo "x" >&$fd; echo $?',
+    'exec {a}>f1 {b}>f2; echo "$a $b"; echo one >&$a; echo two >&$b; cat f1 f2',
+    "exec 10>x; exec {n}>y; echo $n",
+    "printf 'l1\\nl2\\n' > in; exec {r}<in; read -r x <&$r; read -r y <&$r; echo \"$x $y $r\"; exec {r}<&-",
+    'echo hi {fd}>f; echo "fd=$fd"; echo more >&$fd; cat f',
+    "exec {fd}>&-; echo $?",
+    'f() { exec {lock}>lockfile; echo "$lock"; }; f; echo ok >&$lock; cat lockfile',
+    "echo {fd} > plain; cat plain; echo {x}y>o; cat o",
+    "x=foo; cat <&$x; echo $?; echo a >&$x; echo $?; cat foo; y=7; cat <&$y; cat <&7; echo end",
 ]
 READS = [
     'IFS=, read -r a b <<< "1,2,3,"; echo "[$a][$b]"',

@@ -125,7 +125,17 @@ PROCESSES = [
 ]
 
 
-@pytest.mark.parametrize("command", TRAPS + READONLY + DECLARE)
+#: `-nt`/`-ot`/`-ef`: a file that exists is newer than one that does not; -ef follows links
+FILE_COMPARISONS = [
+    "echo a > f1; touch -d '2020-01-01' old; [[ f1 -nt /nonexistent ]] && echo 1; [[ /nonexistent -nt f1 ]] || echo 2; "
+    "[[ /nonexistent -ot f1 ]] && echo 3; [[ f1 -ot /nonexistent ]] || echo 4; [[ f1 -nt old ]] && echo 5; "
+    "[ old -ot f1 ] && echo 6; test f1 -nt f1 || echo 7",
+    "echo a > f1; ln -s f1 l1; [[ f1 -ef l1 ]] && echo 1; [ f1 -ef ./f1 ] && echo 2; [[ f1 -ef nope ]] || echo 3; "
+    "[[ nope -ef nope ]] || echo 4; cp f1 c1; [ f1 -ef c1 ] || echo 5",
+]
+
+
+@pytest.mark.parametrize("command", TRAPS + READONLY + DECLARE + FILE_COMPARISONS)
 def test_traps_readonly_and_declare_as_bash(like_bash_c: Callable[[str], None], command: str) -> None:
     like_bash_c(command)
 

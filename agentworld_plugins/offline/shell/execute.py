@@ -323,6 +323,7 @@ class ExecuteMixin(MachineState):
         while words and _ELEMENT_ASSIGNMENT.match(ctx.src.text, words[0].pos[0], words[0].pos[1]):
             assigns.append(words.pop(0))  # `a[3]=z`: bashlex leaves it a word
         redirects = [p for p in node.parts if p.kind == "redirect"]
+        named = _named_redirects(node.parts, words) if redirects else None
         if words and words[0].word == ARITH_COMMAND and len(words) == 2:  # `(( expr ))`
             return self._exec_arith_command(words[1], redirects, ctx)
         src = ctx.src.text
@@ -359,9 +360,12 @@ class ExecuteMixin(MachineState):
             self._trace(values, argv, ctx)
         try:
             if argv == ["exec"]:  # `exec 3>log 2>&1`: the shell's own descriptors, from now on
-                self._exec_redirects(redirects, ctx)
+                self._exec_redirects(redirects, ctx, named)
                 rctx = ctx
             else:
+                if named:  # `cmd {fd}>f`: the descriptor outlives the command, as in bash
+                    self._exec_redirects([r for r in redirects if id(r) in named], ctx, named)
+                    redirects = [r for r in redirects if id(r) not in named]
                 rctx = self._apply_redirects(redirects, ctx)
         except _ExpansionError as exc:
             self._complain(ctx, exc.message)
@@ -517,3 +521,22 @@ def _flat(parts: list[Any]) -> list[Any]:
         else:
             flat.append(part)
     return flat
+
+
+#: ``{name}`` right before a redirection operator: the variable of a descriptor bash allocates
+_DESCRIPTOR_VARIABLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def _named_redirects(parts: list[Any], words: list[Any]) -> dict[int, str] | None:
+    """The redirections written ``{var}>file`` (by ``id``: the parsed nodes are shared), their
+    ``{var}`` words taken out of ``words``."""
+    named: dict[int, str] = {}
+    for k, part in enumerate(parts[:-1]):
+        after = parts[k + 1]
+        if part.kind != "word" or after.kind != "redirect" or part.pos[1] != after.pos[0]:
+            continue
+        m = _DESCRIPTOR_VARIABLE.fullmatch(part.word)
+        if m is not None and not isinstance(after.input, int) and part in words:
+            named[id(after)] = m.group(1)
+            words.remove(part)
+    return named or None

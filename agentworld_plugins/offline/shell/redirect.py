@@ -77,14 +77,19 @@ class RedirectMixin(MachineState):
             return ctx
         return ctx.redirected(*self._redirect_table(redirects, ctx))
 
-    def _exec_redirects(self, redirects: list[Any], ctx: _Ctx) -> None:
-        """``exec``'s redirections: they change the shell's descriptors for the rest of it."""
-        table, own = self._redirect_table(redirects, ctx)
+    def _exec_redirects(self, redirects: list[Any], ctx: _Ctx, named: dict[int, str] | None = None) -> None:
+        """``exec``'s redirections: they change the shell's descriptors for the rest of it (as
+        do ``{var}>file`` ones on any command, ``named``: their variables by ``id`` of node)."""
+        table, own = self._redirect_table(redirects, ctx, named)
         for fd in own:
             ctx.fds.exec_set(fd, table.get(fd))
 
-    def _redirect_table(self, redirects: list[Any], ctx: _Ctx) -> tuple[dict[int, Any], set[int]]:
-        """The descriptors after ``redirects`` (applied left to right), and those they set."""
+    def _redirect_table(
+        self, redirects: list[Any], ctx: _Ctx, named: dict[int, str] | None = None
+    ) -> tuple[dict[int, Any], set[int]]:
+        """The descriptors after ``redirects`` (applied left to right), and those they set.
+        ``{var}>file`` (a redirection in ``named``) opens the lowest free descriptor from 10 up
+        and sets ``var`` to its number; ``{var}>&-`` closes the one ``var`` holds."""
         fds: dict[int, Any] = dict(ctx.fds.table)
         own: set[int] = set()
 
@@ -99,6 +104,8 @@ class RedirectMixin(MachineState):
         for r in redirects:
             kind = r.type
             src_fd = r.input if isinstance(r.input, int) else None
+            if named and id(r) in named:
+                src_fd = self._descriptor_variable(named[id(r)], r, fds)
             if kind in (">", ">|", ">>"):
                 fd = 1 if src_fd is None else src_fd
                 put(fd, 1, self._open_sink(self._target(r.output, ctx), fds, kind == ">>", kind != ">", fd))
@@ -107,7 +114,7 @@ class RedirectMixin(MachineState):
             elif kind in ("&>", "&>>", ">&") and not isinstance(r.output, int):
                 target = self._target(r.output, ctx)
                 if kind == ">&" and target.isdigit():
-                    put(src_fd, 1, self._duplicate(fds, int(target)))
+                    put(src_fd, 1, self._duplicate(fds, int(target), _written(r.output, ctx)))
                 elif kind == ">&" and target == "-":
                     put(src_fd, 1, None)
                 else:
@@ -126,13 +133,30 @@ class RedirectMixin(MachineState):
                 segs = self._segments(raw, ctx, word.pos[0], self._subst_index(word))
                 put(src_fd, 0, _Input("".join(t for t, _ in segs) + "\n"))
             elif kind == "<&":
-                if r.output == "-":
+                target = r.output if isinstance(r.output, (int, str)) else self._target(r.output, ctx)
+                if target == "-":
                     put(src_fd, 0, None)
-                elif isinstance(r.output, int):
-                    put(src_fd, 0, self._duplicate(fds, r.output))
+                elif isinstance(target, int) or target.isdigit():
+                    put(src_fd, 0, self._duplicate(fds, int(target), _written(r.output, ctx)))
+                else:
+                    raise _ExpansionError(f"{target}: ambiguous redirect")
             else:
                 raise _Unsupported(f"redirect {kind}")
         return fds, own
+
+    def _descriptor_variable(self, name: str, r: Any, fds: dict[int, Any]) -> int:
+        """The descriptor of ``{name}`` before the redirection ``r``: the one ``name`` holds when
+        ``r`` closes it, else the lowest free one from 10 up, which ``name`` is set to."""
+        if r.output == "-" and r.type in (">&", "<&"):
+            held = self.getvar(name) or ""
+            if not held.isdigit():
+                raise _ExpansionError(f"{held or name}: ambiguous redirect")
+            return int(held)
+        fd = 10
+        while fd in fds:
+            fd += 1
+        self._assign(name, str(fd))
+        return fd
 
     def _named_descriptor(self, path: str, fds: dict[int, Any]) -> Any:
         """What ``/dev/stdout``, ``/dev/fd/3`` or ``/proc/self/fd/3`` is open on (None: not such a
@@ -146,10 +170,11 @@ class RedirectMixin(MachineState):
         return found
 
     @staticmethod
-    def _duplicate(fds: dict[int, Any], fd: int) -> Any:
-        """``N>&M``/``N<&M``: what ``M`` is open on (bash's error when it is closed)."""
+    def _duplicate(fds: dict[int, Any], fd: int, written: str | None = None) -> Any:
+        """``N>&M``/``N<&M``: what ``M`` is open on (bash's error when it is closed, naming the
+        word as written: ``$fd: Bad file descriptor``)."""
         if fd not in fds:
-            raise _ExpansionError(f"{fd}: Bad file descriptor")
+            raise _ExpansionError(f"{written or fd}: Bad file descriptor")
         return fds[fd]
 
     def _open_input(self, target: str, fds: dict[int, Any], read_write: bool) -> _Input:
@@ -171,3 +196,10 @@ class RedirectMixin(MachineState):
             else:
                 raise _ExpansionError(f"{target}: {exc.strerror}") from None
         return _Input(content) if path.startswith("/dev/") else _FileInput(content)
+
+
+def _written(word: Any, ctx: _Ctx) -> str:
+    """A redirection's target as the script wrote it (bashlex gives a number for ``>&3``)."""
+    if isinstance(word, (int, str)):
+        return str(word)
+    return ctx.src.text[word.pos[0] : word.pos[1]]

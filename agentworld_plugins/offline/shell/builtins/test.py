@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...vfs import DirNode, FileNode, FsError
 from ..arith import _arith_eval
@@ -103,12 +103,7 @@ def _test_eval(p: _Proc, args: list[str], double: bool) -> bool:
                 vm._array_replace("BASH_REMATCH", [m.group(0), *(g or "" for g in m.groups())] if m else [])
                 return m is not None
             if op in ("-nt", "-ot", "-ef"):
-                try:
-                    a = vm.fs.stat(vm.fs.normalize(left, vm.cwd)).mtime
-                    b = vm.fs.stat(vm.fs.normalize(right, vm.cwd)).mtime
-                except FsError:
-                    return False
-                return a > b if op == "-nt" else a < b if op == "-ot" else left == right
+                return _compare_files(vm, op, left, right)
             a, b = integer(left), integer(right)
             return {"-eq": a == b, "-ne": a != b, "-lt": a < b, "-le": a <= b, "-gt": a > b, "-ge": a >= b}[
                 op
@@ -177,3 +172,22 @@ def _b_test(p: _Proc) -> int:
     except _TestError as exc:
         p.shell_err(f"{name}: {exc}")
         return 2
+
+
+def _compare_files(vm: Any, op: str, left: str, right: str) -> bool:
+    """``-nt`` / ``-ot`` by modification time (a file that exists is newer than one that does
+    not), ``-ef``: the same file (node) once symbolic links are followed, hard links included."""
+    found = []
+    for name in (left, right):
+        path = vm.fs.normalize(name, vm.cwd)
+        try:
+            node = vm.fs.stat(path)
+            found.append((node.mtime, id(node)))
+        except FsError:
+            found.append(None)
+    a, b = found
+    if op == "-ef":
+        return a is not None and b is not None and a[1] == b[1]
+    if op == "-ot":
+        a, b = b, a
+    return a is not None and (b is None or a[0] > b[0])

@@ -122,6 +122,13 @@ def _mtime(info: zipfile.ZipInfo) -> int:
     return calendar.timegm((y, mo, d, h, mi, s, 0, 0, 0))
 
 
+def listed_time(info: zipfile.ZipInfo) -> tuple[int, int, int, int, int]:
+    """The date and minute ``unzip -l``/``-v`` show: from the ``UT`` field when the entry has
+    one (the exact mtime; the DOS field has rounded an odd second up), else the DOS field."""
+    y, mo, d, h, mi, _ = time.gmtime(_mtime(info))[:6]
+    return y, mo, d, h, mi
+
+
 def _mode(info: zipfile.ZipInfo) -> int:
     mode = info.external_attr >> 16
     if info.create_system == _UNIX and mode:

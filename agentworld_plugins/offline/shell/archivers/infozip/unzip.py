@@ -13,7 +13,7 @@ from ....vfs import DirNode, FsError
 from ...compression import Corrupt, as_stream, bytes_of, stored
 from ...limits import current
 from ...registry import applet
-from .archive import Archive
+from .archive import Archive, listed_time
 
 if TYPE_CHECKING:
     from ...proc import _Proc
@@ -172,7 +172,7 @@ class _Unzip:
             out = []
         total = 0
         for info in infos:
-            y, mo, d, h, mi, _ = info.date_time
+            y, mo, d, h, mi = listed_time(info)
             out.append(f"{info.file_size:9d}  {y:04d}-{mo:02d}-{d:02d} {h:02d}:{mi:02d}   {info.filename}")
             total += info.file_size
         count = len(infos)
@@ -187,7 +187,7 @@ class _Unzip:
                "--------  ------  ------- ---- ---------- ----- --------  ----"]  # fmt: skip
         size = packed = 0
         for info in infos:
-            y, mo, d, h, mi, _ = info.date_time
+            y, mo, d, h, mi = listed_time(info)
             if info.compress_type == zipfile.ZIP_DEFLATED:
                 method = "Defl:" + {2: "X", 4: "F", 6: "S"}.get(info.flag_bits & 0x6, "N")
             else:
