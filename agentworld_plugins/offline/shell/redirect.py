@@ -133,13 +133,13 @@ class RedirectMixin(MachineState):
                 segs = self._segments(raw, ctx, word.pos[0], self._subst_index(word))
                 put(src_fd, 0, _Input("".join(t for t, _ in segs) + "\n"))
             elif kind == "<&":
-                target = r.output if isinstance(r.output, (int, str)) else self._target(r.output, ctx)
-                if target == "-":
+                dup: int | str = r.output if isinstance(r.output, (int, str)) else self._target(r.output, ctx)
+                if dup == "-":
                     put(src_fd, 0, None)
-                elif isinstance(target, int) or target.isdigit():
-                    put(src_fd, 0, self._duplicate(fds, int(target), _written(r.output, ctx)))
+                elif isinstance(dup, int) or dup.isdigit():
+                    put(src_fd, 0, self._duplicate(fds, int(dup), _written(r.output, ctx)))
                 else:
-                    raise _ExpansionError(f"{target}: ambiguous redirect")
+                    raise _ExpansionError(f"{dup}: ambiguous redirect")
             else:
                 raise _Unsupported(f"redirect {kind}")
         return fds, own

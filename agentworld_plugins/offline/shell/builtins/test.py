@@ -176,8 +176,8 @@ def _b_test(p: _Proc) -> int:
 
 def _compare_files(vm: Any, op: str, left: str, right: str) -> bool:
     """``-nt`` / ``-ot`` by modification time (a file that exists is newer than one that does
-    not), ``-ef``: the same file (node) once symbolic links are followed, hard links included."""
-    found = []
+    not), ``-ef``: the same file (node) once symbolic links are followed."""
+    found: list[tuple[int, int] | None] = []
     for name in (left, right):
         path = vm.fs.normalize(name, vm.cwd)
         try:
