@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .arith import _arith_eval
 from .brackets import _match_closing
+from .callstack import stack_array
 from .errors import _ExpansionError, _Readonly
 from .names import _NAME
 from .state import MachineState
@@ -224,6 +225,9 @@ class ArrayMixin(MachineState):
         name = self._ref(name)
         items = self._arrays().get(name)
         if items is None:
+            own = stack_array(self, name) if name.isupper() else None
+            if own is not None:
+                return own[key] if isinstance(key, int) and -len(own) <= key < len(own) else None
             return self.vars.get(name) if key in (0, "0") else None
         return items.get(key)
 
@@ -256,6 +260,9 @@ class ArrayMixin(MachineState):
         name = self._ref(name)
         items = self._arrays().get(name)
         if items is None:
+            own = stack_array(self, name) if name.isupper() else None
+            if own is not None:
+                return own
             value = self.getvar(name)
             return [] if value is None else [value]
         if self._is_assoc(name):
@@ -266,6 +273,9 @@ class ArrayMixin(MachineState):
         name = self._ref(name)
         items = self._arrays().get(name)
         if items is None:
+            own = stack_array(self, name) if name.isupper() else None
+            if own is not None:
+                return [str(k) for k in range(len(own))]
             return ["0"] if name in self.vars else []
         if self._is_assoc(name):
             return list(items)

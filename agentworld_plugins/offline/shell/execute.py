@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from .arith_command import ARITH_COMMAND, arith_for_head
 from .arrays import COMPOUND_MARKER, Compound
+from .callstack import defined_in
 from .case_command import case_head_words
 from .constants import STEP_BUDGET
 from .errors import (
@@ -77,6 +78,7 @@ class ExecuteMixin(MachineState):
             body = [p for p in node.parts if p.kind == "compound"]
             if body:
                 self.functions[name] = (body[-1], ctx.src)
+                self.__dict__.setdefault("_defined_in", {})[name] = defined_in(self)
             return 0
         if kind in ("if", "for", "while", "until"):
             return self._exec_flow(node, ctx)

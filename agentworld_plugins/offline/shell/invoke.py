@@ -120,11 +120,14 @@ class InvokeMixin(MachineState):
         saved_pos = self.positional
         self.positional = list(args)
         self._locals.append({})
+        frames = self.__dict__.setdefault("_frames", [])
+        frames.append((name, self.__dict__.get("_defined_in", {}).get(name, "environment"), self._lineno))
         try:
             return self._exec(body, ctx.with_(src=src))
         except _Return as exc:
             return exc.code
         finally:
+            frames.pop()
             frame = self._locals.pop()
             for var, old in frame.items():
                 self._put_back(var, old)
@@ -197,6 +200,9 @@ class InvokeMixin(MachineState):
                 kind = "command"
             kinds = self.__dict__.setdefault("_reading", [])
             kinds.append((kind, name))
+            frames = self.__dict__.get("_frames", [])
+            # a new bash starts with no frames; a sourced file is one (callstack.py)
+            self.__dict__["_frames"] = [*frames, ("source", name, saved_line)] if source else []
             try:
                 return self._run_status(text, ctx, reader=not source, noexec="noexec" in options)
             except _Return as exc:
@@ -210,6 +216,7 @@ class InvokeMixin(MachineState):
                 self._lineno = saved_line
                 self.argv0 = saved_argv0
                 kinds.pop()
+                self.__dict__["_frames"] = frames
                 if not source:
                     self._scripts.pop()
 

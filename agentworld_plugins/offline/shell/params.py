@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from .arith import _arith_eval
 from .arrays import _array_slice, substring_bounds
 from .brackets import _replace_glob, _split_unescaped
+from .callstack import shell_variable, stack_array
 from .constants import BASH_VERSION
 from .errors import _ExpansionError, _unbound
 from .expand import _QUOTED
@@ -22,6 +23,10 @@ if TYPE_CHECKING:
 
 
 _PIPESTATUS = re.compile(r"(#?)PIPESTATUS\[([^\]]*)\]")
+
+
+#: bash's own arrays (callstack.py)
+_OWN_ARRAYS = frozenset({"FUNCNAME", "BASH_SOURCE", "BASH_LINENO", "BASH_VERSINFO"})
 
 
 class ParamMixin(MachineState):
@@ -66,7 +71,13 @@ class ParamMixin(MachineState):
             return "1"
         if name == "PIPESTATUS":
             return str(self._pipestatus[0])
-        return self.vars.get(self._ref(name))
+        found = self.vars.get(self._ref(name))
+        if found is None and name.isupper():
+            if name in _OWN_ARRAYS:
+                items = stack_array(self, name)
+                return items[0] if items else None
+            return shell_variable(self, name)
+        return found
 
     def pipestatus_words(self) -> list[str]:
         """``"${PIPESTATUS[@]}"``: one word per command of the last pipeline."""
