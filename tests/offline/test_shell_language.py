@@ -125,6 +125,15 @@ PROCESSES = [
 ]
 
 
+#: `declare -f` / `-F`: bash's layout of a function, names, exported ones
+FUNCTION_LISTINGS = [
+    'f() { x=1 y="a b"; echo "$x" >out 2>&1 | tr a b && ls -l  /tmp || cat < in; echo $((x+1)) $(date) `id`; sleep 1 & wait; a=(1 2); local z; echo hi >> log 2> /dev/null; cmd <<< "str"; }; declare -f f',
+    "g() { :; }; declare -f g; k() { echo a | cat; }; declare -F; declare -F k g nope; echo $?; declare -f nope; echo $?",
+    "f() { echo a; echo b; }; export -f f; g() { ! true; }; declare -F; declare -fx; declare -f",
+    "f() {\n  echo one\n  echo two &\n}\ndeclare -f f; typeset -f f",
+    'f() { echo "$@"; }; eval "$(declare -f f | sed \'s/^f /h /\')"; h 1 2; bash -c "$(declare -f f); f x"',
+]
+
 #: `-nt`/`-ot`/`-ef`: a file that exists is newer than one that does not; -ef follows links
 FILE_COMPARISONS = [
     "echo a > f1; touch -d '2020-01-01' old; [[ f1 -nt /nonexistent ]] && echo 1; [[ /nonexistent -nt f1 ]] || echo 2; "
@@ -135,7 +144,7 @@ FILE_COMPARISONS = [
 ]
 
 
-@pytest.mark.parametrize("command", TRAPS + READONLY + DECLARE + FILE_COMPARISONS)
+@pytest.mark.parametrize("command", TRAPS + READONLY + DECLARE + FILE_COMPARISONS + FUNCTION_LISTINGS)
 def test_traps_readonly_and_declare_as_bash(like_bash_c: Callable[[str], None], command: str) -> None:
     like_bash_c(command)
 
@@ -200,3 +209,10 @@ def test_arrays_and_attributes_survive_a_stored_session() -> None:
     back = pickle.loads(pickle.dumps(vm))
     assert back.run("echo ${a[2]} ${m[k]}; r=2").stdout == "3 v\n"
     assert back.run("exit").stdout == "t\n"
+
+
+def test_a_function_with_compound_commands_is_not_listed_in_a_layout_of_our_own() -> None:
+    vm = VirtualMachine()
+    r = vm.run("f() { if true; then echo y; fi; }; declare -f f; declare -F f")
+    assert r.unknown_effect and "cannot run in the offline world" in r.stderr
+    assert r.stdout == "f\n"  # the names are still given

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from ..arrays import COMPOUND_MARKER, SUBSCRIPTED, Compound
 from ..brackets import _match_closing
 from ..errors import _ExpansionError
+from ..funcprint import definition
 from ..names import _valid_name
 from ..proc import _Proc
 from ..registry import BUILTINS, builtin
@@ -40,9 +41,9 @@ def _parse_flags(p: _Proc) -> tuple[set[str], set[str], list[str], bool] | int:
         for letter in a[1:]:
             if letter == "p":
                 printing = True
-            elif letter in ("g", "f", "F"):
+            elif letter == "g":
                 continue
-            elif letter in _SETTABLE or letter in "nt":
+            elif letter in ("f", "F") or letter in _SETTABLE or letter in "nt":
                 (on if a[0] == "-" else off).add(letter)
             else:
                 p.shell_err(f"{p.name}: {a[0]}{letter}: invalid option")
@@ -65,6 +66,10 @@ def _b_declare(p: _Proc) -> int:
     if isinstance(parsed, int):
         return parsed
     on, off, names, printing = parsed
+    if on & {"f", "F"} and p.name != "local":
+        return _functions(p, names, "F" in on, "x" in on)
+    on -= {"f", "F"}
+    off -= {"f", "F"}
     if p.name == "readonly":
         on.add("r")
     if printing or not names:
@@ -128,6 +133,32 @@ def _declare_one(p: _Proc, word: str, on: set[str], off: set[str]) -> int:
     if "r" in on:
         vm._attrs().setdefault(name, set()).add("r")
     return 0
+
+
+def _functions(p: _Proc, names: list[str], names_only: bool, exported: bool) -> int:
+    """``declare -f`` (definitions) and ``declare -F`` (names): the ones asked for (status 1 if
+    one is no function, without a word), or all, sorted; ``-x``: the exported ones."""
+    vm = p.vm
+    listing = not names
+    chosen = sorted(vm.functions) if listing else names
+    if listing and exported:
+        chosen = [name for name in chosen if name in vm.exported]
+    status = 0
+    for name in chosen:
+        if name not in vm.functions:
+            status = 1
+            continue
+        flags = "fx" if name in vm.exported else "f"
+        if names_only:
+            p.out(f"declare -{flags} {name}\n" if listing else f"{name}\n")
+            continue
+        text = definition(name, *vm.functions[name])
+        if text is None:  # a body with compound commands: bash's layout of it is not simulated
+            return p.not_simulated()
+        p.out(text + "\n")
+        if listing and name in vm.exported:
+            p.out(f"declare -{flags} {name}\n")
+    return status
 
 
 def _nameref(p: _Proc, name: str, target: str) -> int:
