@@ -134,6 +134,13 @@ FUNCTION_LISTINGS = [
     'f() { echo "$@"; }; eval "$(declare -f f | sed \'s/^f /h /\')"; h 1 2; bash -c "$(declare -f f); f x"',
 ]
 
+#: umask: octal, symbolic, -S, -p and its errors
+UMASKS = [
+    "umask 999; echo $?; umask 8; echo $?; umask abc; echo $?; umask u=rwx,g=rx,o=; umask; umask -S; umask -p; umask 0002; umask -S; umask -p -S; umask g-w; umask; umask a+rwx; umask; umask -x; echo $?; umask 1 2; echo $?; umask 07777; umask",
+    "umask u=rwz; echo $?; umask =r; umask; umask +w; umask; umask u=; umask; umask ,; echo $?; umask o; echo $?",
+    "umask; umask -S; umask 022; umask -p; umask -S 027; umask",
+]
+
 #: `-nt`/`-ot`/`-ef`: a file that exists is newer than one that does not; -ef follows links
 FILE_COMPARISONS = [
     "echo a > f1; touch -d '2020-01-01' old; [[ f1 -nt /nonexistent ]] && echo 1; [[ /nonexistent -nt f1 ]] || echo 2; "
@@ -144,7 +151,9 @@ FILE_COMPARISONS = [
 ]
 
 
-@pytest.mark.parametrize("command", TRAPS + READONLY + DECLARE + FILE_COMPARISONS + FUNCTION_LISTINGS)
+@pytest.mark.parametrize(
+    "command", TRAPS + READONLY + DECLARE + FILE_COMPARISONS + FUNCTION_LISTINGS + UMASKS
+)
 def test_traps_readonly_and_declare_as_bash(like_bash_c: Callable[[str], None], command: str) -> None:
     like_bash_c(command)
 
@@ -216,3 +225,10 @@ def test_a_function_with_compound_commands_is_not_listed_in_a_layout_of_our_own(
     r = vm.run("f() { if true; then echo y; fi; }; declare -f f; declare -F f")
     assert r.unknown_effect and "cannot run in the offline world" in r.stderr
     assert r.stdout == "f\n"  # the names are still given
+
+
+def test_a_umask_other_than_the_default_is_flagged_as_not_applied() -> None:
+    vm = VirtualMachine()
+    assert vm.run("umask 077; touch f").unknown_effect  # files are still made 644 here
+    assert vm.run("umask").stdout == "0077\n"
+    assert not vm.run("umask 022; umask -S").unknown_effect

@@ -65,6 +65,88 @@ def _b_noop(p: _Proc) -> int:
 
 @builtin("umask")
 def _b_umask(p: _Proc) -> int:
-    if not p.args:
-        p.out("0022\n")
+    """``umask [-p] [-S] [MODE]``: octal or symbolic (``u=rwx,g=rx,o=``, ``g-w``, ``+x``), as
+    bash reads and prints it. The mask is kept per machine; files here are still made with the
+    default modes (644, 755), so a mask other than 022 is flagged as an unknown effect."""
+    vm = p.vm
+    args = list(p.args)
+    flags = set()
+    while args and args[0].startswith("-") and len(args[0]) > 1:
+        word = args.pop(0)
+        if word == "--":
+            break
+        for letter in word[1:]:
+            if letter not in "pS":
+                p.shell_err(f"umask: -{letter}: invalid option")
+                p.ctx.err.write("umask: usage: umask [-p] [-S] [mode]\n")
+                return 2
+            flags.add(letter)
+    mask = vm.__dict__.get("_umask", 0o022)
+    if not args:
+        shown = _symbolic(mask) if "S" in flags else f"{mask:04o}"
+        p.out(("umask -S " if "S" in flags else "umask ") + shown + "\n" if "p" in flags else shown + "\n")
+        return 0
+    mode = args[0]
+    if mode[:1].isdigit():
+        if not all(c in "01234567" for c in mode):
+            p.shell_err(f"umask: {mode}: octal number out of range")
+            return 1
+        new = int(mode, 8) & 0o777
+    else:
+        try:
+            new = 0o777 & ~_apply_symbolic(mode, 0o777 & ~mask)
+        except ValueError as exc:
+            p.shell_err(f"umask: `{exc.args[0]}': {exc.args[1]}")
+            return 1
+    vm.__dict__["_umask"] = new
+    if new != 0o022:
+        vm._unknown.append(f"umask {mode}")
+    if "S" in flags:
+        p.out(_symbolic(new) + "\n")
     return 0
+
+
+_WHO = {"u": 0o700, "g": 0o070, "o": 0o007, "a": 0o777}
+_PERM = {"r": 0o444, "w": 0o222, "x": 0o111}
+
+
+def _symbolic(mask: int) -> str:
+    allowed = 0o777 & ~mask
+    parts = []
+    for who, shift in (("u", 6), ("g", 3), ("o", 0)):
+        bits = (allowed >> shift) & 7
+        parts.append(who + "=" + "".join(c for c, b in (("r", 4), ("w", 2), ("x", 1)) if bits & b))
+    return ",".join(parts)
+
+
+def _apply_symbolic(mode: str, perms: int) -> int:
+    """The permissions ``mode`` makes of ``perms`` (bash's ``symbolic_umask``); raises
+    ``ValueError((character, what is wrong))``."""
+    i, n = 0, len(mode)
+    while True:
+        who = 0
+        while i < n and mode[i] in _WHO:
+            who |= _WHO[mode[i]]
+            i += 1
+        who = who or 0o777
+        op = mode[i] if i < n else "\0"
+        if op not in "+-=":
+            raise ValueError(op, "invalid symbolic mode operator")
+        i += 1
+        bits = 0
+        while i < n and mode[i] != ",":
+            if mode[i] not in _PERM:
+                raise ValueError(mode[i], "invalid symbolic mode character")
+            bits |= _PERM[mode[i]]
+            i += 1
+        bits &= who
+        if op == "+":
+            perms |= bits
+        elif op == "-":
+            perms &= ~bits
+        else:
+            perms = (perms & ~who) | bits
+        if i >= n:
+            break
+        i += 1  # past the comma
+    return perms
