@@ -26,7 +26,7 @@ over the virtual files (``vcs/git``). Every run has a wall-clock and memory budg
 :class:`TerminalScreen` puts a machine behind a 160x40 terminal pane (keystrokes in, screen out)
 and :func:`machine_from_context` builds one from a session's context (``files``, ``cwd``, ``env``).
 
-Simplifications: commands run one after the other (``&`` does not background), though a pipeline
+Simplifications: commands run one after the other (``&`` runs its command at once, in a subshell), though a pipeline
 stage of a streaming program (``yes``, ``seq``, ``cat``, ``grep``, ...) is pulled lazily by the
 next one, so readers that stop early stop it (``pipes``); stdin that is not redirected reads as
 empty; ``select``, ``coproc`` and job control are not parsed (they count as unknown effect;

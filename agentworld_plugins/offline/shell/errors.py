@@ -83,7 +83,7 @@ class _AbortLine(_ExitShell):
 
     def __init__(self, code: int, unbound: bool = False) -> None:
         super().__init__(code)
-        #: the error was ``set -u``'s ``unbound variable`` (bash -c then ends with 127)
+        #: the error was ``set -u``'s ``unbound variable`` or ``${x?}``'s (bash -c then ends with 127)
         self.unbound = unbound
 
 

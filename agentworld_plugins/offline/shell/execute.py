@@ -114,6 +114,9 @@ class ExecuteMixin(MachineState):
             following = next((q.op for q in parts[i + 1 :] if q.kind == "operator"), None)
             if following in ("&&", "||"):  # bash: only the last command of an and-or list counts
                 status = self._errexit_ignored(lambda part=part: self._exec(part, ctx))  # type: ignore[misc]
+            elif following == "&":  # run now, but in a subshell as bash's background job: status 0
+                self._errexit_ignored(lambda part=part: self._subshell(lambda: self._exec(part, ctx), ctx))  # type: ignore[misc]
+                status = 0
             else:
                 status = self._exec(part, ctx)
             self.last_status = status
@@ -424,6 +427,7 @@ class ExecuteMixin(MachineState):
     def _put_back(self, name: str, old: Any) -> None:
         """Give a variable back a value it had (None: it was unset; a tuple: what
         ``_snapshot_var`` kept of a ``local``)."""
+        self._path_assigned(name)
         if isinstance(old, tuple):
             self._restore_var(name, old)
         elif old is None:
@@ -444,6 +448,7 @@ class ExecuteMixin(MachineState):
             return
         name = self._ref(name)
         self._check_writable(name)
+        self._path_assigned(name)
         if self.__dict__.get("_array_table") and name in self._arrays():
             self._array_set(name, "0" if self._is_assoc(name) else 0, value, append)
             return
@@ -467,6 +472,7 @@ class ExecuteMixin(MachineState):
         if self.__dict__.get("_attr_table"):
             self._assign(name, value)
             return
+        self._path_assigned(name)
         self._hold_variable(name, value)
         self.vars[name] = value
         if set_on(self, "allexport"):

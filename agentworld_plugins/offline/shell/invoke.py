@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 from ..vfs import DirNode, FileNode, FsError, as_text, stub_program
 from .constants import _GNU_VERSIONS, _VERSIONS
 from .errors import _AbortLine, _HelpRequested, _Readonly, _Return, _UsageError
+from .hashtable import CommandHash
 from .limits import UNKNOWN_STATUS, StepLimits
-from .options import new_process
+from .options import new_process, shopt_on
 from .pipes import _Pipe
 from .proc import _Proc
 from .registry import BUILTINS, PROGRAMS
@@ -36,7 +37,7 @@ class InvokeMixin(MachineState):
         if name in self.functions:
             return self._call_function(name, argv[1:], ctx)
         builtin = BUILTINS.get(name)
-        if builtin is not None:
+        if builtin is not None and name not in self.__dict__.get("_disabled", ()):
             return self._call(builtin, name, argv[1:], ctx)
         if "/" in name:
             return self._exec_path(self.fs.normalize(name, self.cwd), argv, ctx)
@@ -44,7 +45,7 @@ class InvokeMixin(MachineState):
         if found is None:
             self._complain(ctx, f"{name}: command not found")
             return 127
-        return self._exec_path(found, argv, ctx)
+        return self._exec_path(found, argv, ctx, shown=found)
 
     def find_in_path(self, name: str) -> str | None:
         for d in self.vars.get("PATH", "").split(":"):
@@ -58,24 +59,38 @@ class InvokeMixin(MachineState):
         return None
 
     def _hashed(self, name: str) -> str | None:
-        """:meth:`find_in_path`, remembered as bash's command hash table remembers it (a
-        remembered path that is no longer an executable file is searched for again)."""
-        key = (self.vars.get("PATH", ""), name)
-        table = self.__dict__.setdefault("_command_hash", {})
-        path = table.get(key)
+        """The path a command name runs: the one bash's hash table remembers for it (kept even
+        when the file is gone, unless ``shopt -s checkhash``), or else found on ``PATH`` and
+        remembered (:mod:`.hashtable`)."""
+        table = self.command_hash()
+        path = table.search(name)
         if path is not None:
-            try:
-                node = self.fs.stat(path)
-            except FsError:
-                node = None
-            if isinstance(node, FileNode) and node.mode & 0o111:
+            if not shopt_on(self, "checkhash") or self._executable(path):
                 return path
+            table.remove(name)
         path = self.find_in_path(name)
         if path is not None:
-            if len(table) >= 1024:
-                table.clear()
-            table[key] = path
+            table.insert(name, path, 1)
         return path
+
+    def command_hash(self) -> CommandHash:
+        """This shell's table of the commands found on ``PATH``."""
+        table = self.__dict__.get("_hash_table")
+        if table is None:
+            table = self.__dict__["_hash_table"] = CommandHash()
+        return table
+
+    def _path_assigned(self, name: str) -> None:
+        """Bash empties its command hash table whenever ``PATH`` is assigned or unset."""
+        if name == "PATH":
+            self.__dict__.pop("_hash_table", None)
+
+    def _executable(self, path: str) -> bool:
+        try:
+            node = self.fs.stat(path)
+        except FsError:
+            return False
+        return isinstance(node, FileNode) and bool(node.mode & 0o111)
 
     def _locate(self, name: str) -> str | None:
         """The path a command name runs: searched on ``PATH`` unless it has a slash."""
@@ -133,8 +148,10 @@ class InvokeMixin(MachineState):
                 self._put_back(var, old)
             self.positional = saved_pos
 
-    def _exec_path(self, path: str, argv: list[str], ctx: _Ctx) -> int:
-        shown = argv[0]
+    def _exec_path(self, path: str, argv: list[str], ctx: _Ctx, shown: str | None = None) -> int:
+        """Run the file at ``path``; its errors name ``shown`` (the name typed, or the path a
+        search found, as bash names it)."""
+        shown = shown or argv[0]
         try:
             node = self.fs.stat(path)
         except FsError as exc:

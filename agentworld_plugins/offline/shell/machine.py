@@ -171,10 +171,14 @@ class VirtualMachine(
     def prefix(self) -> str:
         """How bash starts its own error messages: ``bash: `` at an interactive prompt,
         ``bash: line N: `` under ``bash -c``, ``script.sh: line N: `` in a script or a sourced
-        file (``bash: f.sh: line N: `` when an interactive shell sources it)."""
+        file (``bash: f.sh: line N: `` when an interactive shell sources it); in a function, the
+        file it was defined in (``environment`` for ``bash -c``'s, ``main`` for stdin's)."""
         kind, name = self.reading()
         if kind == "source":
             return self._file_lead(name, self._lineno)
+        frames = self.__dict__.get("_frames")
+        if frames and not self.interactive:  # bash names ${BASH_SOURCE[0]}: where f was defined
+            return f"{frames[-1][1] or self.argv0}: line {self._lineno}: "
         if self._scripts:
             return f"{self._scripts[-1]}: line {self._lineno}: "
         if self.interactive:
@@ -243,7 +247,8 @@ class VirtualMachine(
         self._unknown = []
         self._steps = 0
         self._errexit_off = self._xtrace_level = 0
-        self.__dict__.pop("_command_hash", None)  # each run is a new shell's: paths found afresh
+        if not self.interactive:  # each run is a new `bash -c`: its hash table starts empty
+            self.__dict__.pop("_hash_table", None)
         exited = False
         if self.interactive and command.strip():
             self.history.append(command.rstrip("\n"))
@@ -503,6 +508,11 @@ class VirtualMachine(
             dict(self.__dict__.get("_traps") or {}),
             options.saved(self),
             list(self.__dict__.get("_dirstack") or ()),
+            self.__dict__["_hash_table"].copy() if "_hash_table" in self.__dict__ else None,
+            {k: list(v) for k, v in self.__dict__["_ulimits"].items()}
+            if "_ulimits" in self.__dict__
+            else None,
+            set(self.__dict__["_disabled"]) if "_disabled" in self.__dict__ else None,
         )
 
     def _restore(self, saved: tuple[Any, ...]) -> None:
@@ -523,7 +533,15 @@ class VirtualMachine(
             self.__dict__["_traps"],
             kept_options,
             self.__dict__["_dirstack"],
+            hashed,
+            limits,
+            disabled,
         ) = saved
+        for key, value in (("_hash_table", hashed), ("_ulimits", limits), ("_disabled", disabled)):
+            if value is None:
+                self.__dict__.pop(key, None)
+            else:
+                self.__dict__[key] = value
         options.restore(self, kept_options)
         self.__dict__["_array_table"] = arrays or {}
         if arrays or self.__dict__.get("_array_bytes"):

@@ -93,13 +93,13 @@ _SHOPT_ON_INTERACTIVE = _SHOPT_ON | {"expand_aliases"}
 #: the shopt options whose effect the offline shell simulates (the defaults it already follows:
 #: globasciiranges, globskipdots, interactive_comments, patsub_replacement, extquote, sourcepath)
 SIMULATED_SHOPT = frozenset({
-    "dotglob", "expand_aliases", "failglob", "globstar", "nocaseglob", "nocasematch", "nullglob",
+    "checkhash", "dotglob", "expand_aliases", "failglob", "globstar", "nocaseglob", "nocasematch", "nullglob",
     "xpg_echo", "lastpipe",
 })  # fmt: skip
 #: shopt options that only change an interactive terminal (completion, history, prompts, job
 #: control, mail, window size) or that bash does not let a script set
 _TERMINAL_SHOPT = frozenset({
-    "autocd", "cdspell", "checkhash", "checkjobs", "checkwinsize", "cmdhist", "complete_fullquote",
+    "autocd", "cdspell", "checkjobs", "checkwinsize", "cmdhist", "complete_fullquote",
     "direxpand", "dirspell", "force_fignore", "histappend", "histreedit", "histverify",
     "hostcomplete", "huponexit", "lithist", "mailwarn", "no_empty_cmd_completion", "progcomp",
     "progcomp_alias", "promptvars",

@@ -176,8 +176,12 @@ class ParamMixin(MachineState):
                     return self.expand_text(word, ctx) if usable else ""
                 if usable:
                     return val
-                message = self.expand_text(word, ctx) if word else "parameter null or not set"
-                raise _ExpansionError(f"{name}: {message}", fatal=True)
+                default = "parameter null or not set" if op.startswith(":") else "parameter not set"
+                error = _ExpansionError(
+                    f"{name}: {self.expand_text(word, ctx) if word else default}", fatal=True
+                )
+                error.unbound = True  # bash -c ends with 127 after it, as after set -u's error
+                raise error
         if rest.startswith(("##", "#", "%%", "%")):
             op = rest[:2] if rest[:2] in ("##", "%%") else rest[:1]
             rx = glob_regex(self._pattern_text(rest[len(op) :], ctx))

@@ -2,7 +2,22 @@
 
 from __future__ import annotations
 
-from . import control, declare, dirs, echo, getopts, lookup, read, session, shopt, test, traps, variables
+from . import (
+    control,
+    declare,
+    dirs,
+    echo,
+    getopts,
+    lookup,
+    read,
+    session,
+    shellinfo,
+    shopt,
+    test,
+    traps,
+    ulimit,
+    variables,
+)
 
 __all__ = [
     "control",
@@ -13,8 +28,10 @@ __all__ = [
     "lookup",
     "read",
     "session",
+    "shellinfo",
     "shopt",
     "test",
     "traps",
+    "ulimit",
     "variables",
 ]

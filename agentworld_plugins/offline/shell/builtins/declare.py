@@ -238,6 +238,7 @@ def _b_unset(p: _Proc) -> int:
             else:
                 vm._array_unset(name, vm._array_key(name, sub, p.ctx))
         elif name in vm.vars or name in vm._arrays() or name in vm._attrs():
+            vm._path_assigned(name)
             vm._drop_array(name)
             vm._attrs().pop(name, None)
             vm.vars.pop(name, None)

@@ -1,4 +1,4 @@
-"""Session builtins: history, alias, unalias, umask and the accepted no-ops (jobs, wait, ...)."""
+"""Session builtins: history, alias, unalias, umask and the accepted no-ops (jobs, wait, disown)."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def _b_unalias(p: _Proc) -> int:
     return status
 
 
-@builtin("wait", "jobs", "hash", "ulimit", "disown")
+@builtin("wait", "jobs", "disown")
 def _b_noop(p: _Proc) -> int:
     return 0
 
