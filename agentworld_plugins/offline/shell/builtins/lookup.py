@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...vfs import FileNode, FsError
+from ..builtin_options import enabled_builtin, scan_options
 from ..funcprint import definition
 from ..options import shopt_on
 from ..pipes import delegating
@@ -31,11 +32,6 @@ class _Found:
     kind: str
     text: str
     path: str | None = None
-
-
-def enabled_builtin(p: _Proc, name: str) -> bool:
-    """Whether ``name`` is a builtin that ``enable -n`` has not turned off."""
-    return name in BUILTINS and name not in p.vm.__dict__.get("_disabled", ())
 
 
 def _executable(p: _Proc, path: str) -> bool:
@@ -90,29 +86,6 @@ def describe(p: _Proc, name: str, *, every: bool = False, functions: bool = True
     if found and not every:
         return found[:1]
     return found + _file(p, name, every)
-
-
-def scan_options(
-    p: _Proc, word_letters: str, usage: str, longs: dict[str, str] | None = None
-) -> tuple[str, list[str]] | None:
-    """bash's option scan of a builtin: letters until ``--`` or a word not starting with ``-``;
-    None (said, with the usage) at a letter it does not take."""
-    letters = ""
-    args = list(p.args)
-    while args and args[0].startswith("-") and args[0] != "-":
-        word = args.pop(0)
-        if word == "--":
-            break
-        if longs and word in longs:
-            letters += longs[word]
-            continue
-        for letter in word[1:]:
-            if letter not in word_letters:
-                p.shell_err(f"{p.name}: -{letter}: invalid option")
-                p.ctx.err.write(usage)
-                return None
-            letters += letter
-    return letters, args
 
 
 @builtin("type")

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..builtin_options import enabled_builtin, scan_options
 from ..callstack import stack_array
 from ..registry import BUILTINS, builtin
-from .lookup import enabled_builtin, scan_options
 
 if TYPE_CHECKING:
     from ..proc import _Proc
