@@ -1,4 +1,5 @@
-"""type, command, hash, builtin, enable, caller, times, fg/bg and ulimit as bash 5.2 answers them,
+"""type, command, hash, builtin, enable, caller, times, fg/bg, compgen, complete and ulimit as bash 5.2
+answers them,
 the errors of a function named after the file it was defined in, ``${x?}``, and ``&``'s subshell:
 each script run by the host's bash and the offline machine and compared."""
 
@@ -111,11 +112,46 @@ FUNCTION_ERRORS_AND_UNSET = [
 
 BACKGROUND = [
     "x=1 & wait; echo [$x]",
-    "cd / & wait; [ \"$PWD\" != / ] && echo kept",
+    'cd / & wait; [ "$PWD" != / ] && echo kept',
     "false & echo $?",
     "set -e; false & echo ok",
     "exit 3 & echo still",
     "echo a > f & wait; cat f",
+]
+
+COMPLETION = [
+    "compgen -c ech",
+    "compgen -b | tr '\\n' ' '",
+    "compgen -k | tr '\\n' ' '",
+    "f1() { :; }; f2() { :; }; compgen -A function; compgen -A function f",
+    "abc=1; abd=2; compgen -v ab; compgen -A variable ab",
+    "export QQ1=1 QQ2=2; compgen -e QQ",
+    "mkdir -p d1 d2; touch f1 f2 .h; compgen -f | sort; echo --; compgen -d | sort; echo --; compgen -f d | sort; compgen -f -- -x; echo $?",
+    "mkdir -p d1/sub; touch d1/a d1/b; compgen -f d1/ | sort; compgen -d d1/ ",
+    "compgen -W 'alpha beta alp' al; echo $?; compgen -W 'x y' z; echo $?",
+    "compgen -W 'a b c' -P '<' -S '>'; compgen -W 'ab ac bc' -X 'a*'; compgen -W 'ab ac bc' -X '!a*'",
+    "alias ll='ls -l' la='ls -a'; compgen -a; compgen -A alias l",
+    "compgen; echo $?; compgen -z; echo $?",
+    "compgen -c if",
+    "f() { :; }; alias fa=x; compgen -c f | head -5",
+    "compgen -A builtin ec; compgen -A keyword fo; compgen -A command -- ech",
+    "compgen -W '$HOME \"a b\" c'; compgen -W 'x,y' ; IFS=,; compgen -W 'x,y'",
+    "complete -W 'a b' foo; complete -p; complete -p foo; complete -r foo; complete -p foo; echo $?",
+    "complete -F _f -o nospace git; complete -o default -F _g ssh; complete; complete -r; complete; echo $?",
+    "complete -F _f -C 'cmd x' -X '!*.c' -S s -P p -W 'w1 w2' -G '*.x' -A signal -A shopt -A arrayvar -v -u -s -k -j -g -f -e -d -c -b -a -o plusdirs -o nosort -o nospace -o noquote -o filenames -o dirnames -o default -o bashdefault cmd; complete -p",
+    "for n in git ssh ls cat make docker kubectl python pip npm; do complete -W x $n; done; complete",
+    'complete -W "it\'s" q; complete -p q; complete -E -W x; complete -D -W y; complete -I -W z; complete -p',
+    "complete -W a x y z; complete -p; complete -r nosuch; echo $?; complete -p nosuch; echo $?",
+    "complete -z; echo $?; complete -o bad x; echo $?; complete -A bad x; echo $?",
+    "complete -p; echo $?; complete -r; echo $?",
+    "compgen -u ro",
+    "compgen -g ro",
+    "compgen -A signal SIGT",
+    "compgen -A setopt no",
+    "compgen -A shopt no",
+    "enable -n echo; compgen -A disabled; compgen -A enabled ec",
+    "compgen -W 'a b' -- -x; echo $?",
+    "compgen -W; echo $?",
 ]
 
 #: ulimit scripts: the host's own limits differ from the machine's, so these set a limit before
@@ -144,8 +180,8 @@ def test_the_lookup_builtins_answer_as_bash(command: str, same_as_bash: Callable
     same_as_bash(command)
 
 
-@pytest.mark.parametrize("command", ULIMIT)
-def test_ulimit_answers_as_bash(command: str) -> None:
+@pytest.mark.parametrize("command", COMPLETION + ULIMIT)
+def test_compgen_complete_and_ulimit_answer_as_bash_in_the_same_folder(command: str) -> None:
     ours, host = both(command)
     assert ours == host
 
@@ -201,7 +237,15 @@ def test_enable_n_hands_the_name_to_the_program_on_path() -> None:
 
 def test_the_terminal_only_builtins_are_known_and_flagged() -> None:
     vm = VirtualMachine(interactive=False)
-    for name in ("bind", "compgen -c", "complete -p", "fc -l", "help cd", "suspend"):
+    for name in (
+        "bind",
+        "compgen -F _f x",
+        "compgen -o default x",
+        "compopt -o nospace",
+        "fc -l",
+        "help cd",
+        "suspend",
+    ):
         result = vm.run(name)
         assert result.unknown_effect, name
         assert "command not found" not in result.stderr

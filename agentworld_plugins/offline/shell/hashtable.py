@@ -20,12 +20,17 @@ _FNV_PRIME = 16777619
 MAX_ENTRIES = 4096
 
 
-def bucket(name: str) -> int:
-    """The bucket bash's ``hash_string`` puts ``name`` in (FNV-1 over its bytes)."""
+def fnv1(name: str) -> int:
+    """bash's ``hash_string``: 32-bit FNV-1 over the bytes of ``name``."""
     h = _FNV_OFFSET
     for byte in name.encode("utf-8", "surrogateescape"):
         h = ((h * _FNV_PRIME) & 0xFFFFFFFF) ^ byte
-    return h & (_BUCKETS - 1)
+    return h
+
+
+def bucket(name: str) -> int:
+    """The bucket of the command hash table that ``name`` is in."""
+    return fnv1(name) & (_BUCKETS - 1)
 
 
 @dataclass

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import (
+    complete,
     control,
     declare,
     dirs,
@@ -20,6 +21,7 @@ from . import (
 )
 
 __all__ = [
+    "complete",
     "control",
     "declare",
     "dirs",

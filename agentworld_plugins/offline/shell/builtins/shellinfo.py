@@ -1,6 +1,6 @@
 """builtin, enable, caller, times and the job-control builtins of a shell without job control
 (fg, bg); the builtins bash has that only an interactive terminal uses are known by name and
-flagged as not simulated (bind, compgen, complete, compopt, fc, help, suspend)."""
+flagged as not simulated (bind, compopt, fc, help, suspend)."""
 
 from __future__ import annotations
 
@@ -111,6 +111,6 @@ def _b_no_job_control(p: _Proc) -> int:
     return 1
 
 
-@builtin("bind", "compgen", "complete", "compopt", "fc", "help", "suspend")
+@builtin("bind", "compopt", "fc", "help", "suspend")
 def _b_terminal_only(p: _Proc) -> int:
     return p.not_simulated()
