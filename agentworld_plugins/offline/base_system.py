@@ -10,15 +10,16 @@ from __future__ import annotations
 USR_BIN = (
     "[", "apt", "apt-get", "awk", "b2sum", "base32", "base64", "basename", "basenc", "bash", "cat",
     "chmod", "chown", "cksum", "clear", "cmp", "column", "comm", "cp", "curl", "cut", "dash", "date",
-    "dd", "df", "diff", "dirname", "dpkg", "du", "echo", "egrep", "env", "expr", "false", "fgrep",
-    "file", "find", "fold", "free", "gcc", "getconf", "git", "grep", "gunzip", "gzip", "head",
-    "hostname", "id", "install", "kill", "less", "ln", "locale", "ls", "make", "mawk", "md5sum",
-    "mkdir", "mktemp", "more", "mv", "nano", "nl", "nohup", "nproc", "od", "paste", "perl", "pip",
-    "pip3", "printenv", "printf", "ps", "pwd", "python", "python3", "python3.12", "readlink",
-    "realpath", "rev", "rm", "rmdir", "sed", "seq", "setsid", "sh", "sha1sum", "sha224sum", "sha256sum",
-    "sha384sum", "sha512sum", "shuf", "sleep", "sort", "split", "stat", "sum", "tac", "tail", "tar",
-    "tee", "test", "timeout", "top", "touch", "tr", "true", "truncate", "uname", "uniq", "unzip", "vi",
-    "vim", "wc", "wget", "which", "whoami", "xargs", "yes", "zcat", "zip",
+    "dd", "df", "diff", "dirname", "dpkg", "du", "echo", "egrep", "env", "expand", "expr", "false",
+    "fgrep", "file", "find", "fold", "free", "gcc", "getconf", "git", "grep", "gunzip", "gzip", "hd",
+    "head", "hexdump", "hostname", "id", "install", "join", "kill", "less", "ln", "locale", "ls",
+    "make", "mawk", "md5sum", "mkdir", "mktemp", "more", "mv", "nano", "nl", "nohup", "nproc", "od",
+    "paste", "patch", "perl", "pip", "pip3", "printenv", "printf", "ps", "pwd", "python", "python3",
+    "python3.12", "readlink", "realpath", "rev", "rm", "rmdir", "sed", "seq", "setsid", "sh", "sha1sum",
+    "sha224sum", "sha256sum", "sha384sum", "sha512sum", "shuf", "sleep", "sort", "split", "stat",
+    "strings", "sum", "tac", "tail", "tar", "tee", "test", "timeout", "top", "touch", "tr", "true",
+    "truncate", "uname", "unexpand", "uniq", "unzip", "vi", "vim", "wc", "wget", "which", "whoami",
+    "xargs", "xxd", "yes", "zcat", "zip",
 )  # fmt: skip
 
 OS_RELEASE = """\
