@@ -8,18 +8,19 @@ from __future__ import annotations
 
 #: programs present in /usr/bin (the shell simulates some; the others have an unknown effect)
 USR_BIN = (
-    "[", "apt", "apt-get", "awk", "b2sum", "base32", "base64", "basename", "basenc", "bash", "cat",
-    "chmod", "chown", "cksum", "clear", "cmp", "column", "comm", "cp", "curl", "cut", "dash", "date",
-    "dd", "df", "diff", "dirname", "dpkg", "du", "echo", "egrep", "env", "expand", "expr", "false",
-    "fgrep", "file", "find", "fold", "free", "gcc", "getconf", "git", "grep", "gunzip", "gzip", "hd",
-    "head", "hexdump", "hostname", "id", "install", "join", "kill", "less", "ln", "locale", "ls",
-    "make", "mawk", "md5sum", "mkdir", "mktemp", "more", "mv", "nano", "nl", "nohup", "nproc", "od",
-    "paste", "patch", "perl", "pip", "pip3", "printenv", "printf", "ps", "pwd", "python", "python3",
-    "python3.12", "readlink", "realpath", "rev", "rm", "rmdir", "sed", "seq", "setsid", "sh", "sha1sum",
-    "sha224sum", "sha256sum", "sha384sum", "sha512sum", "shuf", "sleep", "sort", "split", "stat",
-    "strings", "sum", "tac", "tail", "tar", "tee", "test", "timeout", "top", "touch", "tr", "true",
-    "truncate", "uname", "unexpand", "uniq", "unzip", "vi", "vim", "wc", "wget", "which", "whoami",
-    "xargs", "xxd", "yes", "zcat", "zip",
+    "[", "apt", "apt-get", "arch", "awk", "b2sum", "base32", "base64", "basename", "basenc", "bash",
+    "cat", "chmod", "chown", "cksum", "clear", "cmp", "column", "comm", "cp", "curl", "cut", "dash",
+    "date", "dd", "df", "diff", "dirname", "dpkg", "du", "echo", "egrep", "env", "expand", "expr",
+    "factor", "false", "fgrep", "file", "find", "fold", "free", "gcc", "getconf", "git", "grep",
+    "groups", "gunzip", "gzip", "hd", "head", "hexdump", "hostname", "id", "install", "join", "kill",
+    "less", "link", "ln", "locale", "logname", "ls", "make", "mawk", "md5sum", "mkdir", "mktemp",
+    "more", "mv", "nano", "nice", "nl", "nohup", "nproc", "od", "paste", "patch", "pathchk", "perl",
+    "pip", "pip3", "printenv", "printf", "ps", "pwd", "python", "python3", "python3.12", "readlink",
+    "realpath", "rev", "rm", "rmdir", "sed", "seq", "setsid", "sh", "sha1sum", "sha224sum", "sha256sum",
+    "sha384sum", "sha512sum", "shuf", "sleep", "sort", "split", "stat", "strings", "stty", "sum",
+    "sync", "tac", "tail", "tar", "tee", "test", "timeout", "top", "touch", "tr", "true", "truncate",
+    "tsort", "tty", "uname", "unexpand", "uniq", "unlink", "unzip", "users", "vi", "vim", "wc", "wget",
+    "which", "who", "whoami", "xargs", "xxd", "yes", "zcat", "zip",
 )  # fmt: skip
 
 OS_RELEASE = """\
