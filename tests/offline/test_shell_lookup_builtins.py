@@ -111,6 +111,15 @@ FUNCTION_ERRORS_AND_UNSET = [
 ]
 
 BACKGROUND = [
+    "false & wait $!; echo $?; echo $! | grep -c .",
+    "true & p=$!; wait $p; echo $?; wait $p; echo $?",
+    "wait 12345; echo $?",
+    "wait %1; echo $?",
+    "true & wait -n; echo $?",
+    "(exit 3) & wait $!; echo $?",
+    "true & wait; kill $! 2>&1 | sed 's/[0-9]//g'",
+    "echo \"[$!]\"; x=1 & wait; echo \"[$x]\"; wait abc; echo $?",
+    "disown %3; echo $?",
     "x=1 & wait; echo [$x]",
     'cd / & wait; [ "$PWD" != / ] && echo kept',
     "false & echo $?",
@@ -251,3 +260,11 @@ def test_the_terminal_only_builtins_are_known_and_flagged() -> None:
         assert "command not found" not in result.stderr
     listed = vm.run("enable -a | wc -l; type -t help").stdout
     assert listed == "61\nbuiltin\n"
+
+
+def test_a_finished_background_job_is_reported_once_by_jobs() -> None:
+    """The host's own report races with the job's end, so this is checked against bash's format."""
+    vm = VirtualMachine(interactive=False)
+    result = vm.run("true & false & jobs; jobs; echo $!; jobs -p")
+    assert result.stdout == "[1]-  Done                    true\n[2]+  Exit 1                  false\n101\n"
+    assert vm.run("sleep 1 & jobs -p; wait; jobs").stdout == "102\n"

@@ -21,6 +21,7 @@ from .errors import (
     _NoMatch,
     _Unsupported,
 )
+from .jobtable import started
 from .limits import COMMAND_WORK, TIME_STATUS, ResourceLimit, current
 from .options import set_on, shopt_on
 from .pipes import _finish, _Pipe, _PipeInput
@@ -115,12 +116,16 @@ class ExecuteMixin(MachineState):
             if following in ("&&", "||"):  # bash: only the last command of an and-or list counts
                 status = self._errexit_ignored(lambda part=part: self._exec(part, ctx))  # type: ignore[misc]
             elif following == "&":  # run now, but in a subshell as bash's background job: status 0
-                self._errexit_ignored(lambda part=part: self._subshell(lambda: self._exec(part, ctx), ctx))  # type: ignore[misc]
+                started(self, ctx.src.text[part.pos[0] : part.pos[1]], self._background(part, ctx))
                 status = 0
             else:
                 status = self._exec(part, ctx)
             self.last_status = status
         return status
+
+    def _background(self, part: Any, ctx: _Ctx) -> int:
+        """``part &``: run to its end in a subshell, where ``set -e`` does not reach."""
+        return self._errexit_ignored(lambda: self._subshell(lambda: self._exec(part, ctx), ctx))
 
     def _exec_pipeline(self, node: Any, ctx: _Ctx) -> int:
         negate = False

@@ -12,6 +12,7 @@ from .callstack import shell_variable, stack_array
 from .constants import BASH_VERSION
 from .errors import _ExpansionError, _unbound
 from .expand import _QUOTED
+from .jobtable import last_pid
 from .names import _NAME
 from .options import SET_LETTERS, set_options, shopt_on
 from .patterns import _escape_glob, glob_regex
@@ -45,7 +46,7 @@ class ParamMixin(MachineState):
         if c in "@*":
             return " ".join(self.positional)
         if c == "!":
-            return ""
+            return last_pid(self)
         if c == "-":
             held = set_options(self)
             on = {letter for letter, name in SET_LETTERS.items() if name in held}

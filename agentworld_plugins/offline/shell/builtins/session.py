@@ -1,4 +1,4 @@
-"""Session builtins: history, alias, unalias, umask and the accepted no-ops (jobs, wait, disown)."""
+"""Session builtins: history, alias, unalias and umask."""
 
 from __future__ import annotations
 
@@ -56,11 +56,6 @@ def _b_unalias(p: _Proc) -> int:
             p.shell_err(f"unalias: {name}: not found")
             status = 1
     return status
-
-
-@builtin("wait", "jobs", "disown")
-def _b_noop(p: _Proc) -> int:
-    return 0
 
 
 @builtin("umask")

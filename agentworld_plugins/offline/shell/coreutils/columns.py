@@ -326,13 +326,17 @@ class _JoinRun:
         previous = self.prev[which]
         job = self.job
         checked = job.check == "on" or (job.check == "default" and job.unpairable_seen)
-        if checked and previous is not None and not job.warned[which]:
-            if _cmp_same(job, previous, line, which) > 0:
-                self._flush()
-                self.p.err(f"{job.names[which]}:{self.at[which]}: is not sorted: {line.text}")
-                job.warned[which] = True
-                if job.check == "on":
-                    raise _OrderError()
+        if (
+            checked
+            and previous is not None
+            and not job.warned[which]
+            and _cmp_same(job, previous, line, which) > 0
+        ):
+            self._flush()
+            self.p.err(f"{job.names[which]}:{self.at[which]}: is not sorted: {line.text}")
+            job.warned[which] = True
+            if job.check == "on":
+                raise _OrderError()
         self.prev[which] = line
         return line
 
