@@ -9,9 +9,9 @@ from __future__ import annotations
 #: programs present in /usr/bin (the shell simulates some; the others have an unknown effect)
 USR_BIN = (
     "[", "apt", "apt-get", "arch", "awk", "b2sum", "base32", "base64", "basename", "basenc", "bash",
-    "cat", "chmod", "chown", "cksum", "clear", "cmp", "column", "comm", "cp", "curl", "cut", "dash",
-    "date", "dd", "df", "diff", "dirname", "dpkg", "du", "echo", "egrep", "env", "expand", "expr",
-    "factor", "false", "fgrep", "file", "find", "fold", "free", "gcc", "getconf", "git", "grep",
+    "cat", "chgrp", "chmod", "chown", "cksum", "clear", "cmp", "column", "comm", "cp", "curl", "cut",
+    "dash", "date", "dd", "df", "diff", "dirname", "dpkg", "du", "echo", "egrep", "env", "expand",
+    "expr", "factor", "false", "fgrep", "file", "find", "fold", "free", "gcc", "getconf", "git", "grep",
     "groups", "gunzip", "gzip", "hd", "head", "hexdump", "hostname", "id", "install", "join", "kill",
     "less", "link", "ln", "locale", "logname", "ls", "make", "mawk", "md5sum", "mkdir", "mktemp",
     "more", "mv", "nano", "nice", "nl", "nohup", "nproc", "od", "paste", "patch", "pathchk", "perl",
