@@ -1,7 +1,7 @@
-"""sed and diff (importing registers them)."""
+"""sed, diff and patch (importing registers them)."""
 
 from __future__ import annotations
 
-from . import diff, sed
+from . import diff, patch, sed
 
-__all__ = ["diff", "sed"]
+__all__ = ["diff", "patch", "sed"]
