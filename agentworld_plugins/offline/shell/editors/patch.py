@@ -15,8 +15,8 @@ from ...vfs import FsError
 from ..errors import _UsageError
 from ..getopt import _getopt
 from ..limits import current
+from ..patch_hunks import FilePatch, Hunk, Reader, locate
 from ..registry import applet
-from .patch_hunks import FilePatch, Hunk, Reader, locate
 
 if TYPE_CHECKING:
     from ..proc import _Proc

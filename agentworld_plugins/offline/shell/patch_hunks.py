@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..limits import current
+from .limits import current
 
 _UNIFIED = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _CONTEXT_RANGE = re.compile(r"(\*\*\*|---) (\d+)(?:,(\d+))? (?:\*\*\*\*|----)")
