@@ -18,6 +18,7 @@ APPLET_FOLDERS = {
     "editors",
     "procps",
     "debianutils",
+    "dumpers",
     "interpreters",
     "libcbin",
     "vcs",

@@ -79,7 +79,7 @@ from .terminal import TMUX_KEYS, ScreenStep, TerminalScreen
 APPLET_PACKAGES = tuple(
     importlib.import_module(f"{__name__}.{name}")
     for name in (
-        "archivers", "builtins", "coreutils", "debianutils", "editors", "findutils", "interpreters", "libcbin",
+        "archivers", "builtins", "coreutils", "debianutils", "dumpers", "editors", "findutils", "interpreters", "libcbin",
         "procps", "vcs",
     )
 )  # fmt: skip
