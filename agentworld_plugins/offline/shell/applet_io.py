@@ -9,7 +9,7 @@ from ..vfs import FsError
 from .quoting import locale_quote, quote_if_needed
 
 if TYPE_CHECKING:
-    from .proc import _Proc
+    from .proc import _Input, _Proc
 
 
 def _join(shown: str, name: str) -> str:
@@ -79,3 +79,16 @@ def _write_or_err(p: _Proc, name: str, text: str, message: str = "{}: {}", appen
         p.err(message.format(quote_if_needed(name), exc.strerror))
         return False
     return True
+
+
+def stdin_bytes(stdin: _Input, want: int | None) -> bytes:
+    """A pipe's bytes: all of them, or (``want``) only as many chunks as it takes to have that
+    many, so an endless producer (``yes | xxd -l 8``) is read no further."""
+    if want is None:
+        return stdin.read().encode("utf-8", "surrogateescape")
+    parts: list[bytes] = []
+    size = 0
+    while size < want and (chunk := stdin.read_chunk()) is not None:
+        parts.append(chunk.encode("utf-8", "surrogateescape"))
+        size += len(parts[-1])
+    return b"".join(parts)

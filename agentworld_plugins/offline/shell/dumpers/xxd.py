@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ...vfs import FsError
+from ..applet_io import stdin_bytes
 from ..limits import current, reserve
 from ..pipes import streaming
 from ..registry import applet
 
 if TYPE_CHECKING:
-    from ..proc import _Input, _Proc
+    from ..proc import _Proc
 
 #: bytes handled between two charges to the step budget
 BLOCK = 4096
@@ -215,18 +216,6 @@ class _Source:
     error: str | None = None
 
 
-def _stdin_bytes(stdin: _Input, want: int | None) -> bytes:
-    """What xxd reads of a pipe: all of it, or (``want``) enough of it."""
-    if want is None:
-        return stdin.read().encode("utf-8", "surrogateescape")
-    parts: list[bytes] = []
-    size = 0
-    while size < want and (chunk := stdin.read_chunk()) is not None:
-        parts.append(chunk.encode("utf-8", "surrogateescape"))
-        size += len(parts[-1])
-    return b"".join(parts)
-
-
 def _open_input(p: _Proc, pname: str, name: str | None, want: int | None) -> _Source:
     """The input operand (none, or ``-``: stdin), or xxd's error (status 2)."""
     if name is None or name == "-":
@@ -236,7 +225,7 @@ def _open_input(p: _Proc, pname: str, name: str | None, want: int | None) -> _So
             data = stdin.data.encode("utf-8", "surrogateescape")
             stdin.read()
             return _Source(data, len(before), stdin=True)
-        return _Source(_stdin_bytes(stdin, want), seekable=False, stdin=True)
+        return _Source(stdin_bytes(stdin, want), seekable=False, stdin=True)
     try:
         return _Source(p.read(name, want).encode("utf-8", "surrogateescape"))
     except FsError as exc:
