@@ -104,6 +104,16 @@ def _unbound(name: str) -> _ExpansionError:
     return error
 
 
+class _Refused(Exception):
+    """A bad option value or input a program refuses on one line of its own, with no ``Try ...
+    --help`` after it (GNU's ``error (EXIT_FAILURE, 0, ...)``); the caller prints it."""
+
+    def __init__(self, message: str, status: int = 1) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
 class _UsageError(Exception):
     def __init__(self, message: str, status: int = 1) -> None:
         self.message = message

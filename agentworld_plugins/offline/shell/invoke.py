@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..vfs import DirNode, FileNode, FsError, as_text, stub_program
 from .constants import _GNU_VERSIONS, _VERSIONS
-from .errors import _AbortLine, _HelpRequested, _Readonly, _Return, _UsageError
+from .errors import _AbortLine, _HelpRequested, _Readonly, _Refused, _Return, _UsageError
 from .hashtable import CommandHash
 from .limits import UNKNOWN_STATUS, StepLimits
 from .options import new_process, shopt_on
@@ -117,6 +117,9 @@ class InvokeMixin(MachineState):
         except _UsageError as exc:
             proc.err(exc.message)
             proc.try_help()
+            return exc.status
+        except _Refused as exc:
+            proc.err(exc.message)
             return exc.status
         except (ValueError, IndexError, KeyError):
             proc.err("invalid argument")

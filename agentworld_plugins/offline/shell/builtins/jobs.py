@@ -86,8 +86,11 @@ def _b_jobs(p: _Proc) -> int:
 def _b_disown(p: _Proc) -> int:
     jobs = jobs_of(p.vm)
     specs = [a for a in p.args if not a.startswith("-") or a.startswith("%")]
-    if "-a" in p.args or not specs:
-        jobs.clear() if "-a" in p.args or jobs else None
+    if "-a" in p.args:
+        jobs.clear()
+        return 0
+    if not specs:  # the current job
+        del jobs[-1:]
         return 0
     status = 0
     for spec in specs:

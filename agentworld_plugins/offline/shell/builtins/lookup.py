@@ -52,14 +52,13 @@ def _all_on_path(p: _Proc, name: str, search: str) -> list[str]:
     return found
 
 
-def _file(p: _Proc, name: str, every: bool, *, hashed_shown: bool = True) -> list[_Found]:
+def _file(p: _Proc, name: str, every: bool) -> list[_Found]:
     if "/" in name:
         return [_Found("file", f"{name} is {name}", name)] if _executable(p, name) else []
     if not every:
         hashed = p.vm.command_hash().search(name)
         if hashed is not None:
-            text = f"{name} is hashed ({hashed})" if hashed_shown else f"{name} is {hashed}"
-            return [_Found("file", text, hashed)]
+            return [_Found("file", f"{name} is hashed ({hashed})", hashed)]
         path = p.vm.find_in_path(name)
         return [_Found("file", f"{name} is {path}", path)] if path else []
     return [

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...vfs import FsError
-from ..errors import _UsageError
+from ..errors import _Refused, _UsageError
 from ..getopt import _getopt, _last
 from ..limits import current
 from ..quoting import locale_quote
@@ -48,10 +48,6 @@ def _unbits(text: bytes, msb_first: bool) -> bytes:
         chunk = text[i : i + 8].decode()
         out.append(int(chunk if msb_first else chunk[::-1], 2))
     return bytes(out)
-
-
-class _Refused(Exception):
-    """Input the encoding cannot take, already said (no ``Try ... --help`` line)."""
 
 
 def _z85_encode(data: bytes) -> bytes:
@@ -115,11 +111,7 @@ def _encoding_program(fixed: str | None) -> Callable[[_Proc], int]:
         codec = _CODECS[chosen]
         if "d" in opts:
             return _decode(p, codec, data, "i" in opts)
-        try:
-            return _encode(p, codec, data, _last(opts, "w", "76") or "76")
-        except _Refused as exc:
-            p.err(str(exc))
-            return 1
+        return _encode(p, codec, data, _last(opts, "w", "76") or "76")
 
     return run
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...vfs import FsError
-from ..errors import _UsageError
+from ..applet_io import _Inputs
+from ..errors import _Refused, _UsageError
 from ..getopt import _getopt, _last
 from ..limits import current
 from ..quoting import locale_quote, quote_if_needed
@@ -52,7 +53,12 @@ _GNU_LINE = re.compile(r"([0-9a-fA-F]+) ([ *])(.*)")
 
 
 def _bytes(p: _Proc, name: str) -> bytes:
-    data = p.read(name).encode("utf-8", "surrogateescape")
+    return _charged(p.read(name))
+
+
+def _charged(text: str) -> bytes:
+    """A file's bytes, their hashing counted against the step budget."""
+    data = text.encode("utf-8", "surrogateescape")
     current().spend(1 + len(data) // 64)
     return data
 
@@ -101,24 +107,20 @@ class _Digest:
         return 2 * (self.size or 64) if self.algorithm == "blake2b" else len(self.hexdigest(b""))
 
 
-class _Refused(Exception):
-    """A bad option value, already said (GNU adds no ``Try ... --help`` line to it)."""
-
-
 def _blake_size(p: _Proc, opts: dict[str, Any]) -> int | None:
     raw = _last(opts, "l")
     if raw is None:
         return None
     bits = int(raw) if raw.isdigit() else None
-    if bits is None or bits > 512 or bits % 8:
+    if bits is None:
+        raise _Refused(f"invalid length: {locale_quote(raw)}")
+    if bits > 512 or bits % 8:
         p.err(f"invalid length: {locale_quote(raw)}")
-        if bits is not None:
-            p.err(
-                f"maximum digest length for {locale_quote('BLAKE2b')} is 512 bits"
-                if bits > 512
-                else "length is not a multiple of 8"
-            )
-        raise _Refused()
+        raise _Refused(
+            f"maximum digest length for {locale_quote('BLAKE2b')} is 512 bits"
+            if bits > 512
+            else "length is not a multiple of 8"
+        )
     return bits // 8 or None
 
 
@@ -129,10 +131,7 @@ def _hash_program(algorithm: str) -> Callable[[_Proc], int]:
         if algorithm != "blake2b":
             longs.pop("length=")
         opts, files = _getopt(p.args, letters, longs)
-        try:
-            digest = _Digest(algorithm, _blake_size(p, opts) if algorithm == "blake2b" else None)
-        except _Refused:
-            return 1
+        digest = _Digest(algorithm, _blake_size(p, opts) if algorithm == "blake2b" else None)
         flags = set(opts)
         if "c" in flags:
             if "tag" in flags:
@@ -143,27 +142,11 @@ def _hash_program(algorithm: str) -> Callable[[_Proc], int]:
     return run
 
 
-class _Files:
-    """The operands' bytes in turn (none: stdin); one that cannot be read is said and sets
-    ``status``."""
-
-    def __init__(self, p: _Proc, names: list[str]) -> None:
-        self.p, self.names, self.status = p, names or ["-"], 0
-
-    def __iter__(self) -> Iterator[tuple[str, bytes]]:
-        for name in self.names:
-            try:
-                yield name, _bytes(self.p, name)
-            except FsError as exc:
-                self.p.err(f"{name}: {exc.strerror}")
-                self.status = 1
-
-
 def _write(p: _Proc, files: list[str], digest: _Digest, flags: set[str], tagged: bool) -> int:
     end = "\0" if "z" in flags else "\n"
-    inputs = _Files(p, files)
-    for name, data in inputs:
-        hexed = digest.hexdigest(data)
+    inputs = _Inputs(p, files, quote=str)
+    for name, text in inputs:
+        hexed = digest.hexdigest(_charged(text))
         lead, shown = ("", name) if "z" in flags else _escaped(name)
         if tagged:
             p.out(f"{lead}{digest.tag} ({shown}) = {hexed}{end}")
@@ -341,10 +324,7 @@ def _u_cksum(p: _Proc) -> int:
     if algorithm == "sm3":
         return p.not_simulated()
     flags = set(opts)
-    try:
-        size = _blake_size(p, opts) if algorithm == "blake2b" else None
-    except _Refused:
-        return 1
+    size = _blake_size(p, opts) if algorithm == "blake2b" else None
     if "c" in flags:
         return _check(p, files, _Digest(algorithm, size) if algorithm in _TAGS else None, flags)
     if algorithm in _TAGS:
@@ -353,9 +333,9 @@ def _u_cksum(p: _Proc) -> int:
 
 
 def _legacy_sums(p: _Proc, files: list[str], algorithm: str) -> int:
-    inputs = _Files(p, files)
-    for name, data in inputs:
-        p.out(_legacy(data, algorithm) + (f" {name}" if files and name != "-" else "") + "\n")
+    inputs = _Inputs(p, files, quote=str)
+    for name, text in inputs:
+        p.out(_legacy(_charged(text), algorithm) + (f" {name}" if files and name != "-" else "") + "\n")
     return inputs.status
 
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ...vfs import FsError
-from ..errors import _UsageError
+from ..applet_io import _Inputs
+from ..errors import _Refused, _UsageError
 from ..getopt import _getopt, _last
 from ..limits import current
 from ..quoting import locale_quote, quote_if_needed
@@ -20,10 +21,6 @@ from ..registry import applet
 
 if TYPE_CHECKING:
     from ..proc import _Proc
-
-
-class _Refused(Exception):
-    """A bad option value, said as GNU says it (no ``Try ... --help`` line)."""
 
 
 @dataclass
@@ -78,29 +75,21 @@ def _tab_options(p: _Proc, extra: str, longs: dict[str, str | None]) -> tuple[di
     return opts, files, _stops(opts.get("t", []))
 
 
-def _texts(p: _Proc, files: list[str]) -> tuple[list[bytes], int]:
-    texts, status = [], 0
-    for name in files or ["-"]:
-        try:
-            texts.append(p.read(name).encode("utf-8", "surrogateescape"))
-        except FsError as exc:
-            p.err(f"{quote_if_needed(name)}: {exc.strerror}")
-            status = 1
-    return texts, status
+def _charged(text: str) -> bytes:
+    """An input's bytes (columns are counted in bytes), their work counted against the budget."""
+    data = text.encode("utf-8", "surrogateescape")
+    current().spend(1 + len(data) // 16)
+    return data
 
 
 @applet("expand")
 def _u_expand(p: _Proc) -> int:
-    try:
-        opts, files, stops = _tab_options(p, "i", {"initial": "i"})
-    except _Refused as exc:
-        p.err(str(exc))
-        return 1
-    texts, status = _texts(p, files)
-    for data in texts:
-        current().spend(1 + len(data) // 16)
+    opts, files, stops = _tab_options(p, "i", {"initial": "i"})
+    inputs = _Inputs(p, files)
+    for _, text in inputs:
+        data = _charged(text)
         p.out(_expand(data, stops, "i" in opts).decode("utf-8", "surrogateescape"))
-    return status
+    return inputs.status
 
 
 def _expand(data: bytes, stops: _Stops, initial: bool) -> bytes:
@@ -125,18 +114,14 @@ def _expand(data: bytes, stops: _Stops, initial: bool) -> bytes:
 
 @applet("unexpand")
 def _u_unexpand(p: _Proc) -> int:
-    try:
-        opts, files, stops = _tab_options(p, "a", {"all": "a", "first-only": "first-only"})
-    except _Refused as exc:
-        p.err(str(exc))
-        return 1
+    opts, files, stops = _tab_options(p, "a", {"all": "a", "first-only": "first-only"})
     whole_lines = ("a" in opts or "t" in opts) and "first-only" not in opts
-    texts, status = _texts(p, files)
-    for data in texts:
-        current().spend(1 + len(data) // 16)
+    inputs = _Inputs(p, files)
+    for _, text in inputs:
+        data = _charged(text)
         out = b"".join(_unexpand_line(line, stops, whole_lines) for line in data.splitlines(keepends=True))
         p.out(out.decode("utf-8", "surrogateescape"))
-    return status
+    return inputs.status
 
 
 def _unexpand_line(line: bytes, stops: _Stops, whole_line: bool) -> bytes:
@@ -255,11 +240,7 @@ def _u_join(p: _Proc) -> int:
         raise _UsageError(f"missing operand after {locale_quote(files[0])}" if files else "missing operand")
     if len(files) > 2:
         raise _UsageError(f"extra operand '{files[2]}'")
-    try:
-        job = _settings(p, opts, (files[0], files[1]))
-    except _Refused as exc:
-        p.err(str(exc))
-        return 1
+    job = _settings(p, opts, (files[0], files[1]))
     sep = "\0" if "z" in opts else "\n"
     lines = []
     for name in files:

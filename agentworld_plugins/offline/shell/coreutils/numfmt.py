@@ -12,7 +12,7 @@ import re
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from ..errors import _UsageError
+from ..errors import _Refused, _UsageError
 from ..getopt import _getopt, _last
 from ..limits import current
 from ..quoting import locale_quote
@@ -31,10 +31,6 @@ _LONGS: dict[str, str | None] = {
     "invalid=": "invalid", "from-unit=": "from-unit", "to-unit=": "to-unit", "zero-terminated": "z",
     "grouping": None, "debug": None,
 }  # fmt: skip
-
-
-class _Refused(Exception):
-    """A bad option value, said as GNU says it (without a ``Try ... --help`` line)."""
 
 
 class _Invalid(Exception):
@@ -102,14 +98,20 @@ def _fixed(value: Fraction, mode: str, precision: int) -> str:
     return f"{'-' if scaled < 0 else ''}{whole}.{part:0{precision}d}"
 
 
-def _human(value: Fraction, unit_to: str, mode: str, precision: int = 0) -> str:
-    base = _SCALES[unit_to]
-    if not base:
-        return _fixed(value, mode, precision)
+def _scaled(value: Fraction, base: int) -> tuple[Fraction, int]:
+    """``value`` divided by ``base`` until under it (up to Y), and how many times it was."""
     power = 0
     while abs(value) >= base and power < len(_SUFFIXES):
         value /= base
         power += 1
+    return value, power
+
+
+def _human(value: Fraction, unit_to: str, mode: str, precision: int = 0) -> str:
+    base = _SCALES[unit_to]
+    if not base:
+        return _fixed(value, mode, precision)
+    value, power = _scaled(value, base)
     if power == 0:
         number = _round(value, mode)
         if abs(number) < base:
@@ -224,11 +226,7 @@ def _format(spec: str | None) -> tuple[int, int | None, bool] | None:
 
 
 def _human_precision(value: Fraction, unit_to: str, mode: str, precision: int) -> str:
-    base = _SCALES[unit_to]
-    power = 0
-    while abs(value) >= base and power < len(_SUFFIXES):
-        value /= base
-        power += 1
+    value, power = _scaled(value, _SCALES[unit_to])
     unit = _SUFFIXES[power - 1] + ("i" if unit_to == "iec-i" else "") if power else ""
     return _fixed(value, mode, precision) + unit
 
@@ -237,11 +235,7 @@ def _human_precision(value: Fraction, unit_to: str, mode: str, precision: int) -
 def _u_numfmt(p: _Proc) -> int:
     args = ["--header=1" if a == "--header" else a for a in p.args]  # an optional value
     opts, numbers = _getopt(args, "d:z", _LONGS)
-    try:
-        job = _Numfmt(p, opts)
-    except _Refused as exc:
-        p.err(str(exc))
-        return 1
+    job = _Numfmt(p, opts)
     if numbers:
         lines = numbers
         end = "\n"
