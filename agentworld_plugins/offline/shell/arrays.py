@@ -2,7 +2,8 @@
 ``readonly``; ``${a[@]}``, ``${#a[@]}``, ``${!a[@]}``, ``${a[i]}`` and slices.
 
 An array lives in :meth:`ArrayMixin._arrays` (name -> {key: value}; int keys for an indexed
-array, str keys for an associative one, in insertion order as the offline shell lists them).
+array, str keys in an :class:`~.assoc.AssocItems` for an associative one, which lists them in
+bash's hash-table order).
 Element 0 (key ``"0"`` of an associative array) is also ``vars[name]``, so ``$a`` and every
 reader of plain variables see it as bash shows it. Attributes (``a``, ``A``, ``i``, ``r``) are
 in :meth:`ArrayMixin._attrs`. Every element counts against the step's memory budget: the bytes
@@ -16,6 +17,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from .arith import _arith_eval
+from .assoc import AssocItems, listing_order
 from .brackets import _match_closing
 from .callstack import stack_array
 from .errors import _ExpansionError, _Readonly
@@ -69,13 +71,31 @@ def substring_bounds(n: int, start: int, length: int | None, length_text: str, e
     return slice(start, n + length)
 
 
-def _array_slice(items: list[str], spec: str, ev: Any) -> list[str] | None:
-    """``${a[@]:off:len}`` (``spec`` is what follows the first ``:``), or None if it is no slice."""
+def _array_slice(items: list[str], spec: str, ev: Any, assoc: bool = False) -> list[str] | None:
+    """``${a[@]:off:len}`` (``spec`` is what follows the first ``:``), or None if it is no slice.
+    ``assoc``: of an associative array's values, in bash's order, which it counts otherwise."""
     if spec[:1] in ("-", "=", "+", "?"):
         return None
     start_text, colon, length_text = spec.partition(":")
     length = ev(length_text) if colon else None
+    if assoc:
+        return items[_assoc_bounds(len(items), ev(start_text), length, length_text)]
     return items[substring_bounds(len(items), ev(start_text), length, length_text, True)]
+
+
+def _assoc_bounds(n: int, start: int, length: int | None, length_text: str) -> slice:
+    """bash 5.2's slice of an associative array's ``n`` values (found by comparing offsets -7..6
+    and lengths -1..2 with it): an offset counts from 1 (0 and 1 both start at the first), a
+    negative one from the end (``-n-1`` still at the first); a length of 0 takes one."""
+    counted = start + n + 1 if start < 0 else start
+    first = max(counted - 1, 0)
+    if counted < 0 or first >= n:
+        return slice(0, 0)
+    if length is None:
+        return slice(first, n)
+    if length < 0:
+        raise _ExpansionError(f"{length_text.strip()}: substring expression < 0", fatal=True)
+    return slice(first, first + max(length, 1))
 
 
 class ArrayMixin(MachineState):
@@ -122,7 +142,16 @@ class ArrayMixin(MachineState):
         """What a function's ``local`` gives back on return: the value, elements, attributes."""
         items = self._arrays().get(name)
         attrs = self._attrs().get(name)
-        return self.vars.get(name), dict(items) if items is not None else None, set(attrs) if attrs else None
+        return self.vars.get(name), items.copy() if items is not None else None, set(attrs) if attrs else None
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """An unpickled machine (a stored session); one stored before associative arrays kept
+        bash's order has each of them as a plain dict, made an :class:`AssocItems` here."""
+        self.__dict__.update(state)
+        attrs = state.get("_attr_table") or {}
+        for name, items in (state.get("_array_table") or {}).items():
+            if "A" in attrs.get(name, ()) and not isinstance(items, AssocItems):
+                state["_array_table"][name] = AssocItems(items.items())
 
     def _restore_var(
         self, name: str, saved: tuple[str | None, dict[Any, str] | None, set[str] | None]
@@ -198,7 +227,8 @@ class ArrayMixin(MachineState):
         arrays = self._arrays()
         items = arrays.get(name)
         if items is None:
-            items = arrays[name] = {}
+            fresh: dict[Any, str] = AssocItems() if self._is_assoc(name) else {}
+            items = arrays[name] = fresh
             if name in self.vars:
                 items["0" if self._is_assoc(name) else 0] = self.vars[name]
                 self._array_grew(len(self.vars[name]) + ELEMENT_BYTES)
@@ -265,9 +295,7 @@ class ArrayMixin(MachineState):
                 return own
             value = self.getvar(name)
             return [] if value is None else [value]
-        if self._is_assoc(name):
-            return list(items.values())
-        return [items[k] for k in sorted(items)]
+        return [items[k] for k in listing_order(items)]
 
     def _array_keys(self, name: str) -> list[str]:
         name = self._ref(name)
@@ -277,9 +305,7 @@ class ArrayMixin(MachineState):
             if own is not None:
                 return [str(k) for k in range(len(own))]
             return ["0"] if name in self.vars else []
-        if self._is_assoc(name):
-            return list(items)
-        return [str(k) for k in sorted(items)]
+        return [str(k) for k in listing_order(items)]
 
     def _array_replace(self, name: str, values: list[str]) -> None:
         """Make ``name`` the indexed array of ``values`` (``BASH_REMATCH``, ``mapfile``)."""
@@ -362,8 +388,9 @@ class ArrayMixin(MachineState):
         if prefix == "#":
             if rest:
                 raise _ExpansionError(f"${{{inner}}}: bad substitution", fatal=True)
-            if every:
-                return str(len(self._array_values(name)))
+            if every:  # counted, not listed (listing an associative array sorts it)
+                items = self._arrays().get(self._ref(name))
+                return str(len(items if items is not None else self._array_values(name)))
             value = self._array_get(name, self._array_key(name, sub, ctx))
             return str(len(value or ""))
         if prefix == "!":
@@ -387,7 +414,7 @@ class ArrayMixin(MachineState):
             def ev(text: str) -> int:
                 return _arith_eval(self.expand_text(text, ctx), lambda v: self.getvar(v) or "")
 
-            sliced = _array_slice(values, rest[1:], ev)
+            sliced = _array_slice(values, rest[1:], ev, self._is_assoc(name))
             if sliced is not None:
                 return sliced
         if rest[:1] in ("-", "=", "+", "?") or rest[:2] in (":-", ":=", ":+", ":?"):

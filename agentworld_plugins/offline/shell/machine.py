@@ -111,7 +111,9 @@ class VirtualMachine(
         }
         self.exported: set[str] = set(self.vars)
         self.vars["IFS"] = " \t\n"
-        self.vars["PS1"] = "\\u@\\h:\\w\\$ "
+        self.vars["PS4"] = "+ "
+        if interactive:  # `bash -c` has no PS1 or PS2
+            self.vars.update(PS1="\\u@\\h:\\w\\$ ", PS2="> ")
         self.cwd = "/"
         self.oldpwd: str | None = None
         for key, value in (env or {}).items():
@@ -503,7 +505,7 @@ class VirtualMachine(
             self.errexit,
             self.nounset,
             self.xtrace,
-            {name: dict(items) for name, items in arrays.items()} if arrays else None,
+            {name: items.copy() for name, items in arrays.items()} if arrays else None,
             {name: set(letters) for name, letters in self.__dict__.get("_attr_table", {}).items()},
             dict(self.__dict__.get("_traps") or {}),
             options.saved(self),

@@ -12,6 +12,7 @@ from .callstack import shell_variable, stack_array
 from .constants import BASH_VERSION
 from .errors import _ExpansionError, _unbound
 from .expand import _QUOTED
+from .indirect import Indirection, indirection
 from .jobtable import last_pid
 from .names import _NAME
 from .options import SET_LETTERS, set_options, shopt_on
@@ -118,6 +119,12 @@ class ParamMixin(MachineState):
     def _param(self, inner: str, ctx: _Ctx) -> str:
         if inner in ctx.src.arith:
             return str(self._arith(ctx.src.arith[inner], ctx))
+        if inner[:1] == "!" and len(inner) > 1:
+            named = indirection(self, inner, ctx)
+            if isinstance(named, list):
+                return " ".join(named)
+            if named is not None:
+                return " ".join(self._indirected(named, ctx, words=False))
         if "PIPESTATUS[" in inner:
             m = _PIPESTATUS.fullmatch(inner)
             if m:
@@ -133,11 +140,8 @@ class ParamMixin(MachineState):
             if value is None and self.nounset:
                 raise _unbound(inner[1:])
             return str(len(value or ""))
-        if inner.startswith("!") and _NAME.fullmatch(inner[1:]):
-            if self._has_attr(inner[1:], "n"):  # a nameref: the name it stands for
-                return self.vars.get(inner[1:], "")
-            target = self.vars.get(inner[1:], "")
-            return self.vars.get(target, "") if _NAME.fullmatch(target) else ""
+        if inner.startswith("!") and self._has_attr(inner[1:], "n"):  # a nameref: the name it stands for
+            return self.vars.get(inner[1:], "")
         m = re.match(r"([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[?$#!@*-])", inner)
         if not m:
             raise _ExpansionError(f"${{{inner}}}: bad substitution", fatal=True)
@@ -225,6 +229,23 @@ class ParamMixin(MachineState):
                 return ""
         raise _ExpansionError(f"${{{name}{rest}}}: bad substitution", fatal=True)
 
+    def _indirected(self, got: Indirection, ctx: _Ctx, *, words: bool) -> list[str]:
+        """``${!p rest}``: the parameter named by ``p``'s value, with ``rest`` (``words``: inside
+        double quotes, where ``a[@]`` or ``@`` named gives a word per element)."""
+        text = got.target + got.rest
+        if not text:  # an unset element named nothing
+            return [""]
+        try:
+            if got.target == "!":  # `$!`, whose `${!...}` would be indirect again
+                value = self._special("!")
+                return [self._param_ops("!", value, got.rest, ctx) if got.rest else value]
+            found = self._param_words(text, ctx) if words else None
+            return found if found is not None else [self._param(text, ctx)]
+        except _ExpansionError as error:
+            if error.unbound and error.message == f"{got.target}: unbound variable":
+                error.message = f"{got.written}: unbound variable"  # bash names the `!r` written
+            raise
+
     def _positional_words(self, rest: str, ctx: _Ctx) -> list[str] | str:
         """``${@rest}`` / ``${*rest}``: a slice (from ``$0`` at offset 0), a default that sees
         them joined (a string), or the operator applied to each parameter."""
@@ -253,6 +274,12 @@ class ParamMixin(MachineState):
         its operators) or ``!name[@]``: one per element; None for any other ``${...}``."""
         if inner == "@":
             return list(self.positional)
+        if inner[:1] == "!" and len(inner) > 1:
+            named = indirection(self, inner, ctx)
+            if isinstance(named, list):  # "${!prefix@}": a word per name; "${!prefix*}": one
+                return named if inner[-1] == "@" else [self.vars.get("IFS", " \t\n")[:1].join(named)]
+            if named is not None:
+                return self._indirected(named, ctx, words=True)
         if inner[:1] == "@" and len(inner) > 1:
             words = self._positional_words(inner[1:], ctx)
             return [words] if isinstance(words, str) else words

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .assoc import listing_order
 from .escapes import _ansi_c
 from .quoting import single_quoted
 
@@ -58,7 +59,7 @@ def declaration(vm: Any, name: str) -> str | None:
     if items is not None:
         if not items:
             return f"declare -{flags} {name}"
-        keys = list(items) if vm._is_assoc(name) else sorted(items)
+        keys = listing_order(items)
         body = " ".join(f"[{k}]={declared_value(items[k])}" for k in keys)
         return f"declare -{flags} {name}=({body}{' ' if vm._is_assoc(name) else ''})"
     if name in vm.vars:
@@ -96,16 +97,19 @@ def transform(vm: Any, name: str, value: str | None, op: str) -> str:
 def array_transform(vm: Any, name: str, op: str) -> list[str] | None:
     """The transforms of ``${name[@]@op}`` that see the whole array (``@A``, ``@K``, ``@k``),
     as its words; None for the others, which apply to each element."""
-    if op == "A":
+    if op == "A":  # an array's `declare` line in three words; a scalar's assignment in one
+        if name not in vm._arrays():
+            value = vm.vars.get(name)
+            return [] if value is None else [transform(vm, name, value, "A")]
         line = declaration(vm, name)
-        return [line] if line is not None else []
+        return line.split(" ", 2) if line is not None else []
     if op not in ("K", "k"):
         return None
     items = vm._arrays().get(name)
     if items is None:
         return [reusable(vm.vars[name])] if name in vm.vars else []
     assoc = vm._is_assoc(name)
-    keys = list(items) if assoc else sorted(items)
+    keys = listing_order(items)
     if op == "k":  # bash 5.2: each key and value a word of its own
         return [word for k in keys for word in (str(k), items[k])]
     return [" ".join(f"{k} {declared_value(items[k])}" for k in keys) + (" " if assoc else "")]
