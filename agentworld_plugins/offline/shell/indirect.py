@@ -29,45 +29,14 @@ _PARAM = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[#?$!-]")
 #: what the value of the first parameter may be: a name (with a subscript), digits, a special one
 _TARGET = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[.+\])?|[0-9]+|[#?$!@*-]", re.S)
 #: bash's own variables (bash 5.2 under ``bash -c``), which ${!prefix*} lists beside the ones set
-_OWN = frozenset(
-    [
-        "BASH",
-        "BASHOPTS",
-        "BASHPID",
-        "BASH_ALIASES",
-        "BASH_ARGC",
-        "BASH_ARGV",
-        "BASH_ARGV0",
-        "BASH_CMDS",
-        "BASH_COMMAND",
-        "BASH_EXECUTION_STRING",
-        "BASH_LINENO",
-        "BASH_LOADABLES_PATH",
-        "BASH_SOURCE",
-        "BASH_SUBSHELL",
-        "BASH_VERSINFO",
-        "BASH_VERSION",
-        "COMP_WORDBREAKS",
-        "DIRSTACK",
-        "EPOCHREALTIME",
-        "EPOCHSECONDS",
-        "EUID",
-        "GROUPS",
-        "HISTCMD",
-        "HOSTTYPE",
-        "LINENO",
-        "MACHTYPE",
-        "OPTERR",
-        "OSTYPE",
-        "PIPESTATUS",
-        "PPID",
-        "SECONDS",
-        "SHELLOPTS",
-        "SRANDOM",
-        "UID",
-        "_",
-    ]
-)
+_OWN = frozenset((
+    "BASH", "BASHOPTS", "BASHPID", "BASH_ALIASES", "BASH_ARGC", "BASH_ARGV", "BASH_ARGV0",
+    "BASH_CMDS", "BASH_COMMAND", "BASH_EXECUTION_STRING", "BASH_LINENO", "BASH_LOADABLES_PATH",
+    "BASH_SOURCE", "BASH_SUBSHELL", "BASH_VERSINFO", "BASH_VERSION", "COMP_WORDBREAKS",
+    "DIRSTACK", "EPOCHREALTIME", "EPOCHSECONDS", "EUID", "GROUPS", "HISTCMD", "HOSTTYPE",
+    "LINENO", "MACHTYPE", "OPTERR", "OSTYPE", "PIPESTATUS", "PPID", "SECONDS", "SHELLOPTS",
+    "SRANDOM", "UID", "_",
+))  # fmt: skip
 
 
 class Indirection:
