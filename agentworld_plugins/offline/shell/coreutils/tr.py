@@ -38,25 +38,30 @@ def _tr_set(spec: str) -> list[str]:
                 out.extend(ranges.get(name, ""))
                 i = end + 2
                 continue
-        c = spec[i]
-        if c == "\\" and i + 1 < n:
-            d = spec[i + 1]
-            c = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "f": "\f", "v": "\v", "a": "\a", "b": "\b"}.get(
-                d, d
-            )
-            i += 2
-        else:
-            i += 1
+        c, i = _char(spec, i)
         if i + 1 < n and spec[i] == "-":
-            hi = spec[i + 1]
-            if hi == "\\" and i + 2 < n:
-                hi = spec[i + 2]
-                i += 1
+            hi, i = _char(spec, i + 1)
             out.extend(chr(x) for x in range(ord(c), ord(hi) + 1))
-            i += 2
             continue
         out.append(c)
     return out
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "f": "\f", "v": "\v", "a": "\a", "b": "\b"}
+
+
+def _char(spec: str, i: int) -> tuple[str, int]:
+    """The character at ``spec[i]`` and where the next begins: a backslash escape (``\\n``, the
+    octal ``\\0`` to ``\\377``, as GNU tr reads up to three octal digits that stay under 256)
+    or the character itself; a backslash at the end is itself."""
+    if spec[i] != "\\" or i + 1 >= len(spec):
+        return spec[i], i + 1
+    j = i + 1
+    while j < len(spec) and j < i + 4 and spec[j] in "01234567" and int(spec[i + 1 : j + 1], 8) < 256:
+        j += 1
+    if j > i + 1:
+        return chr(int(spec[i + 1 : j], 8)), j
+    return _ESCAPES.get(spec[i + 1], spec[i + 1]), i + 2
 
 
 @applet("tr")
