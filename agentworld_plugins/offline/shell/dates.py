@@ -117,9 +117,9 @@ def _items(value: str) -> _Parsed | None:
             i += _year_after(tokens, i)
             continue
         if kind == "number":
-            if nxt is not None and nxt[0] == "word" and _unit(nxt[1]):
+            if nxt is not None and nxt[0] == "word" and (unit := _unit(nxt[1])):
                 i += 1
-                i += _move(parsed, int(text), _unit(nxt[1]), tokens, i)
+                i += _move(parsed, int(text), unit, tokens, i)
                 continue
             return None
         word = text
@@ -137,17 +137,17 @@ def _items(value: str) -> _Parsed | None:
             parsed.moves["d"] += 1 if word == "tomorrow" else -1
             continue
         if word in _ORDINALS and nxt is not None and nxt[0] == "word":
-            if _unit(nxt[1]):
+            if unit := _unit(nxt[1]):
                 i += 1
-                i += _move(parsed, _ORDINALS[word], _unit(nxt[1]), tokens, i)
+                i += _move(parsed, _ORDINALS[word], unit, tokens, i)
                 continue
             if nxt[1] in _DAYS and parsed.weekday is None:
                 parsed.weekday = (_ORDINALS[word], _DAYS[nxt[1]])
                 i += 1
                 continue
             return None
-        if _unit(word):
-            i += _move(parsed, 1, _unit(word), tokens, i)
+        if unit := _unit(word):
+            i += _move(parsed, 1, unit, tokens, i)
             continue
         if word in _DAYS and parsed.weekday is None:
             parsed.weekday = (0, _DAYS[word])
@@ -176,10 +176,9 @@ def _unit(word: str) -> tuple[str, int] | None:
     return _UNITS.get(word[:-1] if word.endswith("s") and word[:-1] in _UNITS else word)
 
 
-def _move(parsed: _Parsed, count: int, unit: tuple[str, int] | None, tokens: list[Any], i: int) -> int:
+def _move(parsed: _Parsed, count: int, unit: tuple[str, int], tokens: list[Any], i: int) -> int:
     """One relative item: ``count`` of ``unit``, backwards when ``ago`` follows it (then 1, the
     tokens it took beyond the unit, else 0)."""
-    assert unit is not None  # the callers looked it up
     back = _ago(tokens, i)
     field, amount = unit
     parsed.moves[field] += count * amount * (-1 if back else 1)

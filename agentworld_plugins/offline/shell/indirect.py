@@ -14,7 +14,7 @@ elsewhere (:mod:`.arrays`, :mod:`.params`).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .brackets import _match_closing
 from .errors import _ExpansionError, _unbound
@@ -39,16 +39,13 @@ _OWN = frozenset((
 ))  # fmt: skip
 
 
-class Indirection:
+class Indirection(NamedTuple):
     """``${!p rest}`` resolved: ``target`` is the parameter ``p``'s value, to be expanded with
     ``rest``; ``written`` is ``!p`` as written (``set -u`` names it)."""
 
-    __slots__ = ("rest", "target", "written")
-
-    def __init__(self, target: str, rest: str, written: str) -> None:
-        self.target = target
-        self.rest = rest
-        self.written = written
+    target: str
+    rest: str
+    written: str
 
 
 def prefix_names(vm: Any, prefix: str) -> list[str]:
