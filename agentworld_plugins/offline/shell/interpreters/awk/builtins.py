@@ -131,9 +131,7 @@ def call_builtin(awk: Awk, name: str, args: list[Node]) -> Any:
             sep = to_str(awk.globals["FS"], fmt)
         parts = split_fields(text, sep, awk)
         budget.spend(len(parts) * 4 + len(text) // 64)
-        arr.clear()
-        for k, part in enumerate(parts, 1):
-            arr[str(k)] = strnum(part)
+        arr.load([strnum(part) for part in parts])
         return float(len(parts))
     if name in ("sub", "gsub"):
         _arity(name, args, 2, 3)

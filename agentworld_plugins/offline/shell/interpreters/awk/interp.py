@@ -12,6 +12,7 @@ from ....vfs import FsError
 from ...limits import current
 from ...patterns import posix_regex
 from ...regex import compile_regex
+from .arrays import MawkArray, subscript
 from .builtins import call_builtin
 from .parse import Node, Program, unescape
 from .records import Reader, split_fields
@@ -58,12 +59,18 @@ class Awk:
         self.p = p
         self.prog = prog
         self.budget = current()
-        env = {k: strnum(v) for k, v in p.vm.vars.items() if k in p.vm.exported}
+        env = MawkArray()
+        for name, value in p.vm.vars.items():
+            if name in p.vm.exported:
+                env[env.make(name)] = strnum(value)
+        args = MawkArray()
+        for k, arg in enumerate(argv):
+            args[args.make(k)] = strnum(arg)
         self.globals: dict[str, Any] = {
             "FS": " ", "OFS": " ", "ORS": "\n", "RS": "\n", "NR": 0.0, "FNR": 0.0, "SUBSEP": "\034",
             "CONVFMT": "%.6g", "OFMT": "%.6g", "RSTART": 0.0, "RLENGTH": -1.0, "FILENAME": "",
             "ENVIRON": env, "ARGC": float(len(argv)),
-            "ARGV": {str(i): strnum(a) for i, a in enumerate(argv)},
+            "ARGV": args,
         }  # fmt: skip
         for name, value in assigns:
             self.globals[name] = strnum(value)
@@ -275,33 +282,39 @@ class Awk:
             raise AwkFatal(f"attempt to use array `{name}' in a scalar context")
         scope[name] = value
 
-    def array(self, name: str) -> dict[str, Any]:
+    def array(self, name: str) -> MawkArray:
         scope = self.scope(name)
         value = scope.get(name)
-        if isinstance(value, dict):
+        if isinstance(value, MawkArray):
             return value
         if value is None or value is UNINIT:
-            arr: dict[str, Any] = {}
+            arr = MawkArray()
             scope[name] = arr
             return arr
         raise AwkFatal(f"attempt to use scalar `{name}' as an array")
 
-    def subscript(self, subs: list[Node]) -> str:
+    def subscript(self, subs: list[Node]) -> int | str:
+        """What a subscript looks its element up by (a list of them is one string, joined by
+        ``SUBSEP``)."""
         if len(subs) == 1:
-            return self.key(self.eval(subs[0]))
+            return subscript(self.scalar(subs[0]), self.convfmt)
         sep = to_str(self.globals["SUBSEP"])
-        return sep.join(self.key(self.eval(s)) for s in subs)
+        return sep.join(to_str(self.scalar(s), self.convfmt) for s in subs)
 
-    def key(self, value: Any) -> str:
-        if isinstance(value, float) and value == int(value) and abs(value) < 1e16:
-            return str(int(value))
-        return to_str(value, self.convfmt)
+    def element(self, arr: MawkArray, subs: list[Node]) -> str:
+        """The key of ``arr[subs]``, made when absent (as referring to an element makes it)."""
+        size = len(arr)
+        key = arr.make(self.subscript(subs))
+        if len(arr) > size:
+            self.budget.spend(8 + len(key) // 16)
+        return key
 
     def place(self, target: Node) -> Node:
         """``target`` with its subscript or field number evaluated once (``a[i++]++``)."""
         kind = target[0]
         if kind == "index":
-            return ("slot", self.array(target[1]), self.subscript(target[2]))
+            arr = self.array(target[1])
+            return ("slot", arr, self.element(arr, target[2]))
         if kind == "field":
             return ("fld", int(to_num(self.eval(target[1]))))
         return target
@@ -315,10 +328,7 @@ class Awk:
         if kind == "var":
             self.set_var(target[1], value)
         elif kind == "slot":
-            arr, key = target[1], target[2]
-            if key not in arr:
-                self.budget.spend(8 + len(key) // 16)
-            arr[key] = value
+            target[1][target[2]] = value
         else:
             self.set_field(target[1], to_str(value, self.convfmt))
         return value
@@ -330,10 +340,7 @@ class Awk:
         if kind == "var":
             return self.get_var(target[1])
         if kind == "slot":
-            arr, key = target[1], target[2]
-            if key not in arr:
-                arr[key] = UNINIT
-            return arr[key]
+            return target[1][target[2]]
         return self.get_field(target[1])
 
     # -- statements ------------------------------------------------------------------------------
@@ -406,11 +413,9 @@ class Awk:
 
     def _s_forin(self, node: Node) -> None:
         _, var, name, body = node
-        arr = self.array(name)
-        for key in list(arr):
-            if key not in arr:
-                continue
-            self.set_var(var, strnum(key))
+        # mawk walks the keys the array had when the loop began, deleted ones too
+        for key in self.array(name).loop_keys(sort="WHINY_USERS" in self.globals["ENVIRON"]):
+            self.set_var(var, key)
             if not self._loop_body(body):
                 return
 
@@ -440,7 +445,7 @@ class Awk:
         if node[2] is None:
             arr.clear()
         else:
-            arr.pop(self.subscript(node[2]), None)
+            arr.remove(self.subscript(node[2]))
 
     # -- expressions -----------------------------------------------------------------------------
 
@@ -498,7 +503,7 @@ class Awk:
         return 1.0 if truth(self.eval(node[1])) and truth(self.eval(node[2])) else 0.0
 
     def _e_in(self, node: Node) -> Any:
-        return 1.0 if self.subscript(node[1]) in self.array(node[2]) else 0.0
+        return 0.0 if self.array(node[2]).find(self.subscript(node[1]), False) is None else 1.0
 
     def _e_match(self, node: Node) -> Any:
         _, neg, left, right = node
@@ -581,7 +586,7 @@ class Awk:
                 else:
                     frame[param] = self.scalar(arg)
             else:
-                frame[param] = {} if param in arrays else UNINIT
+                frame[param] = MawkArray() if param in arrays else UNINIT
         if len(self.frames) >= MAX_DEPTH:
             raise AwkFatal(f"function `{name}' called too deeply (more than {MAX_DEPTH} calls)")
         self.budget.spend(4)
