@@ -14,7 +14,7 @@ USR_BIN = (
     "expr", "factor", "false", "fgrep", "file", "find", "fold", "free", "gcc", "getconf", "git", "grep",
     "groups", "gunzip", "gzip", "hd", "head", "hexdump", "hostname", "id", "install", "join", "kill",
     "less", "link", "ln", "locale", "logname", "ls", "make", "mawk", "md5sum", "mkdir", "mktemp",
-    "more", "mv", "nano", "nice", "nl", "nohup", "nproc", "numfmt", "od", "paste", "patch", "pathchk",
+    "more", "mv", "nano", "nawk", "nice", "nl", "nohup", "nproc", "numfmt", "od", "paste", "patch", "pathchk",
     "perl", "pip", "pip3", "printenv", "printf", "ps", "pwd", "python", "python3", "python3.12",
     "readlink", "realpath", "rev", "rm", "rmdir", "sed", "seq", "setsid", "sh", "sha1sum", "sha224sum",
     "sha256sum", "sha384sum", "sha512sum", "shuf", "sleep", "sort", "split", "stat", "strings", "stty",

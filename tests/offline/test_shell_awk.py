@@ -1,5 +1,6 @@
-"""awk in the offline shell: POSIX programs compared with the host's awk (mawk or gawk: the lines
-below are ones every POSIX awk answers alike), POSIX rules where awks differ, and the budgets."""
+"""awk in the offline shell: POSIX programs compared with the host's awk (the lines below are ones
+every POSIX awk answers alike), mawk's rules where awks differ, and the budgets; mawk's own
+behaviour is compared in ``test_shell_mawk.py``."""
 
 from __future__ import annotations
 
@@ -107,37 +108,6 @@ def awk() -> Callable[[str], tuple[str, str, int]]:
         return r.stdout, r.stderr, r.exit_code
 
     return run
-
-
-def test_posix_rules_where_awks_differ(awk: Callable[[str], tuple[str, str, int]]) -> None:
-    # substr rounds its start and counts the length from it, as POSIX (and gawk) say: 0 and -1 eat
-    assert (
-        awk(
-            'awk \'BEGIN {print substr("hello", 0, 2) "|" substr("hello", -1, 3) "|" substr("hello", 1.5)}\''
-        )[0]
-        == "h|h|ello\n"
-    )
-    # an integral value prints as an integer however large (gawk), not by OFMT
-    assert awk("awk 'BEGIN {print 100000 * 100000, 2^53}'")[0] == "10000000000 9007199254740992\n"
-    # uninitialized is both "" and 0; input that looks numeric compares as a number
-    assert awk("awk 'BEGIN {print (x == 0), (x == \"\"), length(x)}'")[0] == "1 1 0\n"
-    assert awk("echo '010 10' | awk '{print ($1 == $2), ($1 == \"10\")}'")[0] == "1 0\n"
-    assert awk("echo '0x1A' | awk '{print $1 + 0}'")[0] == "0\n"
-
-
-def test_errors_are_reported_with_status_2(awk: Callable[[str], tuple[str, str, int]]) -> None:
-    out, err, code = awk("awk 'BEGIN {print 1/0}'")
-    assert (out, err, code) == ("", "awk: cmd. line:1: fatal: division by zero attempted\n", 2)
-    out, err, code = awk("awk '{print $1' /dev/null")
-    assert code == 2 and err.startswith("awk: cmd. line:1: {print $1\nawk: cmd. line:1: syntax error")
-    out, err, code = awk("awk '{print}' nosuch")
-    assert (err, code) == (
-        "awk: cmd. line:1: fatal: cannot open file `nosuch' for reading: No such file or directory\n",
-        2,
-    )
-    assert awk("awk")[2] == 2 and awk("awk")[1].startswith("Usage: awk ")
-    out, err, code = awk("awk 'BEGIN {a[1] = 1; a = 2}'")
-    assert code == 2 and "array" in err
 
 
 def test_awk_is_bounded_by_the_step_budget() -> None:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import calendar
 import math
+import re
 from typing import TYPE_CHECKING, Any
 
+from ...dates import format_date
 from .records import split_fields
 from .values import UNINIT, AwkFatal, format_printf, strnum, to_num, to_str
 
@@ -19,24 +22,50 @@ def _arity(name: str, args: list[Node], low: int, high: int) -> None:
 
 
 def _substr(text: str, start: float, length: float | None) -> str:
-    """POSIX substr: characters from position ``start`` (1-based, rounded), ``length`` of them."""
-    if start != start:
+    """mawk's substr: the start truncated to an integer; a start before 1 shortens the length by
+    as much less (``substr(s, 0, 2)`` is two characters, ``substr(s, -1, 3)`` four)."""
+    size = len(text)
+    if not size:
         return ""
-    begin = _round(start)
-    end = math.inf if length is None else (begin + _round(length) if length == length else begin)
-    if length is not None and length != length:
-        return ""
-    lo = max(begin, 1)
-    hi = min(end, len(text) + 1)
-    if hi <= lo:
-        return ""
-    return text[int(lo) - 1 : int(hi) - 1]
+    count = size if length is None else _to_int(length)
+    i = _to_int(start) - 1
+    if i > size:
+        count = 0
+    if i < 0:
+        count -= i + 1
+        i = 0
+    count = min(count, size - i)
+    return text[i : i + count] if count > 0 else ""
 
 
-def _round(x: float) -> float:
-    if x in (math.inf, -math.inf):
-        return x
-    return float(round(x))  # round half to even, as C's rint in the default mode
+def _to_int(x: float) -> int:
+    """mawk's d_to_i: truncated, clamped to a C int (NaN as 0)."""
+    if x != x:
+        return 0
+    return (
+        max(-(2**31 - 1), min(2**31 - 1, int(x)))
+        if math.isfinite(x)
+        else (2**31 - 1 if x > 0 else -(2**31 - 1))
+    )
+
+
+_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _mktime(spec: str) -> float:
+    """mktime("YYYY MM DD HH MM SS"): the seconds since the epoch (the world's local time is UTC),
+    -1 for anything else."""
+    parts = spec.split()
+    if not 6 <= len(parts) <= 7 or not all(re.fullmatch(r"-?\d+", part) for part in parts):
+        return -1.0
+    y, mo, d, hh, mm, ss = (int(part) for part in parts[:6])
+    y, mo = divmod(y * 12 + mo - 1, 12)  # out-of-range fields carry over, as mktime(3) does
+    try:
+        first = calendar.timegm((y, mo + 1, 1, 0, 0, 0, 0, 0, 0))
+    except (OverflowError, ValueError):
+        return -1.0
+    return float(first + (d - 1) * 86400 + hh * 3600 + mm * 60 + ss)
 
 
 def _replacement(repl: str, matched: str) -> str:
@@ -168,9 +197,9 @@ def call_builtin(awk: Awk, name: str, args: list[Node]) -> Any:
         if name == "int":
             return float(math.trunc(x)) if math.isfinite(x) else x
         if name == "log":
-            return math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan)
+            return math.log(x) if x > 0 else (-math.inf if x == 0 else -math.nan)
         if name == "sqrt":
-            return math.sqrt(x) if x >= 0 else math.nan
+            return math.sqrt(x) if x >= 0 else -math.nan
         if name == "exp":
             try:
                 return math.exp(x)
@@ -192,8 +221,15 @@ def call_builtin(awk: Awk, name: str, args: list[Node]) -> Any:
         return previous
     if name in ("tolower", "toupper"):
         _arity(name, args, 1, 1)
-        text = s(0)
-        return text.lower() if name == "tolower" else text.upper()
+        return s(0).translate(_LOWER if name == "tolower" else _UPPER)  # ASCII letters only, as mawk
+    if name == "systime":
+        return float(awk.p.fs.now())
+    if name == "strftime":  # the offline world's clock is UTC, local time included
+        fmt_text = s(0) if args else "%c"
+        when = n(1) if len(args) > 1 else float(awk.p.fs.now())
+        return format_date(int(when) if math.isfinite(when) else 0, fmt_text)
+    if name == "mktime":
+        return _mktime(s(0))
     if name == "system":
         _arity(name, args, 1, 1)
         return float(awk.run_command(s(0), "")[0])

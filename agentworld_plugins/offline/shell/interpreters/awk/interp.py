@@ -16,11 +16,24 @@ from .arrays import MawkArray, subscript
 from .builtins import call_builtin
 from .parse import Node, Program, unescape
 from .records import Reader, split_fields
-from .values import UNINIT, AwkFatal, StrNum, compare, format_printf, strnum, to_num, to_str, truth
+from .values import (
+    UNINIT,
+    AwkFatal,
+    PrintfError,
+    StrNum,
+    compare,
+    format_printf,
+    strnum,
+    to_num,
+    to_str,
+    truth,
+)
 
 if TYPE_CHECKING:
     from ...proc import _Proc
 
+#: the NaN an invalid operation gives on x86 (printed ``-nan``)
+_NAN = -math.nan
 #: units of work of one statement, one record, one function call
 STATEMENT_WORK = 2
 RECORD_WORK = 2
@@ -188,10 +201,8 @@ class Awk:
                 text = self.p.read(arg)
             except FsError as exc:
                 if exc.code == "EISDIR":
-                    self.warn(f"warning: command line argument `{arg}' is a directory: skipped")
-                    self.main_reader = Reader("")
-                    continue
-                raise AwkFatal(f"cannot open file `{arg}' for reading: {exc.strerror}") from None
+                    raise AwkFatal("read error (Is a directory)", runtime=False) from None
+                raise AwkFatal(f'cannot open "{arg}" ({exc.strerror})', runtime=False) from None
             self.main_reader = Reader(text)
 
     def warn(self, message: str) -> None:
@@ -220,7 +231,7 @@ class Awk:
         if k == 0:
             return strnum(self.record)
         if k < 0:
-            raise AwkFatal(f"attempt to access field {k}")
+            raise AwkFatal(f"negative field index ${k}")
         fields = self.split()
         return strnum(fields[k - 1]) if k <= len(fields) else UNINIT
 
@@ -229,7 +240,7 @@ class Awk:
             self.set_record(value)
             return
         if k < 0:
-            raise AwkFatal(f"attempt to access field {k}")
+            raise AwkFatal(f"negative field index ${k}")
         fields = self.split()
         while len(fields) < k:
             fields.append("")
@@ -246,7 +257,7 @@ class Awk:
     def set_nf(self, n: int) -> None:
         fields = self.split()
         if n < 0:
-            raise AwkFatal("NF set to negative value")
+            raise AwkFatal("negative value assigned to NF")
         del fields[n:]
         while len(fields) < n:
             fields.append("")
@@ -368,7 +379,11 @@ class Awk:
 
     def _s_printf(self, node: Node) -> None:
         values = [self.scalar(a) for a in node[1]]
-        text = format_printf(to_str(values[0], self.convfmt), values[1:], self.convfmt)
+        try:
+            text = format_printf(to_str(values[0], self.convfmt), values[1:], self.convfmt, "printf")
+        except PrintfError as exc:  # what printf wrote before it stopped is out
+            self.print_text(exc.written, node[2])
+            raise
         self.budget.hold(len(text))
         self.print_text(text, node[2])
 
@@ -534,12 +549,12 @@ class Awk:
         if op == "*":
             return x * y
         if op == "/":
-            if y == 0:
-                raise AwkFatal("division by zero attempted")
+            if y == 0:  # no trap: IEEE's infinities, and x86's NaN (its sign bit set) for 0/0
+                return _NAN if x == 0 else x if x != x else math.copysign(math.inf, x) * math.copysign(1, y)
             return x / y
         if op == "%":
-            if y == 0:
-                raise AwkFatal("division by zero attempted in `%'")
+            if y == 0 or x in (math.inf, -math.inf):
+                return x if x != x else _NAN
             return math.fmod(x, y)
         try:
             return float(x**y)
@@ -681,7 +696,7 @@ class Awk:
         try:
             self.p.fs.write(self.p.path(name), text, append=not (first and how == ">"))
         except FsError as exc:
-            raise AwkFatal(f"can't redirect to `{name}' ({exc.strerror})") from None
+            raise AwkFatal(f'cannot open "{name}" for output ({exc.strerror})', runtime=False) from None
         self.budget.charge(len(text))
 
     def run_command(self, command: str, stdin: str, capture: bool = False) -> tuple[int, str]:

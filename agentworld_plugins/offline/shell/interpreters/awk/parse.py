@@ -1,5 +1,7 @@
 """The awk language read into a tree: tokens (with awk's regex-or-division rule) and a
-recursive-descent parser following the POSIX grammar's precedence.
+recursive-descent parser following the POSIX grammar's precedence, with mawk's compile-time
+checks and messages (``line N: syntax error at or near X``, ``missing ) near end of line``,
+``improper use of next``, ``function f never defined``, ...).
 
 Nodes are tuples whose first item names them (``("bin", "+", a, b)``, ``("print", args,
 redirect)``); :mod:`.interp` evaluates them.
@@ -8,19 +10,29 @@ redirect)``); :mod:`.interp` evaluates them.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 Node = tuple[Any, ...]
 
-KEYWORDS = {"BEGIN", "END", "function", "func", "if", "else", "while", "for", "do", "break", "continue",
+KEYWORDS = {"BEGIN", "END", "function", "if", "else", "while", "for", "do", "break", "continue",
             "next", "nextfile", "exit", "return", "delete", "in", "getline", "print", "printf"}  # fmt: skip
 BUILTINS = {"length", "substr", "index", "split", "sub", "gsub", "match", "sprintf", "sin", "cos", "atan2",
             "exp", "log", "sqrt", "int", "rand", "srand", "tolower", "toupper", "system", "close",
-            "fflush"}  # fmt: skip
+            "fflush", "systime", "strftime", "mktime"}  # fmt: skip
+#: the arguments each built-in takes (mawk checks them as it compiles)
+ARITY = {"length": (0, 1), "substr": (2, 3), "index": (2, 2), "split": (2, 3), "sub": (2, 3),
+         "gsub": (2, 3), "match": (2, 2), "sprintf": (1, 255), "sin": (1, 1), "cos": (1, 1),
+         "atan2": (2, 2), "exp": (1, 1), "log": (1, 1), "sqrt": (1, 1), "int": (1, 1), "rand": (0, 0),
+         "srand": (0, 1), "tolower": (1, 1), "toupper": (1, 1), "system": (1, 1), "close": (1, 1),
+         "fflush": (0, 1), "systime": (0, 0), "strftime": (0, 3), "mktime": (1, 1)}  # fmt: skip
+#: mawk's built-in variables, which cannot be arrays
+SCALAR_VARS = {"NF", "NR", "FNR", "FS", "OFS", "ORS", "RS", "FILENAME", "SUBSEP", "RSTART", "RLENGTH",
+               "CONVFMT", "OFMT", "ARGC"}  # fmt: skip
 
-_PUNCT = ("+=", "-=", "*=", "/=", "%=", "^=", "**=", "==", "<=", ">=", "!=", "++", "--", "&&", "||", ">>",
-          "!~", "**", "{", "}", "(", ")", "[", "]", ";", ",", "+", "-", "*", "/", "%", "^", "!", ">",
+_PUNCT = ("+=", "-=", "*=", "/=", "%=", "^=", "==", "<=", ">=", "!=", "++", "--", "&&", "||", ">>",
+          "!~", "{", "}", "(", ")", "[", "]", ";", ",", "+", "-", "*", "/", "%", "^", "!", ">",
           "<", "|", "?", ":", "~", "$", "=")  # fmt: skip
 _NUMBER = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -31,10 +43,12 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "/": "/", "a"
 
 
 class AwkSyntaxError(Exception):
-    def __init__(self, message: str, line: int) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
+    """The program does not compile: mawk's messages, each ``line N: text`` (or ``N: unexpected
+    character 'c'``), in the order mawk gives them."""
+
+    def __init__(self, messages: list[str]) -> None:
+        super().__init__(messages[-1])
+        self.messages = messages
 
 
 @dataclass
@@ -42,6 +56,10 @@ class Tok:
     kind: str  # NUMBER STRING ERE NAME FUNC_NAME BUILTIN NEWLINE EOF, a keyword or a punctuator
     value: Any
     line: int
+    text: str = ""  # a number as written
+    #: parentheses and braces open once this token is read (what mawk's scanner counts)
+    parens: int = 0
+    braces: int = 0
 
 
 def unescape(text: str) -> str:
@@ -69,9 +87,12 @@ def unescape(text: str) -> str:
     return "".join(out)
 
 
-def tokenize(src: str) -> list[Tok]:
+def tokenize(src: str, notes: list[tuple[int, str]] | None = None) -> list[Tok]:
+    """The tokens of ``src``; ``notes`` gets mawk's scanner complaints (an extra ``)`` or ``}``,
+    dropped) as (index of the token they come before, message)."""
     toks: list[Tok] = []
     i, line, n = 0, 1, len(src)
+    parens = braces = 0
 
     def prev_kind() -> str:
         return toks[-1].kind if toks else ""
@@ -97,7 +118,8 @@ def tokenize(src: str) -> list[Tok]:
             buf: list[str] = []
             while j < n and src[j] != '"':
                 if src[j] == "\n":
-                    raise AwkSyntaxError("unterminated string", line)
+                    j = n
+                    break
                 if src[j] == "\\" and j + 1 < n:
                     if src[j + 1] == "\n":
                         j += 2
@@ -108,7 +130,7 @@ def tokenize(src: str) -> list[Tok]:
                 buf.append(src[j])
                 j += 1
             if j >= n:
-                raise AwkSyntaxError("unterminated string", line)
+                raise AwkSyntaxError([f'line {line}: runaway string constant "{_head(src, i)} ...'])
             toks.append(Tok("STRING", unescape("".join(buf)), line))
             i = j + 1
             continue
@@ -118,7 +140,8 @@ def tokenize(src: str) -> list[Tok]:
             in_bracket = False
             while j < n and (src[j] != "/" or in_bracket):
                 if src[j] == "\n":
-                    raise AwkSyntaxError("unterminated regexp", line)
+                    j = n
+                    break
                 if src[j] == "\\" and j + 1 < n:
                     buf.append("/" if src[j + 1] == "/" else src[j : j + 2])
                     j += 2
@@ -139,14 +162,14 @@ def tokenize(src: str) -> list[Tok]:
                 buf.append(src[j])
                 j += 1
             if j >= n:
-                raise AwkSyntaxError("unterminated regexp", line)
+                raise AwkSyntaxError([f"line {line}: runaway regular expression /{_head(src, i)} ..."])
             toks.append(Tok("ERE", "".join(buf), line))
             i = j + 1
             continue
         if c.isdigit() or (c == "." and i + 1 < n and src[i + 1].isdigit()):
             m = _NUMBER.match(src, i)
             assert m is not None
-            toks.append(Tok("NUMBER", float(m.group(0)), line))
+            toks.append(Tok("NUMBER", float(m.group(0)), line, m.group(0)))
             i = m.end()
             continue
         m = _NAME.match(src, i)
@@ -154,7 +177,7 @@ def tokenize(src: str) -> list[Tok]:
             word = m.group(0)
             i = m.end()
             if word in KEYWORDS:
-                toks.append(Tok("function" if word == "func" else word, word, line))
+                toks.append(Tok(word, word, line))
             elif word in BUILTINS:
                 toks.append(Tok("BUILTIN", word, line))
             elif i < n and src[i] == "(":
@@ -164,14 +187,32 @@ def tokenize(src: str) -> list[Tok]:
             continue
         for punct in _PUNCT:
             if src.startswith(punct, i):
-                kind = {"**": "^", "**=": "^="}.get(punct, punct)
-                toks.append(Tok(kind, punct, line))
                 i += len(punct)
+                if punct in ")}" and (parens if punct == ")" else braces) == 0:
+                    if notes is not None:  # mawk drops it, and a newline there is then out of place
+                        notes.append((len(toks), f"line {line}: extra '{punct}'"))
+                        if punct == "}" and src[i:].lstrip(" \t").startswith("\n"):
+                            notes.append((len(toks), f"line {line}: syntax error at or near end of line"))
+                    break
+                parens += {"(": 1, ")": -1}.get(punct, 0)
+                braces += {"{": 1, "}": -1}.get(punct, 0)
+                toks.append(Tok(punct, punct, line))
                 break
         else:
-            raise AwkSyntaxError(f"invalid char '{c}' in expression", line)
+            shown = f"'{c}'" if " " < c < "\x7f" else f"0x{ord(c[0]) & 0xFF:02x}"
+            raise AwkSyntaxError([f"{line}: unexpected character {shown}"])
     toks.append(Tok("EOF", None, line))
+    parens = braces = 0
+    for t in toks:
+        parens += {"(": 1, ")": -1}.get(t.kind, 0)
+        braces += {"{": 1, "}": -1}.get(t.kind, 0)
+        t.parens, t.braces = parens, braces
     return toks
+
+
+def _head(src: str, start: int) -> str:
+    """The first ten characters of a runaway string or regex, as mawk quotes them."""
+    return src[start + 1 : start + 11].split("\n")[0]
 
 
 @dataclass
@@ -206,10 +247,19 @@ _SIMPLE_END = {";", "NEWLINE", "}", "EOF"}
 
 class Parser:
     def __init__(self, src: str) -> None:
-        self.toks = tokenize(src)
+        self.notes: list[tuple[int, str]] = []
+        self.toks = tokenize(src, self.notes)
         self.pos = 0
         self.no_gt = False  # in print's list: `>` redirects (unless inside parentheses)
         self.no_in = False  # in a for's first clause
+        # what mawk checks as it compiles
+        self.errors: list[str] = []
+        self.where = "main"  # or BEGIN, END, function
+        self.loops = 0
+        self.types: dict[str, str | None] = {name: "var" for name in SCALAR_VARS}
+        self.types.update(ENVIRON="array", ARGV="array")
+        self.locals: dict[str, str | None] | None = None  # a function's parameters, by use
+        self.calls: list[tuple[str, int, int]] = []  # (function, arguments, line)
 
     # -- token helpers ---------------------------------------------------------------------------
 
@@ -228,9 +278,38 @@ class Parser:
         return t
 
     def fail(self, t: Tok | None = None) -> Any:
+        """A syntax error at ``t``, said as mawk says it: a missing ``)`` or ``}`` where one is open
+        at the end of a line, statement or program."""
         t = t or self.tok
-        shown = {"NEWLINE": "end of line", "EOF": "end of file"}.get(t.kind, str(t.value))
-        raise AwkSyntaxError(f"syntax error at or near {shown}", t.line)
+        shown = {"NEWLINE": "end of line", "EOF": "end of file", "ERE": f"/{t.value}/"}.get(
+            t.kind, t.text or str(t.value)
+        )
+        if t.parens > 0 and t.kind in ("EOF", "NEWLINE", ";", "}"):
+            messages = [f"line {t.line}: missing ) near {shown}"]
+        elif t.braces > 0 and t.kind in ("EOF", "BEGIN", "END"):
+            messages = [f"line {t.line}: missing }} near {shown}"]
+        else:
+            messages = [f"line {t.line}: syntax error at or near {shown}"]
+            end = self.toks[-1]
+            if end.braces > 0 and t is not end:  # mawk reads on, to the end that lacks a brace
+                messages.append(f"line {end.line}: missing }} near end of file")
+        raise AwkSyntaxError(self.complaints(self.toks.index(t)) + messages)
+
+    def complaints(self, upto: int) -> list[str]:
+        return [text for at, text in self.notes if at <= upto] + self.errors
+
+    def error(self, message: str, line: int | None = None) -> None:
+        """A compile error mawk reports and reads on after."""
+        self.errors.append(f"line {self.tok.line if line is None else line}: {message}")
+
+    def claim(self, name: str, kind: str) -> None:
+        """``name`` used as an array or a variable: mawk refuses a name used as both."""
+        scope = self.locals if self.locals is not None and name in self.locals else self.types
+        have = scope.get(name)
+        if have is None:
+            scope[name] = kind
+        elif have != kind:
+            self.error(f"illegal reference to {'array' if have == 'array' else 'variable'} {name}")
 
     def newlines(self) -> None:
         while self.tok.kind == "NEWLINE":
@@ -249,14 +328,16 @@ class Parser:
             kind = self.tok.kind
             if kind == "BEGIN":
                 self.take()
-                self.newlines()
+                self.where = "BEGIN"
                 prog.begin.append(self.block())
+                self.where = "main"
                 self.terminators()
                 continue
             elif kind == "END":
                 self.take()
-                self.newlines()
+                self.where = "END"
                 prog.end.append(self.block())
+                self.where = "main"
                 self.terminators()
                 continue
             elif kind == "function":
@@ -281,6 +362,15 @@ class Parser:
             self.terminators()
         for params, body, arrays in prog.functions.values():
             arrays.update(_array_params(body, set(params)))
+        for name, count, line in self.calls:
+            found = prog.functions.get(name)
+            if found is None:
+                if not self.errors:
+                    self.error(f"function {name} never defined", self.toks[-1].line)
+            elif count > len(found[0]):
+                self.error(f"too many arguments in call to {name}", line)
+        if self.errors or self.notes:
+            raise AwkSyntaxError(self.complaints(len(self.toks)))
         return prog
 
     def function(self, prog: Program) -> None:
@@ -292,7 +382,13 @@ class Parser:
         self.take("(")
         params: list[str] = []
         while self.tok.kind != ")":
+            param = self.tok
+            if param.kind in ("NAME", "FUNC_NAME") and param.value == name:
+                self.error("function parameter cannot be the function")
+                self.fail()
             params.append(self.take("NAME").value)
+            if params.count(param.value) > 1:
+                self.error(f"{param.value} is duplicated in argument list")
             if self.tok.kind == ",":
                 self.take()
                 self.newlines()
@@ -301,8 +397,10 @@ class Parser:
         self.take(")")
         self.newlines()
         if name in prog.functions:
-            raise AwkSyntaxError(f"function name `{name}' previously defined", t.line)
+            self.error(f"redefinition of {name}")
+        self.where, self.locals = "function", dict.fromkeys(params)
         prog.functions[name] = (params, self.block(), set())
+        self.where, self.locals = "main", None
 
     def block(self) -> Node:
         self.take("{")
@@ -356,10 +454,10 @@ class Parser:
             if self.tok.kind == ";":
                 self.take()
                 return ("while", cond, ("block", []))
-            return ("while", cond, self.body())
+            return ("while", cond, self.loop_body())
         if kind == "do":
             self.take()
-            loop_body = self.body()
+            loop_body = self.loop_body()
             self.terminators()
             self.take("while")
             self.take("(")
@@ -376,6 +474,13 @@ class Parser:
         self.simple_end()
         return node
 
+    def loop_body(self) -> Node:
+        self.loops += 1
+        try:
+            return self.body()
+        finally:
+            self.loops -= 1
+
     def for_statement(self) -> Node:
         self.take()
         self.take("(")
@@ -386,10 +491,12 @@ class Parser:
             and self.peek(3).kind == ")"
         ):
             var = self.take().value
+            self.claim(var, "var")
             self.take()
             arr = self.take().value
+            self.claim(arr, "array")
             self.take(")")
-            return ("forin", var, arr, self.body())
+            return ("forin", var, arr, self.loop_body())
         init = None if self.tok.kind == ";" else self.simple_statement()
         self.take(";")
         self.newlines()
@@ -401,7 +508,7 @@ class Parser:
         if self.tok.kind == ";":
             self.take()
             return ("for", init, cond, step, ("block", []))
-        return ("for", init, cond, step, self.body())
+        return ("for", init, cond, step, self.loop_body())
 
     def simple_statement(self) -> Node:
         kind = self.tok.kind
@@ -421,18 +528,25 @@ class Parser:
                 how = self.take().kind
                 redirect = (how, self.concat(no_gt=True))
             if kind == "printf" and not args:
-                self.fail()
+                self.error("no arguments in call to printf")
             return (kind, args, redirect)
         if kind in ("next", "nextfile", "break", "continue"):
             self.take()
+            if kind.startswith("next") and self.where != "main":
+                self.error(f"improper use of {kind}")
+            elif kind in ("break", "continue") and not self.loops:
+                self.error(f"{kind} statement outside of loop")
             return (kind,)
         if kind in ("exit", "return"):
             self.take()
             value = None if self.tok.kind in _SIMPLE_END else self.expr()
+            if kind == "return" and self.where != "function":
+                self.error("return outside function body")
             return (kind, value)
         if kind == "delete":
             self.take()
             name = self.take("NAME").value
+            self.claim(name, "array")
             subs = None
             if self.tok.kind == "[":
                 self.take()
@@ -457,7 +571,6 @@ class Parser:
             if left[0] not in _LVALUES:
                 self.fail()
             op = self.take().kind
-            self.newlines()
             return ("assign", op, left, self.expr())
         return left
 
@@ -494,7 +607,9 @@ class Parser:
         while self.tok.kind == "in" and not self.no_in:
             self.take()
             subs = left[1] if left[0] == "group" else [left]
-            left = ("in", subs, self.take("NAME").value)
+            name = self.take("NAME").value
+            self.claim(name, "array")
+            left = ("in", subs, name)
         return left
 
     def match(self) -> Node:
@@ -612,9 +727,7 @@ class Parser:
             self.take()
             saved, self.no_gt, saved_in, self.no_in = self.no_gt, False, self.no_in, False
             try:
-                self.newlines()
                 items = self.expr_list()
-                self.newlines()
                 self.take(")")
             finally:
                 self.no_gt, self.no_in = saved, saved_in
@@ -622,18 +735,29 @@ class Parser:
         if kind == "NAME":
             self.take()
             if self.tok.kind == "[":
+                if t.value in SCALAR_VARS:
+                    self.fail()
+                self.claim(t.value, "array")
                 self.take()
                 subs = self.expr_list()
                 self.take("]")
                 return ("index", t.value, subs)
+            self.claim(t.value, "var")
             return ("var", t.value)
         if kind == "FUNC_NAME":
             self.take()
-            return ("call", t.value, self.call_args())
+            args = self.call_args(lambda k: None)
+            self.calls.append((t.value, len(args), t.line))
+            return ("call", t.value, args)
         if kind == "BUILTIN":
             self.take()
             if self.tok.kind == "(":
-                return ("builtin", t.value, self.call_args())
+                name = t.value
+                args = self.call_args(lambda k: _builtin_arg(name, k))
+                low, high = ARITY[name]
+                if not low <= len(args) <= high:
+                    self.error(f"wrong number of arguments in call to {name}")
+                return ("builtin", name, args)
             if t.value == "length":
                 return ("builtin", "length", [])
             self.fail()
@@ -648,17 +772,45 @@ class Parser:
             return self.unary()
         return self.fail()
 
-    def call_args(self) -> list[Node]:
+    def call_args(self, bare: Callable[[int], str | None]) -> list[Node]:
+        """The arguments of a call; a bare name as argument ``k`` is typed ``bare(k)`` (an array, a
+        variable, or None: as the callee uses it)."""
         self.take("(")
         saved, self.no_gt, saved_in, self.no_in = self.no_gt, False, self.no_in, False
+        args: list[Node] = []
         try:
-            self.newlines()
-            args = [] if self.tok.kind == ")" else self.expr_list()
-            self.newlines()
+            while self.tok.kind != ")":
+                t = self.tok
+                kind = bare(len(args))
+                if kind == "array" and not (t.kind == "NAME" and self.peek().kind in (",", ")")):
+                    self.fail()  # split's array
+                if kind == "lvalue" and t.kind in ("STRING", "NUMBER", "ERE"):
+                    self.fail()  # sub's target
+                if t.kind == "NAME" and self.peek().kind in (",", ")"):
+                    self.take()
+                    if kind is not None:
+                        self.claim(t.value, "array" if kind == "array" else "var")
+                    args.append(("var", t.value))
+                else:
+                    args.append(self.expr())
+                if self.tok.kind != ",":
+                    break
+                self.take()
+                self.newlines()
             self.take(")")
         finally:
             self.no_gt, self.no_in = saved, saved_in
         return args
+
+
+def _builtin_arg(name: str, k: int) -> str | None:
+    """What argument ``k`` of a built-in must be: an array (split's second), an lvalue (sub's
+    target), a variable; length's may be either."""
+    if name == "split" and k == 1:
+        return "array"
+    if name in ("sub", "gsub") and k == 2:
+        return "lvalue"
+    return None if name == "length" else "var"
 
 
 def _array_params(node: Any, params: set[str]) -> set[str]:

@@ -6,18 +6,41 @@ import math
 import re
 from typing import Any
 
-#: a string that looks like a number, from input (a field, getline, split, ARGV, -v):
-#: compared as a number with numbers, as awk's "strnum"
-_LOOKS_NUMERIC = re.compile(r"[ \t\n]*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[ \t\n]*")
-_LEADING_NUMBER = re.compile(r"[ \t\n]*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)")
+#: what C's strtod reads at the start of a string (mawk converts strings with it): a decimal or
+#: hexadecimal number, inf, infinity or nan, after blanks
+_STRTOD = re.compile(
+    r"[ \t\n\v\f\r]*([-+]?(?:0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][-+]?\d+)?"
+    r"|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|(?i:inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?)))"
+)
+
+
+def strtod(text: str) -> tuple[float, int]:
+    """C's strtod: the number at the start of ``text`` and where it ends (0: none)."""
+    m = _STRTOD.match(text)
+    if m is None:
+        return 0.0, 0
+    word = m.group(1)
+    sign = -1.0 if word.startswith("-") else 1.0
+    body = word.lstrip("+-")
+    low = body[:3].lower()
+    if low == "inf":
+        return sign * math.inf, m.end()
+    if low == "nan":
+        return math.copysign(math.nan, sign), m.end()
+    if body[:2] in ("0x", "0X"):
+        digits = body if "p" in body.lower() else body + "p0"
+        return sign * float.fromhex(digits), m.end()
+    return sign * float(body), m.end()
 
 
 class AwkFatal(Exception):
-    """A run-time error: ``awk: cmd. line:N: fatal: message``, status 2."""
+    """A run-time error: mawk's ``awk: run time error: message`` and where it happened (or, not
+    ``runtime``, the plain ``awk: message``), status 2."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, runtime: bool = True) -> None:
         super().__init__(message)
         self.message = message
+        self.runtime = runtime
 
 
 class StrNum(str):
@@ -27,11 +50,16 @@ class StrNum(str):
 
 
 def strnum(text: str) -> str:
-    """An input value: a :class:`StrNum` where ``text`` looks numeric, else the plain string."""
-    if _LOOKS_NUMERIC.fullmatch(text):
-        value = StrNum(text)
-        value.num = float(text)
-        return value
+    """An input value: a :class:`StrNum` where ``text`` looks numeric as mawk tests it (blanks
+    around; a digit, sign or dot first; a digit or dot last; all of it read by strtod), else the
+    plain string."""
+    core = text.strip(" \t\n")
+    if core and core[0] in "0123456789+-." and core[-1] in "0123456789.":
+        num, end = strtod(core)
+        if end == len(core):
+            value = StrNum(text)
+            value.num = num
+            return value
     return text
 
 
@@ -45,29 +73,26 @@ def to_num(v: Any) -> float:
     if isinstance(v, StrNum):
         return v.num
     if isinstance(v, str):
-        m = _LEADING_NUMBER.match(v)
-        if m:
-            return float(m.group(1))
-        low = v.lstrip(" \t\n")[:4].lower()
-        if low.startswith(("+inf", "-inf")):
-            return math.inf if low[0] == "+" else -math.inf
-        if low.startswith(("+nan", "-nan")):
-            return math.nan
-        return 0.0
+        return strtod(v)[0]
     raise TypeError("attempt to use array in a scalar context")
 
 
+#: mawk's longs are 64 bits
+_LONG = 1 << 63
+
+
 def num_str(x: float, fmt: str) -> str:
-    """A number as awk shows it: an integral value as an integer, else by ``fmt`` (CONVFMT/OFMT)."""
-    if x == x and x not in (math.inf, -math.inf) and x == int(x) and abs(x) < 1e16:
-        return str(int(x))
+    """A number as mawk shows it: a whole number a long holds as that integer (2^63 as the largest
+    long, as mawk clamps it), anything else by ``fmt`` (CONVFMT or OFMT)."""
+    if x == x and -_LONG <= x <= _LONG and x == int(x):
+        return str(min(int(x), _LONG - 1))
     if x != x:
         return "-nan" if math.copysign(1, x) < 0 else "nan"
     if x in (math.inf, -math.inf):
         return "inf" if x > 0 else "-inf"
     try:
         return format_printf(fmt, [x])
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, AwkFatal):
         return f"{x:.6g}"
 
 
@@ -98,26 +123,60 @@ def compare(a: Any, b: Any, fmt: str) -> int:
     return (x > y) - (x < y)  # type: ignore[operator]
 
 
-_SPEC = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d*))?([a-zA-Z%])")
+_SPEC = re.compile(r"%([-+ #0']*)(\*|\d*)(?:\.(\*|\d*))?([hl]*)(.?)", re.DOTALL)
 
 
-def format_printf(fmt: str, args: list[Any], convfmt: str = "%.6g") -> str:
-    """awk's printf/sprintf: C conversions over awk values (missing arguments are empty/zero)."""
+class PrintfError(AwkFatal):
+    """printf stopped: mawk's message, and the text it wrote before (which printf has sent out)."""
+
+    def __init__(self, message: str, written: str) -> None:
+        super().__init__(message)
+        self.written = written
+
+
+def to_long(x: float) -> int:
+    """mawk's d_to_L: clamped to a long (NaN, as x86 converts it, the smallest)."""
+    if x != x:
+        return -_LONG
+    if x >= float(_LONG - 1):
+        return _LONG - 1
+    return int(x) if -x <= float(_LONG - 1) else -(_LONG - 1)
+
+
+def to_ulong(x: float) -> int:
+    """mawk's d_to_UL: clamped to an unsigned long, a negative number in two's complement."""
+    top = (1 << 64) - 1
+    if x != x or x >= float(top):
+        return top
+    if x < 0:
+        return (int(x) & top) if -x < float(top) else 1
+    return int(x)
+
+
+def format_printf(fmt: str, args: list[Any], convfmt: str = "%.6g", who: str = "sprintf") -> str:
+    """mawk's printf/sprintf: C conversions over awk values; too few arguments or a conversion it
+    does not know end the program (:class:`PrintfError`)."""
     out: list[str] = []
     pos = 0
     k = 0
+    number = 0  # conversions so far, %% among them
 
     def arg() -> Any:
         nonlocal k
-        value = args[k] if k < len(args) else UNINIT
+        if k >= len(args):
+            raise PrintfError(f'not enough arguments passed to {who}("{fmt}")', "".join(out))
         k += 1
-        return value
+        return args[k - 1]
+
+    def bad() -> PrintfError:
+        return PrintfError(f'improper conversion(number {number}) in {who}("{fmt}")', "".join(out))
 
     for m in _SPEC.finditer(fmt):
         out.append(fmt[pos : m.start()])
         pos = m.end()
-        flags, width, prec, conv = m.groups()
-        if conv == "%":
+        number += 1
+        flags, width, prec, size, conv = m.groups()
+        if m.group(0) == "%%":
             out.append("%")
             continue
         if width == "*":
@@ -127,30 +186,28 @@ def format_printf(fmt: str, args: list[Any], convfmt: str = "%.6g") -> str:
             width = str(w)
         if prec == "*":
             prec = str(max(0, int(to_num(arg()))))
-        spec = "%" + flags + (width or "") + ("." + prec if prec is not None else "")
+        spec = "%" + flags.replace("'", "") + (width or "") + ("." + prec if prec is not None else "")
         value = arg()
+        if not conv:
+            raise bad()
         if conv in "di":
             x = to_num(value)
-            if x != x or x in (math.inf, -math.inf):
-                out.append((spec + "s") % num_str(x, convfmt))
-            else:
-                out.append((spec + "d") % int(x))
+            n = to_ulong(x) if conv == "d" and x >= float(_LONG - 1) else to_long(x)
+            out.append((spec + "d") % n)
         elif conv in "oxXu":
-            x = int(to_num(value))
-            if x < 0 and conv != "u":
-                x &= (1 << 64) - 1
-            out.append((spec + ("d" if conv == "u" else conv)) % x)
-        elif conv in "eEfFgGaA":
-            out.append((spec + ("e" if conv in "aA" else conv)) % to_num(value))
-        elif conv == "c":
-            if isinstance(value, float):
-                text = chr(int(value)) if 0 <= int(value) < 0x110000 else ""
-            else:
-                text = to_str(value, convfmt)[:1]
-            out.append((spec.replace("0", "") + "s") % text)
-        elif conv == "s":
+            out.append((spec + ("d" if conv == "u" else conv)) % to_ulong(to_num(value)))
+        elif conv in "eEfgG" and not size:
+            out.append((spec + conv) % to_num(value))
+        elif conv == "c" and not size:
+            if isinstance(value, str) and not isinstance(value, StrNum):
+                char = value[:1] or "\0"  # a string's first byte (its NUL when empty)
+            else:  # a number's byte (a byte past ASCII kept raw, as the shell's output writes it)
+                code = to_long(to_num(value)) & 0xFF
+                char = chr(code) if code < 0x80 else chr(0xDC00 + code)
+            out.append((spec.replace("0", "") + "s") % char)
+        elif conv == "s" and not size:
             out.append((spec + "s") % to_str(value, convfmt))
-        else:  # an unknown conversion is copied as it is
-            out.append(m.group(0))
+        else:
+            raise bad()
     out.append(fmt[pos:])
     return "".join(out)
