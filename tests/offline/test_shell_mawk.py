@@ -230,6 +230,22 @@ SAME_AS_MAWK = [
     'awk \'BEGIN{print toupper("héllo wörld"), tolower("ÀBC")}\'',
     "echo 0x10 | awk '{print ($1 == 16), $1 + 1}'",
     'awk \'BEGIN { printf "%c|%c|%c|%c\\n", 300, "", 65.7, x }\' | od -c',
+    # mawk counts bytes: UTF-8 text is a byte a character
+    'awk \'BEGIN { print length("héllo"), substr("héllo", 2, 2), index("héllo", "l") }\'',
+    'awk \'BEGIN { print toupper("héllo wörld"), tolower("ÀBC") }\'',
+    "printf 'naïve café\\nz\\n' > f; awk '{ print length($0), length($1); printf \"%-8s|%5s|\\n\", $1, $2 }' f",
+    "printf 'ünïcödé\\n' | awk '{ n = split($0, c, \"\"); print n; print c[1] c[2] }' | od -c | head -3",
+    "printf 'aé b\\n' | awk '{ print substr($1, 2, 1) }' | od -c | head -2",
+    "printf 'é\\n' | awk '/^..$/ { print \"two bytes\" }'",
+    "printf 'x\\n' | awk '{ printf \"%c%c\\n\", 233, 195 }' | od -c | head -2",
+    "awk -v 'v=ça' 'BEGIN { print length(v), v }'",
+    "awk -F 'é' '{ print $2 }' <<< 'aébéc'",
+    "X=ñ awk 'BEGIN { print length(ENVIRON[\"X\"]) }'",
+    'awk \'BEGIN { print "ö" > "out.txt"; close("out.txt"); getline l < "out.txt"; print l, length(l) }\'',
+    'awk \'BEGIN { "echo ü" | getline x; print x, length(x); system("echo ß") }\'',
+    "echo 'ab' | awk '{ gsub(/b/, \"é\"); print; print length() }'",
+    'awk \'BEGIN { x = sprintf("%.2s", "éa"); print length(x) }\'',
+    'awk \'BEGIN { n = gsub(/l/, "L", s = "hello"); print n }\'',
 ]
 
 
@@ -280,6 +296,16 @@ def test_awk_answers_as_ubuntus_mawk(
 ) -> None:
     r = vm.run(command)
     assert (r.stdout, r.stderr, r.exit_code) == expected
+
+
+def test_rand_is_seeded_by_the_machine() -> None:
+    # mawk seeds from the clock: the first srand() gives that seed back; a world replays the same
+    vm = VirtualMachine(interactive=False)
+    first = vm.run("awk 'BEGIN {print srand(), rand()}'").stdout.split()
+    assert int(first[0]) > 0 and 0 <= float(first[1]) < 1
+    assert (
+        vm.run("awk 'BEGIN {srand(7); a = rand(); srand(7); print (a == rand()), srand()}'").stdout == "1 7\n"
+    )
 
 
 def test_usage() -> None:

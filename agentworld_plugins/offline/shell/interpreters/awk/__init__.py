@@ -14,7 +14,7 @@ from ....vfs import FsError
 from ...registry import applet
 from .interp import Awk
 from .parse import AwkSyntaxError, parse, unescape
-from .values import AwkFatal, to_num, to_str
+from .values import AwkFatal, from_host, to_host, to_num, to_str
 
 if TYPE_CHECKING:
     from ...proc import _Proc
@@ -89,7 +89,7 @@ def _u_awk(p: _Proc) -> int:
     err = p.ctx.err
 
     def refuse(message: str) -> int:
-        err.write(f"{p.name}: {message}\n")
+        err.write(to_host(f"{p.name}: {message}\n"))
         return 2
 
     if not args:
@@ -143,7 +143,7 @@ def _u_awk(p: _Proc) -> int:
             i += 1
             value = args[i]
         if opt == "-F":
-            fs = unescape(value)
+            fs = from_host(unescape(value))
         elif opt == "-v":
             name, eq, val = value.partition("=")
             if not eq or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
@@ -162,13 +162,13 @@ def _u_awk(p: _Proc) -> int:
             return 2
         sources.append(("", operands.pop(0)))
     # mawk reads the program with a newline after it (so its end is on the line after the last)
-    src = "\n".join(text for _, text in sources) + "\n"
+    src = from_host("\n".join(text for _, text in sources) + "\n")
     where = f"{sources[0][0]}: " if len(sources) == 1 and sources[0][0] else ""
     try:
         prog = parse(src)
     except AwkSyntaxError as exc:
         for message in exc.messages:
-            err.write(f"{p.name}: {where}{message}\n")
+            err.write(to_host(f"{p.name}: {where}{message}\n"))
         return 2
     except RecursionError:
         return refuse("program nested too deeply")
@@ -187,5 +187,5 @@ def _u_awk(p: _Proc) -> int:
         message = "function call nesting too deep"
     filename = to_str(awk.globals["FILENAME"])
     nr, fnr = (int(to_num(awk.globals[k])) for k in ("NR", "FNR"))
-    err.write(f'{p.name}: run time error: {message}\n\tFILENAME="{filename}" FNR={fnr} NR={nr}\n')
+    err.write(to_host(f'{p.name}: run time error: {message}\n\tFILENAME="{filename}" FNR={fnr} NR={nr}\n'))
     return 2

@@ -23,7 +23,9 @@ from .values import (
     StrNum,
     compare,
     format_printf,
+    from_host,
     strnum,
+    to_host,
     to_num,
     to_str,
     truth,
@@ -75,10 +77,10 @@ class Awk:
         env = MawkArray()
         for name, value in p.vm.vars.items():
             if name in p.vm.exported:
-                env[env.make(name)] = strnum(value)
+                env[env.make(from_host(name))] = strnum(from_host(value))
         args = MawkArray()
         for k, arg in enumerate(argv):
-            args[args.make(k)] = strnum(arg)
+            args[args.make(k)] = strnum(from_host(arg))
         self.globals: dict[str, Any] = {
             "FS": " ", "OFS": " ", "ORS": "\n", "RS": "\n", "NR": 0.0, "FNR": 0.0, "SUBSEP": "\034",
             "CONVFMT": "%.6g", "OFMT": "%.6g", "RSTART": 0.0, "RLENGTH": -1.0, "FILENAME": "",
@@ -86,7 +88,7 @@ class Awk:
             "ARGV": args,
         }  # fmt: skip
         for name, value in assigns:
-            self.globals[name] = strnum(value)
+            self.globals[name] = strnum(from_host(value))
         self.frames: list[dict[str, Any]] = []
         self.record = ""
         self.fields: list[str] | None = []  # $1.. (None: not split yet)
@@ -97,8 +99,9 @@ class Awk:
         self.outputs: dict[str, list[str] | None] = {}  # a pipe's text so far; a file: None
         self.main_reader: Reader | None = None
         self.arg_index = 1
-        self.seed = 0.0
-        self.rng_state = 0
+        # mawk seeds rand() at start from the clock; here from the machine's seeded randomness
+        self.seed = float(p.vm.device_random().getrandbits(31))
+        self.rng_state = int(self.seed)
         self.in_end = False
         self.in_begin = False
         self.exit_code = 0
@@ -198,7 +201,7 @@ class Awk:
                 self.main_reader = Reader.stdin(self.p)
                 continue
             try:
-                text = self.p.read(arg)
+                text = self.p.read(to_host(arg))
             except FsError as exc:
                 if exc.code == "EISDIR":
                     raise AwkFatal("read error (Is a directory)", runtime=False) from None
@@ -206,7 +209,7 @@ class Awk:
             self.main_reader = Reader(text)
 
     def warn(self, message: str) -> None:
-        self.p.ctx.err.write(f"{self.p.name}: {message}\n")
+        self.p.ctx.err.write(to_host(f"{self.p.name}: {message}\n"))
 
     # -- records and fields ----------------------------------------------------------------------
 
@@ -638,7 +641,7 @@ class Awk:
                 reader = Reader.stdin(self.p)
             else:
                 try:
-                    reader = Reader(self.p.read(name))
+                    reader = Reader(self.p.read(to_host(name)))
                 except FsError:
                     return -1.0
             self.readers[name] = reader
@@ -674,15 +677,15 @@ class Awk:
 
     def print_text(self, text: str, redirect: Node | None) -> None:
         if redirect is None:
-            self.p.out(text)
+            self.p.out(to_host(text))
             return
         how, target = redirect
         name = to_str(self.scalar(target), self.convfmt)
         if name in ("/dev/stdout", "-"):
-            self.p.out(text)
+            self.p.out(to_host(text))
             return
         if name == "/dev/stderr":
-            self.p.ctx.err.write(text)
+            self.p.ctx.err.write(to_host(text))
             return
         if how == "|":
             buffer = self.outputs.setdefault(name, [])
@@ -694,7 +697,7 @@ class Awk:
         first = name not in self.outputs
         self.outputs[name] = None
         try:
-            self.p.fs.write(self.p.path(name), text, append=not (first and how == ">"))
+            self.p.fs.write(self.p.path(to_host(name)), to_host(text), append=not (first and how == ">"))
         except FsError as exc:
             raise AwkFatal(f'cannot open "{name}" for output ({exc.strerror})', runtime=False) from None
         self.budget.charge(len(text))
@@ -704,8 +707,8 @@ class Awk:
         from ...proc import _Capture, _Input
 
         out = _Capture() if capture else self.p.ctx.out
-        ctx = self.p.ctx.with_(stdin=_Input(stdin), out=out)
-        status = self.p.vm._run_script(command, ["sh"], ctx, name="sh")
+        ctx = self.p.ctx.with_(stdin=_Input(to_host(stdin)), out=out)
+        status = self.p.vm._run_script(to_host(command), ["sh"], ctx, name="sh")
         return status, out.text if isinstance(out, _Capture) else ""
 
     def close(self, name: str) -> int:

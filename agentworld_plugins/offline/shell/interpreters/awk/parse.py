@@ -784,9 +784,14 @@ class Parser:
                 kind = bare(len(args))
                 if kind == "array" and not (t.kind == "NAME" and self.peek().kind in (",", ")")):
                     self.fail()  # split's array
-                if kind == "lvalue" and t.kind in ("STRING", "NUMBER", "ERE"):
-                    self.fail()  # sub's target
-                if t.kind == "NAME" and self.peek().kind in (",", ")"):
+                if kind == "lvalue":  # sub's target: a variable, element or field, nothing more
+                    target = self.dollar()
+                    if target[0] not in _LVALUES:
+                        self.fail(t)
+                    if target[0] == "var":
+                        self.claim(target[1], "var")
+                    args.append(target)
+                elif t.kind == "NAME" and self.peek().kind in (",", ")"):
                     self.take()
                     if kind is not None:
                         self.claim(t.value, "array" if kind == "array" else "var")

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from .values import from_host
+
 if TYPE_CHECKING:
     from ...proc import _Proc
 
@@ -16,7 +18,7 @@ class Reader:
     """The records of one input: a text read whole, or standard input read as it is needed."""
 
     def __init__(self, text: str, p: _Proc | None = None) -> None:
-        self.text = text
+        self.text = from_host(text)
         self.pos = 0
         self.p = p  # standard input, read a line at a time while RS is a newline
         self.done = False
@@ -30,7 +32,7 @@ class Reader:
     def _fill(self) -> None:
         """Take the rest of standard input (a record separator other than a newline needs it)."""
         if self.p is not None:
-            self.text = self.text[self.pos :] + self.p.ctx.stdin.read()
+            self.text = self.text[self.pos :] + from_host(self.p.ctx.stdin.read())
             self.pos = 0
             self.p = None
 
@@ -45,7 +47,7 @@ class Reader:
                 if line is None:
                     self.done = True
                     return None
-                return line[:-1] if line.endswith("\n") else line
+                return from_host(line[:-1] if line.endswith("\n") else line)
         self._fill()
         text, pos = self.text, self.pos
         if rs == "":

@@ -43,6 +43,22 @@ class AwkFatal(Exception):
         self.runtime = runtime
 
 
+def from_host(text: str) -> str:
+    """Text from outside awk as mawk sees it: a character per byte (UTF-8's bytes as Latin-1), so
+    ``length``, ``substr``, ``index``, ``printf`` widths and regexes count bytes, as mawk does."""
+    return text if text.isascii() else text.encode("utf-8", "surrogateescape").decode("latin-1")
+
+
+def to_host(text: str) -> str:
+    """awk's bytes back to the shell's text (bytes that are not UTF-8 kept as they are)."""
+    if text.isascii():
+        return text
+    try:
+        return text.encode("latin-1").decode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text
+
+
 class StrNum(str):
     """An input string that looks numeric (its number in ``num``), or the uninitialized value."""
 
@@ -201,9 +217,8 @@ def format_printf(fmt: str, args: list[Any], convfmt: str = "%.6g", who: str = "
         elif conv == "c" and not size:
             if isinstance(value, str) and not isinstance(value, StrNum):
                 char = value[:1] or "\0"  # a string's first byte (its NUL when empty)
-            else:  # a number's byte (a byte past ASCII kept raw, as the shell's output writes it)
-                code = to_long(to_num(value)) & 0xFF
-                char = chr(code) if code < 0x80 else chr(0xDC00 + code)
+            else:  # a number's byte
+                char = chr(to_long(to_num(value)) & 0xFF)
             out.append((spec.replace("0", "") + "s") % char)
         elif conv == "s" and not size:
             out.append((spec + "s") % to_str(value, convfmt))
