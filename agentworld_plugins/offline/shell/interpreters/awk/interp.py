@@ -16,6 +16,7 @@ from .arrays import MawkArray, subscript
 from .builtins import call_builtin
 from .parse import Node, Program, unescape
 from .records import Reader, split_fields
+from .regexes import MawkRegexError, mawk_regex
 from .values import (
     UNINIT,
     AwkFatal,
@@ -635,8 +636,9 @@ class Awk:
         reader = self.readers.get(name)
         if reader is None:
             if kind == "cmd":
-                text = self.run_command(name, "", capture=True)[1]
+                status, text = self.run_command(name, "", capture=True)
                 reader = Reader(text)
+                reader.status = status
             elif name in ("-", "/dev/stdin"):
                 reader = Reader.stdin(self.p)
             else:
@@ -662,9 +664,11 @@ class Awk:
         rx = self.regexes.get(source)
         if rx is None:
             try:
-                rx = compile_regex(posix_regex(source, True), re.DOTALL)
+                rx = compile_regex(posix_regex(mawk_regex(source), True), re.DOTALL)
+            except MawkRegexError as exc:
+                raise AwkFatal(f"regular expression compile failed ({exc.reason})\n{source}") from None
             except re.error as exc:
-                raise AwkFatal(f"invalid regexp /{source}/: {exc}") from None
+                raise AwkFatal(f"regular expression compile failed ({exc})\n{source}") from None
             self.regexes[source] = rx
         return rx
 
@@ -714,8 +718,7 @@ class Awk:
     def close(self, name: str) -> int:
         status = -1
         if name in self.readers:
-            del self.readers[name]
-            status = 0
+            status = self.readers.pop(name).status
         if name in self.outputs:
             buffer = self.outputs.pop(name)
             status = 0

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .regexes import MawkRegexError, mawk_regex
+
 Node = tuple[Any, ...]
 
 KEYWORDS = {"BEGIN", "END", "function", "if", "else", "while", "for", "do", "break", "continue",
@@ -301,6 +303,12 @@ class Parser:
     def error(self, message: str, line: int | None = None) -> None:
         """A compile error mawk reports and reads on after."""
         self.errors.append(f"line {self.tok.line if line is None else line}: {message}")
+
+    def check_regex(self, source: str, line: int) -> None:
+        try:
+            mawk_regex(source)
+        except MawkRegexError as exc:
+            self.error(f"regular expression compile failed ({exc.reason})\n{source}", line)
 
     def claim(self, name: str, kind: str) -> None:
         """``name`` used as an array or a variable: mawk refuses a name used as both."""
@@ -616,7 +624,11 @@ class Parser:
         left = self.relational()
         while self.tok.kind in ("~", "!~"):
             neg = self.take().kind == "!~"
-            left = ("match", neg, left, self.relational())
+            line = self.tok.line
+            right = self.relational()
+            if right[0] == "str":  # a constant string is compiled as the program is
+                self.check_regex(right[1], line)
+            left = ("match", neg, left, right)
         return left
 
     def relational(self) -> Node:
@@ -722,6 +734,7 @@ class Parser:
             return ("str", t.value)
         if kind == "ERE":
             self.take()
+            self.check_regex(t.value, t.line)
             return ("regex", t.value)
         if kind == "(":
             self.take()

@@ -24,6 +24,8 @@ class Reader:
         self.done = False
         #: the main input fell back to stdin because ARGV names no file
         self.stdin_all = False
+        #: a command's exit status (what ``close`` of its pipe returns)
+        self.status = 0
 
     @classmethod
     def stdin(cls, p: _Proc) -> Reader:

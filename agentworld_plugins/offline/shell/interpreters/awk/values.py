@@ -169,6 +169,18 @@ def to_ulong(x: float) -> int:
     return int(x)
 
 
+def _alt_octal(n: int, flags: str, width: int, prec: str | None) -> str:
+    """C's ``%#o``: octal digits with a leading 0 (Python's ``#`` writes ``0o``)."""
+    digits = format(n, "o")
+    if prec is not None:
+        digits = "" if not int(prec or 0) and not n else digits.zfill(int(prec or 0))
+    if not digits.startswith("0"):
+        digits = "0" + digits
+    if "-" in flags:
+        return digits.ljust(width)
+    return digits.zfill(width) if "0" in flags and prec is None else digits.rjust(width)
+
+
 def format_printf(fmt: str, args: list[Any], convfmt: str = "%.6g", who: str = "sprintf") -> str:
     """mawk's printf/sprintf: C conversions over awk values; too few arguments or a conversion it
     does not know end the program (:class:`PrintfError`)."""
@@ -209,9 +221,16 @@ def format_printf(fmt: str, args: list[Any], convfmt: str = "%.6g", who: str = "
         if conv in "di":
             x = to_num(value)
             n = to_ulong(x) if conv == "d" and x >= float(_LONG - 1) else to_long(x)
+            if size in ("h", "hh"):  # C's short or char, kept to its bits
+                bits = 16 if size == "h" else 8
+                n = (n + (1 << bits - 1)) % (1 << bits) - (1 << bits - 1)
             out.append((spec + "d") % n)
         elif conv in "oxXu":
-            out.append((spec + ("d" if conv == "u" else conv)) % to_ulong(to_num(value)))
+            n = to_ulong(to_num(value))
+            if conv == "o" and "#" in flags:
+                out.append(_alt_octal(n, flags, int(width or 0), prec))
+            else:
+                out.append((spec + ("d" if conv == "u" else conv)) % n)
         elif conv in "eEfgG" and not size:
             out.append((spec + conv) % to_num(value))
         elif conv == "c" and not size:
