@@ -161,6 +161,8 @@ COMPLETION = [
     "enable -n echo; compgen -A disabled; compgen -A enabled ec",
     "compgen -W 'a b' -- -x; echo $?",
     "compgen -W; echo $?",
+    # a subshell's completions end with it
+    "(complete -W x f); complete -p; complete -W y g; (complete -r g); complete -p",
 ]
 
 #: ulimit scripts: the host's own limits differ from the machine's, so these set a limit before

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..vfs import VirtualFS
@@ -46,6 +47,36 @@ def _nesting_limit() -> ResourceLimit:
     """Nesting deeper than the simulation's stack (bash has no fixed limit for most constructs;
     this one says so instead of printing nothing)."""
     return ResourceLimit("maximum nesting level exceeded (too deeply nested for the offline shell)", 2)
+
+
+#: the machine's tables a subshell gets a copy of (and its changes die with it), each with how it
+#: is copied: the command hash table, ulimit's limits, the disabled builtins, complete's specs
+_SUBSHELL_TABLES: dict[str, Callable[[Any], Any]] = {
+    "_hash_table": lambda table: table.copy(),
+    "_ulimits": lambda limits: {k: list(v) for k, v in limits.items()},
+    "_disabled": set,
+    "_completions": dict,
+}
+
+
+@dataclass
+class _Saved:
+    """What a subshell may change and its parent gets back."""
+
+    cwd: str
+    oldpwd: str | None
+    vars: dict[str, str]
+    exported: set[str]
+    functions: dict[str, Any]
+    positional: list[str]
+    aliases: dict[str, str]
+    flags: tuple[bool, bool, bool, bool]  # pipefail, errexit, nounset, xtrace
+    arrays: dict[str, Any] | None
+    attributes: dict[str, set[str]]
+    traps: dict[str, Any]
+    options: Any
+    dirstack: list[str]
+    tables: dict[str, Any]  # _SUBSHELL_TABLES' copies (None: the machine had none)
 
 
 def _parse_guarded(text: str) -> Any:
@@ -489,64 +520,44 @@ class VirtualMachine(
             return status
         return code
 
-    def _save(self) -> tuple[Any, ...]:
+    def _save(self) -> _Saved:
         arrays = self.__dict__.get("_array_table")
         if arrays:
             self._budget.spend(sum(len(items) for items in arrays.values()) // 64)  # copied below
-        return (
-            self.cwd,
-            self.oldpwd,
-            dict(self.vars),
-            set(self.exported),
-            dict(self.functions),
-            list(self.positional),
-            dict(self.aliases),
-            self.pipefail,
-            self.errexit,
-            self.nounset,
-            self.xtrace,
-            {name: items.copy() for name, items in arrays.items()} if arrays else None,
-            {name: set(letters) for name, letters in self.__dict__.get("_attr_table", {}).items()},
-            dict(self.__dict__.get("_traps") or {}),
-            options.saved(self),
-            list(self.__dict__.get("_dirstack") or ()),
-            self.__dict__["_hash_table"].copy() if "_hash_table" in self.__dict__ else None,
-            {k: list(v) for k, v in self.__dict__["_ulimits"].items()}
-            if "_ulimits" in self.__dict__
-            else None,
-            set(self.__dict__["_disabled"]) if "_disabled" in self.__dict__ else None,
+        kept = self.__dict__
+        return _Saved(
+            cwd=self.cwd,
+            oldpwd=self.oldpwd,
+            vars=dict(self.vars),
+            exported=set(self.exported),
+            functions=dict(self.functions),
+            positional=list(self.positional),
+            aliases=dict(self.aliases),
+            flags=(self.pipefail, self.errexit, self.nounset, self.xtrace),
+            arrays={name: items.copy() for name, items in arrays.items()} if arrays else None,
+            attributes={name: set(letters) for name, letters in kept.get("_attr_table", {}).items()},
+            traps=dict(kept.get("_traps") or {}),
+            options=options.saved(self),
+            dirstack=list(kept.get("_dirstack") or ()),
+            tables={key: copy(kept[key]) if key in kept else None for key, copy in _SUBSHELL_TABLES.items()},
         )
 
-    def _restore(self, saved: tuple[Any, ...]) -> None:
-        (
-            self.cwd,
-            self.oldpwd,
-            self.vars,
-            self.exported,
-            self.functions,
-            self.positional,
-            self.aliases,
-            self.pipefail,
-            self.errexit,
-            self.nounset,
-            self.xtrace,
-            arrays,
-            self.__dict__["_attr_table"],
-            self.__dict__["_traps"],
-            kept_options,
-            self.__dict__["_dirstack"],
-            hashed,
-            limits,
-            disabled,
-        ) = saved
-        for key, value in (("_hash_table", hashed), ("_ulimits", limits), ("_disabled", disabled)):
+    def _restore(self, saved: _Saved) -> None:
+        self.cwd, self.oldpwd = saved.cwd, saved.oldpwd
+        self.vars, self.exported, self.functions = saved.vars, saved.exported, saved.functions
+        self.positional, self.aliases = saved.positional, saved.aliases
+        self.pipefail, self.errexit, self.nounset, self.xtrace = saved.flags
+        self.__dict__["_attr_table"] = saved.attributes
+        self.__dict__["_traps"] = saved.traps
+        self.__dict__["_dirstack"] = saved.dirstack
+        for key, value in saved.tables.items():
             if value is None:
                 self.__dict__.pop(key, None)
             else:
                 self.__dict__[key] = value
-        options.restore(self, kept_options)
-        self.__dict__["_array_table"] = arrays or {}
-        if arrays or self.__dict__.get("_array_bytes"):
+        options.restore(self, saved.options)
+        self.__dict__["_array_table"] = saved.arrays or {}
+        if saved.arrays or self.__dict__.get("_array_bytes"):
             self._recount_arrays()
 
     def _subshell(self, fn: Callable[[], int], ctx: _Ctx | None = None, *, process: bool = False) -> int:
