@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..applet_io import _Inputs, _lines
-from ..errors import _UsageError
+from ..errors import _Refused, _UsageError
 from ..getopt import _getopt, _last
 from ..patterns import _regex_error, posix_regex
 from ..quoting import locale_quote
@@ -61,21 +61,17 @@ def _style(value: str, section: str) -> _Style:
         try:
             return _Style("p", compile_regex(posix_regex(value[1:], False)))
         except re.error as exc:
-            raise _BadValue(_regex_error(exc)) from None
+            raise _Refused(_regex_error(exc)) from None
     raise _UsageError(f"invalid {section} numbering style: {locale_quote(value)}")
-
-
-class _BadValue(Exception):
-    """A bad option value: GNU nl names it on one line, with no usage hint after it."""
 
 
 def _number(value: str, what: str, low: int) -> int:
     try:
         number = int(value, 10)
     except ValueError:
-        raise _BadValue(f"invalid {what}: {locale_quote(value)}") from None
+        raise _Refused(f"invalid {what}: {locale_quote(value)}") from None
     if not low <= number <= _INTMAX:
-        raise _BadValue(f"invalid {what}: {locale_quote(value)}: Numerical result out of range")
+        raise _Refused(f"invalid {what}: {locale_quote(value)}: Numerical result out of range")
     return number
 
 
@@ -130,11 +126,7 @@ def _settings(opts: dict[str, list[str]]) -> _Settings:
 @applet("nl")
 def _u_nl(p: _Proc) -> int:
     opts, files = _getopt(p.args, "b:d:f:h:i:l:n:ps:v:w:", _LONGS)
-    try:
-        s = _settings(opts)
-    except _BadValue as exc:
-        p.err(str(exc))
-        return 1
+    s = _settings(opts)  # a bad value is refused on one line (_Refused)
     number = s.start
     section = "body"
     blanks = 0  # blank lines in a row (-l: only every Nth of them gets a number)
