@@ -120,6 +120,9 @@ NL_CASES = [
     NL + "nl nofile; echo $?",
     NL + "nl nofile c.py; echo $?",
     NL + "nl -z c.py; echo $?",
+    # past intmax_t (or an int, for -w) is EOVERFLOW's message, below the least ERANGE's
+    "for o in -v -i -l -w; do nl $o 99999999999999999999 /dev/null; nl $o 0 /dev/null; nl $o -5 /dev/null; done",
+    "nl -w 3000000000 /dev/null; nl -v -9223372036854775808 /dev/null; echo $?; nl -v -9223372036854775809 /dev/null",
     NL + "cat c.py | nl -",
     # glibc calls a pattern that ends at `[` or `[^` invalid, not unmatched
     "echo x | grep 'a['; echo $?; echo x | grep -E '[^'; echo $?; echo x | grep 'a[b'; echo $?",

@@ -65,12 +65,16 @@ def _style(value: str, section: str) -> _Style:
     raise _UsageError(f"invalid {section} numbering style: {locale_quote(value)}")
 
 
-def _number(value: str, what: str, low: int) -> int:
+def _number(value: str, what: str, low: int, high: int = _INTMAX) -> int:
+    """An option's number as GNU reads it (xdectoimax): past what it may hold is EOVERFLOW's
+    message, below ``low`` ERANGE's."""
     try:
         number = int(value, 10)
     except ValueError:
         raise _Refused(f"invalid {what}: {locale_quote(value)}") from None
-    if not low <= number <= _INTMAX:
+    if not -_INTMAX - 1 <= number <= high:
+        raise _Refused(f"invalid {what}: {locale_quote(value)}: Value too large for defined data type")
+    if number < low:
         raise _Refused(f"invalid {what}: {locale_quote(value)}: Numerical result out of range")
     return number
 
@@ -113,13 +117,13 @@ def _settings(opts: dict[str, list[str]]) -> _Settings:
     return _Settings(
         styles=styles,
         delimiter=opts["d"][-1] if "d" in opts else "\\:",
-        increment=_number(_last(opts, "i") or "1", "line number increment", -_INTMAX),
+        increment=_number(_last(opts, "i") or "1", "line number increment", -_INTMAX - 1),
         join=_number(_last(opts, "l") or "1", "line number of blank lines", 1),
         number_format=number_format,
         renumber="p" not in opts,
         separator=opts["s"][-1] if "s" in opts else "\t",
-        start=_number(_last(opts, "v") or "1", "starting line number", -_INTMAX),
-        width=_number(_last(opts, "w") or "6", "line number field width", 1),
+        start=_number(_last(opts, "v") or "1", "starting line number", -_INTMAX - 1),
+        width=_number(_last(opts, "w") or "6", "line number field width", 1, 2**31 - 1),
     )
 
 
