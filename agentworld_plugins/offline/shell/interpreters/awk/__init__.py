@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 from ....vfs import FsError
 from ...registry import applet
 from .interp import Awk
-from .parse import AwkSyntaxError, parse, unescape
+from .lexer import AwkSyntaxError, unescape
+from .parse import parse
 from .values import AwkFatal, from_host, to_host, to_num, to_str
 
 if TYPE_CHECKING:

@@ -14,7 +14,8 @@ from ...patterns import posix_regex
 from ...regex import compile_regex
 from .arrays import MawkArray, subscript
 from .builtins import call_builtin
-from .parse import Node, Program, unescape
+from .lexer import unescape
+from .parse import Node, Program
 from .records import Reader, split_fields
 from .regexes import MawkRegexError, mawk_regex
 from .values import (
