@@ -176,8 +176,25 @@ class InvokeMixin(MachineState):
             interpreter = first[2:].strip().split()
             if interpreter and posixpath.basename(interpreter[-1]).startswith("python"):
                 return self.run_program("python3", ["python3", *argv], ctx)
-            return self._not_simulated(argv, ctx)
+            # the kernel's way: the interpreter, the rest of the line as one argument, the script
+            path_of, _, rest = first[2:].strip().partition(" ")
+            try:
+                interpreter_node = self.fs.stat(path_of)
+            except FsError:
+                self._complain(ctx, f"{shown}: cannot execute: required file not found")
+                return 127
+            if isinstance(interpreter_node, DirNode):
+                self._exec_failed(ctx, f"{shown}: {path_of}: bad interpreter: Permission denied")
+                return 126
+            found = stub_program(interpreter_node.content) if isinstance(interpreter_node, FileNode) else None
+            if found is None:
+                return self._not_simulated(argv, ctx)
+            return self.run_program(found, [path_of, *([rest.strip()] if rest.strip() else []), *argv], ctx)
         return self._run_script(text, argv, ctx)
+
+    def _exec_failed(self, ctx: _Ctx, message: str) -> None:
+        """An execve error bash reports without a line number (a bad interpreter)."""
+        ctx.err.write(f"{re.sub(r'line [0-9]+: $', '', self.prefix())}{message}\n")
 
     def _run_script(
         self,

@@ -83,6 +83,7 @@ def _w_option(word: str) -> str | None:
 @applet("awk", "mawk", "nawk")
 def _u_awk(p: _Proc) -> int:
     """mawk 1.3.4 20240123, Ubuntu 24.04's awk (``awk`` and ``nawk`` are links to it)."""
+    p.name = p.name.rsplit("/", 1)[-1]  # mawk names itself by its file's name
     args = list(p.args)
     fs: str | None = None
     assigns: list[tuple[str, str]] = []

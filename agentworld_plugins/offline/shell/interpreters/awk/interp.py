@@ -187,6 +187,7 @@ class Awk:
                 if self.main_reader is None:
                     self.main_reader = Reader.stdin(self.p)
                     self.main_reader.stdin_all = True
+                    self.globals["FILENAME"] = "-"  # mawk's name for standard input
                     continue
                 return None
             arg = to_str(argv.get(str(self.arg_index), ""))
