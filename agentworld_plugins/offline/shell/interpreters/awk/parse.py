@@ -97,7 +97,8 @@ class Parser:
             end = self.toks[-1]
             if end.braces > 0 and t is not end:  # mawk reads on, to the end that lacks a brace
                 messages.append(f"line {end.line}: missing }} near end of file")
-        raise AwkSyntaxError(self.complaints(self.toks.index(t)) + messages)
+        at = next(i for i, tok in enumerate(self.toks) if tok is t)  # tokens compare equal by value
+        raise AwkSyntaxError(self.complaints(at) + messages)
 
     def complaints(self, upto: int) -> list[str]:
         return [text for at, text in self.notes if at <= upto] + self.errors
