@@ -20,6 +20,23 @@ def _join(shown: str, name: str) -> str:
     return shown + "/" + name
 
 
+def from_host(text: str) -> str:
+    """Text as a program that works in bytes sees it (mawk, GNU sort): a character per byte
+    (UTF-8's bytes as Latin-1), so lengths, offsets and widths count bytes."""
+    return text if text.isascii() else text.encode("utf-8", "surrogateescape").decode("latin-1")
+
+
+def to_host(text: str) -> str:
+    """:func:`from_host`'s bytes back to the shell's text (bytes that are not UTF-8 kept as
+    they are)."""
+    if text.isascii():
+        return text
+    try:
+        return text.encode("latin-1").decode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text
+
+
 def _lines(text: str) -> list[str]:
     """Lines without their newline; a final newline does not make an empty last line."""
     if not text:

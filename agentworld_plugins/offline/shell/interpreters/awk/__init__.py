@@ -11,11 +11,12 @@ import re
 from typing import TYPE_CHECKING
 
 from ....vfs import FsError
+from ...applet_io import from_host, to_host
 from ...registry import applet
 from .interp import Awk
 from .lexer import AwkSyntaxError, unescape
 from .parse import parse
-from .values import AwkFatal, from_host, to_host, to_num, to_str
+from .values import AwkFatal, to_num, to_str
 
 if TYPE_CHECKING:
     from ...proc import _Proc

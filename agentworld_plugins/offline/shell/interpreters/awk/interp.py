@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ....vfs import FsError
+from ...applet_io import from_host, to_host
 from ...limits import current
 from ...patterns import posix_regex
 from ...regex import compile_regex
@@ -25,9 +26,7 @@ from .values import (
     StrNum,
     compare,
     format_printf,
-    from_host,
     strnum,
-    to_host,
     to_num,
     to_str,
     truth,

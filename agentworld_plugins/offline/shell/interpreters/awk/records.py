@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from .values import from_host
+from ...applet_io import from_host
 
 if TYPE_CHECKING:
     from ...proc import _Proc

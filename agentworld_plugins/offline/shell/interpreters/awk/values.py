@@ -6,31 +6,7 @@ import math
 import re
 from typing import Any
 
-#: what C's strtod reads at the start of a string (mawk converts strings with it): a decimal or
-#: hexadecimal number, inf, infinity or nan, after blanks
-_STRTOD = re.compile(
-    r"[ \t\n\v\f\r]*([-+]?(?:0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][-+]?\d+)?"
-    r"|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|(?i:inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?)))"
-)
-
-
-def strtod(text: str) -> tuple[float, int]:
-    """C's strtod: the number at the start of ``text`` and where it ends (0: none)."""
-    m = _STRTOD.match(text)
-    if m is None:
-        return 0.0, 0
-    word = m.group(1)
-    sign = -1.0 if word.startswith("-") else 1.0
-    body = word.lstrip("+-")
-    low = body[:3].lower()
-    if low == "inf":
-        return sign * math.inf, m.end()
-    if low == "nan":
-        return math.copysign(math.nan, sign), m.end()
-    if body[:2] in ("0x", "0X"):
-        digits = body if "p" in body.lower() else body + "p0"
-        return sign * float.fromhex(digits), m.end()
-    return sign * float(body), m.end()
+from ...strtod import strtod
 
 
 class AwkFatal(Exception):
@@ -41,22 +17,6 @@ class AwkFatal(Exception):
         super().__init__(message)
         self.message = message
         self.runtime = runtime
-
-
-def from_host(text: str) -> str:
-    """Text from outside awk as mawk sees it: a character per byte (UTF-8's bytes as Latin-1), so
-    ``length``, ``substr``, ``index``, ``printf`` widths and regexes count bytes, as mawk does."""
-    return text if text.isascii() else text.encode("utf-8", "surrogateescape").decode("latin-1")
-
-
-def to_host(text: str) -> str:
-    """awk's bytes back to the shell's text (bytes that are not UTF-8 kept as they are)."""
-    if text.isascii():
-        return text
-    try:
-        return text.encode("latin-1").decode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:
-        return text
 
 
 class StrNum(str):
