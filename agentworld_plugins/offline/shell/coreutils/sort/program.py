@@ -141,14 +141,8 @@ class _Sorter:
                     ptr = line.find(self.tab, ptr)
                     ptr = lim if ptr < 0 else ptr + 1
                 else:
-                    while ptr < lim and line[ptr] in _BLANKS:
-                        ptr += 1
-                    while ptr < lim and line[ptr] not in _BLANKS:
-                        ptr += 1
-        if key.skip_start:
-            while ptr < lim and line[ptr] in _BLANKS:
-                ptr += 1
-        return min(lim, ptr + key.schar)
+                    ptr = _past_field(line, ptr)
+        return min(lim, (_past_blanks(line, ptr) if key.skip_start else ptr) + key.schar)
 
     def _limit(self, line: str, key: _Key) -> int:
         lim = len(line)
@@ -163,15 +157,9 @@ class _Sorter:
                 if ptr < lim and (eword or key.echar):
                     ptr += 1
             else:
-                while ptr < lim and line[ptr] in _BLANKS:
-                    ptr += 1
-                while ptr < lim and line[ptr] not in _BLANKS:
-                    ptr += 1
+                ptr = _past_field(line, ptr)
         if key.echar:
-            if key.skip_end:
-                while ptr < lim and line[ptr] in _BLANKS:
-                    ptr += 1
-            ptr = min(lim, ptr + key.echar)
+            ptr = min(lim, (_past_blanks(line, ptr) if key.skip_end else ptr) + key.echar)
         return ptr
 
     def field(self, line: str, key: _Key) -> str:
@@ -205,6 +193,20 @@ class _Sorter:
             return 0
         diff = (a > b) - (a < b)
         return -diff if self.reverse else diff
+
+
+def _past_blanks(line: str, ptr: int) -> int:
+    while ptr < len(line) and line[ptr] in _BLANKS:
+        ptr += 1
+    return ptr
+
+
+def _past_field(line: str, ptr: int) -> int:
+    """Past the next field: its blanks, then what is not blank."""
+    ptr = _past_blanks(line, ptr)
+    while ptr < len(line) and line[ptr] not in _BLANKS:
+        ptr += 1
+    return ptr
 
 
 def _compare(x: Any, y: Any) -> int:
