@@ -12,6 +12,7 @@ import pytest
 from agentworld_plugins.offline.shell.dates import parse_date
 
 RELATIVE_DATES = [
+    "TZ=UTC date -d '2024-01-01 + 1 day' +%F; TZ=UTC date -d '2024-01-01 - 2 weeks' +%F",
     "TZ=UTC date -d '2024-01-31 +1 month' +%F",
     "TZ=UTC date -d '2024-01-15 1 day ago' +%F",
     "TZ=UTC date -d '2024-03-10 +2 weeks' +%F; TZ=UTC date -d '2024-03-10 -3 days' +%F",

@@ -26,7 +26,7 @@ _TOKEN = re.compile(
     r"|(?P<us>\d{1,2}/\d{1,2}/\d{2,4})"
     r"|(?P<time>\d{1,2}:\d\d(?::\d\d(?:\.\d+)?)?)"
     r"|(?P<zone>[-+]\d\d:\d\d)"
-    r"|(?P<number>[-+]?\d+)"
+    r"|(?P<number>[-+]?\s*\d+)"  # GNU lets blanks follow the sign: "+ 1 day"
     r"|(?P<word>[a-z]+)\.?"
     r"|(?P<skip>,)"
 )
@@ -71,7 +71,7 @@ def _items(value: str) -> _Parsed | None:
             return None
         if m.lastgroup != "skip":
             kind = "date" if m.group("date") else m.lastgroup
-            tokens.append((kind, m.group(kind), m))
+            tokens.append((kind, re.sub(r"\s+", "", m.group(kind)), m))
         pos = m.end()
     i = 0
     while i < len(tokens):
