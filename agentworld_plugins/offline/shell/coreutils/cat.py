@@ -6,7 +6,7 @@ from collections.abc import Generator, Iterable
 from typing import TYPE_CHECKING
 
 from ...vfs import FsError
-from ..applet_io import _Inputs, _lines
+from ..applet_io import _Inputs, _lines, from_host
 from ..devices import ENDLESS, device_chunks
 from ..getopt import _getopt
 from ..pipes import streaming
@@ -31,11 +31,12 @@ def _u_cat(p: _Proc) -> Generator[str, None, int]:
             "show-ends": "E",
             "squeeze-blank": "s",
             "show-tabs": "T",
+            "show-nonprinting": "v",
         },
     )
     # paths now: the generator may run on after the shell's directory has changed
     sources = [(name, None if name == "-" else p.path(name)) for name in files or ["-"]]
-    plain = not (set(opts) & set("nbAEsT"))
+    plain = not (set(opts) & set("nbAEsTvte"))
     numbering = _Numbering(opts)
     status = 0
     for name, path in sources:
@@ -61,6 +62,25 @@ def _chunks_of(p: _Proc, path: str | None) -> Iterable[str]:
     if path in ENDLESS and p.ctx.lazy:
         return device_chunks(path, p.vm.device_random())
     return [p.read_path(path)]
+
+
+def _visible(piece: str, tabs: bool) -> str:
+    """``cat -v``: each byte a control character shows as ^X (DEL ^?), past ASCII as M- and the
+    byte less 128; a tab stays unless ``tabs`` (-T) makes it ^I."""
+    out = []
+    for c in from_host(piece):
+        b = ord(c)
+        lead = "M-" if b >= 128 else ""
+        b &= 0x7F
+        if b == 9 and not lead and not tabs:
+            out.append("\t")
+        elif b < 32:
+            out.append(f"{lead}^{chr(b + 64)}")
+        elif b == 127:
+            out.append(f"{lead}^?")
+        else:
+            out.append(lead + chr(b))
+    return "".join(out)
 
 
 class _Numbering:
@@ -97,11 +117,13 @@ class _Numbering:
                 elif "n" in opts:
                     self.number += 1
                     out.append(f"{self.number:6d}\t")
-            if "T" in opts or "A" in opts:
+            if set(opts) & set("vAet"):
+                piece = _visible(piece, tabs="T" in opts or "A" in opts or "t" in opts)
+            elif "T" in opts:
                 piece = piece.replace("\t", "^I")
             out.append(piece)
             if ended:
-                out.append("$\n" if ("E" in opts or "A" in opts) else "\n")
+                out.append("$\n" if set(opts) & set("EAe") else "\n")
             self.at_start = ended
         return "".join(out)
 

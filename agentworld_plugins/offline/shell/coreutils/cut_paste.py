@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..applet_io import _Inputs, _lines
+from ..applet_io import _Inputs, _lines, from_host, to_host
 from ..errors import _UsageError
 from ..escapes import _echo_escapes
 from ..getopt import _getopt, _last
@@ -55,6 +55,11 @@ def _u_cut(p: _Proc) -> int:
     out_delim = _last(opts, "od", delim) or delim
     inputs = _Inputs(p, files)
     out: list[str] = []
+    flip = "complement" in opts
+
+    def chosen(k: int) -> bool:
+        return any(a <= k and (b is None or k <= b) for a, b in ranges) != flip
+
     for _, text in inputs:
         for line in _lines(text):
             if "f" in opts:
@@ -63,19 +68,10 @@ def _u_cut(p: _Proc) -> int:
                         out.append(line + "\n")
                     continue
                 fields = line.split(delim)
-                chosen = [
-                    f
-                    for k, f in enumerate(fields, 1)
-                    if any(a <= k and (b is None or k <= b) for a, b in ranges)
-                ]
-                out.append(out_delim.join(chosen) + "\n")
-            else:
-                chosen_chars = [
-                    c
-                    for k, c in enumerate(line, 1)
-                    if any(a <= k and (b is None or k <= b) for a, b in ranges)
-                ]
-                out.append("".join(chosen_chars) + "\n")
+                out.append(out_delim.join(f for k, f in enumerate(fields, 1) if chosen(k)) + "\n")
+            else:  # GNU cut's characters are bytes
+                raw = from_host(line)
+                out.append(to_host("".join(c for k, c in enumerate(raw, 1) if chosen(k))) + "\n")
     p.out("".join(out))
     return inputs.status
 
