@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ...vfs import FsError
 from ..errors import _Refused, _UsageError
+from ..escapes import _ESCAPES
 from ..quoting import locale_quote
 from ..registry import applet
 
@@ -23,17 +24,6 @@ _VALUED, _ATTACHED = set("aEIdLnPs"), set("eil")
 _LONG = {"null": "0", "arg-file": "a", "delimiter": "d", "eof": "e", "replace": "i", "max-lines": "l",
          "max-args": "n", "interactive": "p", "no-run-if-empty": "r", "max-chars": "s", "verbose": "t",
          "exit": "x", "max-procs": "P", "open-tty": "o", "process-slot-var": "S", "show-limits": "Z"}  # fmt: skip
-_ESCAPES = {
-    "n": "\n",
-    "t": "\t",
-    "r": "\r",
-    "a": "\a",
-    "b": "\b",
-    "f": "\f",
-    "v": "\v",
-    "\\": "\\",
-    "0": "\0",
-}
 
 
 class _Unmatched(Exception):
@@ -95,6 +85,8 @@ def _count(value: str | None, letter: str) -> int:
 def _delimiter(value: str) -> str:
     if len(value) == 1:
         return value
+    if value == "\\0":
+        return "\0"
     if value.startswith("\\") and value[1:] in _ESCAPES:
         return _ESCAPES[value[1:]]
     m = re.fullmatch(r"\\(?:x([0-9a-fA-F]{1,2})|([0-7]{1,3}))", value)
