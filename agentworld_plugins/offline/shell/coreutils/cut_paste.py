@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import deque
 from typing import TYPE_CHECKING
 
 from ..applet_io import _Inputs, _lines, from_host, to_host
@@ -81,7 +82,7 @@ def _u_paste(p: _Proc) -> int:
     opts, files = _getopt(p.args, "sd:z", {"serial": "s", "delimiters=": "d"})
     delims = _echo_escapes(_last(opts, "d", "\t") or "\t")[0] or "\t"
     inputs = _Inputs(p, files)
-    columns_in = [_lines(text) for _, text in inputs]
+    texts = [(name, text) for name, text in inputs]
     out: list[str] = []
 
     def joined(items: list[str]) -> str:
@@ -91,9 +92,12 @@ def _u_paste(p: _Proc) -> int:
         return text
 
     if "s" in opts:
-        out = [joined(col) + "\n" for col in columns_in]
+        out = [joined(_lines(text)) + "\n" for _, text in texts]
     else:
-        for row in range(max((len(c) for c in columns_in), default=0)):
-            out.append(joined([c[row] if row < len(c) else "" for c in columns_in]) + "\n")
+        # every "-" reads on from the one standard input: `paste - -` pairs its lines
+        stdin = deque(next((_lines(text) for name, text in texts if name == "-"), []))
+        columns = [stdin if name == "-" else deque(_lines(text)) for name, text in texts]
+        while any(columns):
+            out.append(joined([c.popleft() if c else "" for c in columns]) + "\n")
     p.out("".join(out))
     return inputs.status

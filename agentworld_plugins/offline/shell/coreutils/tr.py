@@ -68,7 +68,9 @@ def _char(spec: str, i: int) -> tuple[str, int]:
 @streaming()
 def _u_tr(p: _Proc) -> Generator[str, None, int]:
     """tr, streaming: translated a chunk at a time (``cat /dev/urandom | tr -dc a-z | head -c 8``)."""
-    opts, sets = _getopt(p.args, "dscCt", {"delete": "d", "squeeze-repeats": "s", "complement": "c"})
+    opts, sets = _getopt(
+        p.args, "dscCt", {"delete": "d", "squeeze-repeats": "s", "complement": "c", "truncate-set1": "t"}
+    )
     if not sets:
         raise _UsageError("missing operand")
     delete = "d" in opts
@@ -102,6 +104,8 @@ def _u_tr(p: _Proc) -> Generator[str, None, int]:
                 return "".join(last if in1(ch) else ch for ch in text)
 
         else:
+            if "t" in opts:  # -t: set1 cut to set2's length instead of set2 stretched
+                set1 = set1[: len(set2)]
             if set2 and len(set2) < len(set1):
                 set2 = set2 + [set2[-1]] * (len(set1) - len(set2))
             table = str.maketrans(dict(zip(set1, set2)))
