@@ -81,39 +81,147 @@ def _indicator(node: Node) -> str:
     return "*" if node.mode & 0o111 else ""
 
 
-def columns(names: list[str], width: int = COLUMNS) -> list[str]:
-    """Names laid out in vertical columns the way GNU ``ls`` does on a terminal."""
+def _pad(start: int, end: int, tabs: bool) -> str:
+    """GNU ls's indent from column ``start`` to ``end``: tabs (every 8) where one fits, else
+    spaces; spaces only where the names go to a terminal here."""
+    if not tabs:
+        return " " * (end - start)
+    out = []
+    while start < end:
+        if end // 8 > (start + 1) // 8:
+            out.append("\t")
+            start += 8 - start % 8
+        else:
+            out.append(" ")
+            start += 1
+    return "".join(out)
+
+
+def columns(names: list[str], width: int = COLUMNS, across: bool = False, tabs: bool = False) -> list[str]:
+    """Names laid out in columns as GNU ``ls`` lays them out: down each column (``-C``) or across
+    the rows (``-x``), as many columns as fit in ``width``."""
     if not names:
         return []
     n = len(names)
     lens = [len(x) for x in names]
-    best_rows, best_widths = n, [max(lens)]
+    best_cols, best_widths = 1, [max(lens)]
     for cols in range(min(n, max(1, width // 3)), 0, -1):
         rows = math.ceil(n / cols)
-        used_cols = math.ceil(n / rows)
-        widths = [max(lens[c * rows : (c + 1) * rows]) for c in range(used_cols)]
-        line = sum(w + 2 for w in widths[:-1]) + widths[-1]
-        if line < width:
-            best_rows, best_widths = rows, widths
+        used = cols if across else math.ceil(n / rows)
+        slots = [[k for k in range(n) if (k % cols if across else k // rows) == c] for c in range(used)]
+        widths = [max(lens[k] for k in slot) + 2 for slot in slots]
+        if sum(widths) - 2 < width:
+            best_cols, best_widths = used, widths
             break
+    rows = math.ceil(n / best_cols)
     out = []
-    for r in range(best_rows):
-        cells = []
-        for c in range(len(best_widths)):
-            idx = c * best_rows + r
-            if idx >= n:
-                break
-            last = c == len(best_widths) - 1 or (c + 1) * best_rows + r >= n
-            cells.append(names[idx] if last else names[idx].ljust(best_widths[c] + 2))
-        out.append("".join(cells))
+    for r in range(rows):
+        cells = [r * best_cols + c if across else c * rows + r for c in range(best_cols)]
+        cells = [k for k in cells if k < n]
+        line, pos = [], 0
+        for c, k in enumerate(cells):
+            line.append(names[k])
+            if c < len(cells) - 1:
+                line.append(_pad(pos + lens[k], pos + best_widths[c], tabs))
+            pos += best_widths[c]
+        out.append("".join(line))
     return out
+
+
+#: ``--format=``'s words and the option each stands for
+_FORMATS = {"across": "x", "horizontal": "x", "commas": "m", "long": "l", "verbose": "l", "single-column": "1",
+            "vertical": "C"}  # fmt: skip
+
+
+def _layout(args: list[str]) -> str | None:
+    """The last of -1, -C, -x, -m, -l (or ``--format=``) given: GNU's last one wins."""
+    chosen = None
+    for a in args:
+        if a == "--":
+            break
+        if a.startswith("--format="):
+            chosen = _FORMATS.get(a[9:], chosen)
+        elif a.startswith("-") and not a.startswith("--"):
+            for c in a[1:]:
+                if c in "1Cxml":
+                    chosen = c
+    return chosen
+
+
+#: quoting styles (``--quoting-style``) and the options that stand for some
+_QUOTING = ("literal", "shell", "shell-always", "shell-escape", "shell-escape-always", "c", "c-maybe",
+            "escape", "locale", "clocale")  # fmt: skip
+_C_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
+              "\v": "\\v", "\\": "\\\\"}  # fmt: skip
+
+
+def _quoting_style(args: list[str], tty: bool, utf8: bool) -> str:
+    """The quoting style the last of -N, -Q, -b, --quoting-style= names (default: shell-escape on
+    a terminal, literal elsewhere)."""
+    style = "shell-escape" if tty else "literal"
+    for a in args:
+        if a == "--":
+            break
+        if a.startswith("--quoting-style="):
+            word = a[16:]
+            matches = [q for q in _QUOTING if q == word] or [q for q in _QUOTING if q.startswith(word)]
+            if len(matches) != 1:
+                valid = "".join(f"  - {locale_quote(q) if utf8 else repr(q)}\n" for q in _QUOTING)
+                raise _UsageError(
+                    f"invalid argument {locale_quote(word)} for {locale_quote('--quoting-style')}\n"
+                    f"Valid arguments are:\n{valid.rstrip()}",
+                    1,
+                )
+            style = matches[0]
+        elif a in ("--literal", "--quote-name", "--escape"):
+            style = {"--literal": "literal", "--quote-name": "c", "--escape": "escape"}[a]
+        elif a.startswith("-") and not a.startswith("--"):
+            for c in a[1:]:
+                if c in "NQb":
+                    style = {"N": "literal", "Q": "c", "b": "escape"}[c]
+    return style
+
+
+def _quoted(name: str, style: str) -> str:
+    if style == "literal":
+        return name
+    if style in ("shell", "shell-escape"):
+        return quote_if_needed(name) if not _SAFE_NAME.fullmatch(name) else name
+    if style in ("shell-always", "shell-escape-always"):
+        return quote_always(name)
+    body = "".join(_C_ESCAPES.get(c, c if c.isprintable() else f"\\{ord(c) & 0xFF:03o}") for c in name)
+    if style == "escape":
+        return body.replace(" ", "\\ ")
+    if style in ("c", "c-maybe"):
+        return '"' + body.replace('"', '\\"') + '"'
+    return locale_quote(name)
+
+
+def _commas(names: list[str], width: int = COLUMNS) -> list[str]:
+    """``ls -m``: names after commas, a line broken where the next would reach the width."""
+    lines, line, pos = [], "", 0
+    for k, name in enumerate(names):
+        if k:
+            if pos + len(name) + 2 < width:
+                line += ", "
+                pos += 2
+            else:
+                lines.append(line + ",")
+                line, pos = "", 0
+        line += name
+        pos += len(name)
+    return [*lines, line]
+
+
+def _block_size(node: Node, human: bool) -> str:
+    return human_size(_blocks(node) * 1024) if human else str(_blocks(node))
 
 
 @applet("ls")
 def _u_ls(p: _Proc) -> int:
     opts, ops = _getopt(
         p.args,
-        "aAlR1dFhrtSCUpinGgouc",
+        "aAlR1dFhrtSCUpinGgoucxmQbNs",
         {
             "all": "a",
             "almost-all": "A",
@@ -125,7 +233,12 @@ def _u_ls(p: _Proc) -> int:
             "color": None,
             "color=": None,
             "group-directories-first": "group",
-            "format=": None,
+            "format=": "format",
+            "quote-name": "Q",
+            "escape": "b",
+            "literal": "N",
+            "quoting-style=": "quoting",
+            "size": "s",
             "time-style=": "time-style",
             "full-time": "full-time",
             "time=": "time",
@@ -143,7 +256,11 @@ def _u_ls(p: _Proc) -> int:
     formats = _time_formats(style, env) if long else None  # GNU reads the style for -l only
     fs = p.fs
     tty = p.ctx.out.tty
-    one = "1" in opts or (not tty and "C" not in opts)
+    layout = _layout(p.args)
+    if layout == "l":
+        long = True
+    one = layout == "1" or (layout is None and not tty)
+    quoting = _quoting_style(p.args, tty, utf8)
     show_all = "a" in opts
     almost = "A" in opts
     status = 0
@@ -165,7 +282,7 @@ def _u_ls(p: _Proc) -> int:
         return node.size if hasattr(node, "size") else 0  # type: ignore[attr-defined]
 
     def name_of(name: str, node: Node) -> str:
-        shown = quote_if_needed(name) if tty and not _SAFE_NAME.fullmatch(name) else name
+        shown = _quoted(name, quoting)
         if "F" in opts:
             if long and isinstance(node, LinkNode):
                 return shown
@@ -177,7 +294,22 @@ def _u_ls(p: _Proc) -> int:
     def render(entries: list[tuple[str, Node]], with_total: bool) -> list[str]:
         if not long:
             names = [name_of(n, node) for n, node in entries]
-            return names if one else columns(names)
+            if "s" in opts:  # each name after its size in blocks
+                sizes = [_block_size(node, "h" in opts) for _, node in entries]
+                digits = max((len(x) for x in sizes), default=0)
+                names = [f"{size.rjust(digits)} {name}" for size, name in zip(sizes, names)]
+            # the terminal's width, or (to a pipe or file) $COLUMNS, else 80
+            width = COLUMNS if tty else int(env["COLUMNS"]) if env.get("COLUMNS", "").isdigit() else 80
+            if one:
+                lines = names
+            elif layout == "m":
+                lines = _commas(names, width)
+            else:
+                lines = columns(names, width, across=layout == "x", tabs=not tty)
+            if "s" in opts and with_total:
+                total = sum(_blocks(node) for _, node in entries)
+                lines = [f"total {human_size(total * 1024) if 'h' in opts else total}", *lines]
+            return lines
         rows = []
         for name, node in entries:
             size = human_size(_size(node)) if "h" in opts else str(_size(node))
