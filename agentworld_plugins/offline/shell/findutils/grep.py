@@ -165,6 +165,9 @@ def _u_grep(p: _Proc) -> Generator[str, None, int]:
             targets.append(("(standard input)", None))
             continue
         path = p.path(name)
+        if path in ("/dev/stdin", "/proc/self/fd/0"):  # standard input, named as given
+            targets.append((name, None))
+            continue
         try:
             node = p.fs.stat(path)
         except FsError as exc:
@@ -270,7 +273,8 @@ class _Matcher:
         only = "o" in opts and not invert
         context = bool(self.after or self.before)
         summary = next((k for k in "qclL" if k in opts), None)
-        prefix = f"{shown}:" if self.with_name else ""
+        nul = "Z" in opts  # -Z: a NUL after each file name, not its ':' or newline
+        prefix = f"{shown}{chr(0) if nul else ':'}" if self.with_name else ""
         window: deque[tuple[int, str, int]] = deque(maxlen=self.before or None)
         last_printed = -1
         after_left = 0
@@ -335,10 +339,10 @@ class _Matcher:
         if summary == "c":
             yield f"{prefix}{count}\n"
         elif (summary == "l" and count) or (summary == "L" and not count):
-            yield shown + "\n"
+            yield shown + ("\0" if nul else "\n")
 
     def _context_line(self, shown: str, k: int, line: str, sep: str, at: int) -> str:
-        name = f"{shown}{sep}" if self.with_name else ""
+        name = f"{shown}{chr(0) if 'Z' in self.opts else sep}" if self.with_name else ""
         num = f"{k + 1}{sep}" if "n" in self.opts else ""
         off = f"{at}{sep}" if "b" in self.opts else ""
         return f"{name}{num}{off}{line}\n"
