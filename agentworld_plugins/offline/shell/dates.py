@@ -255,7 +255,7 @@ def format_date(epoch: int, fmt: str | None = None) -> str:
         if c == "%" and i + 1 < len(fmt):
             d = fmt[i + 1]
             pad = ""
-            if d in "-_0^" and i + 2 < len(fmt):
+            if d in "-_0^#" and i + 2 < len(fmt):
                 pad, d = d, fmt[i + 2]
                 i += 1
             if d == "s":
@@ -282,6 +282,8 @@ def format_date(epoch: int, fmt: str | None = None) -> str:
                 piece = re.sub(r"^0", " ", piece)
             elif pad == "^":
                 piece = piece.upper()
+            elif pad == "#":  # the other case: names upper, %p and %Z lower
+                piece = piece.lower() if d in "pZ" else piece.upper()
             out.append(piece)
             i += 2
             continue

@@ -99,6 +99,12 @@ def _echo_escapes(text: str, printf_format: bool = False) -> tuple[str, bool]:
                     out.append(_byte(int(m.group(0), 16)))
                     i += 2 + m.end()
                     continue
+            if d in "uU":  # a character by its code point: \uHHHH, \UHHHHHHHH
+                m = re.match(r"[0-9A-Fa-f]{1,4}" if d == "u" else r"[0-9A-Fa-f]{1,8}", text[i + 2 :])
+                if m and int(m.group(0), 16) <= 0x10FFFF:
+                    out.append(chr(int(m.group(0), 16)))
+                    i += 2 + m.end()
+                    continue
             out.append(c)
             i += 1
             continue

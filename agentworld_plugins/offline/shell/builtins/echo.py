@@ -52,7 +52,11 @@ def _printf_number(p: _Proc, arg: str, conv: str) -> int | float:
     try:
         if conv in "eEfFgG":
             return float(text)
-        return int(text, 0) if re.fullmatch(r"[-+]?(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9]\d*)", text) else int(text)
+        m = re.fullmatch(r"([-+]?)(?:0[xX]([0-9a-fA-F]+)|0([0-7]+))", text)  # C's 0x hex and 0 octal
+        if m:
+            value = int(m.group(2), 16) if m.group(2) else int(m.group(3), 8)
+            return -value if m.group(1) == "-" else value
+        return int(text)
     except ValueError:
         m = re.match(r"[-+]?\d+", text)
         p.shell_err(f"printf: {arg}: invalid number")

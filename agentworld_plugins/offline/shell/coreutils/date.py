@@ -15,6 +15,11 @@ if TYPE_CHECKING:
     from ..proc import _Proc
 
 
+#: -I's precisions (--rfc-3339 writes the same with a blank for the T); the clock is UTC
+_ISO = {"date": "%Y-%m-%d", "hours": "%Y-%m-%dT%H+00:00", "minutes": "%Y-%m-%dT%H:%M+00:00",
+        "seconds": "%Y-%m-%dT%H:%M:%S+00:00", "ns": "%Y-%m-%dT%H:%M:%S,%N+00:00"}  # fmt: skip
+
+
 @applet("date")
 def _u_date(p: _Proc) -> int:
     args = list(p.args)
@@ -38,8 +43,24 @@ def _u_date(p: _Proc) -> int:
                 p.err(f"invalid date {locale_quote(value)}")
                 return 1
             now = when
-        elif a in ("-I", "--iso-8601"):
-            fmt = "%Y-%m-%d"
+        elif a.startswith(("-I", "--iso-8601", "--rfc-3339")):
+            rfc = a.startswith("--rfc-3339")
+            word = a.split("=", 1)[1] if "=" in a else a[2:] if a.startswith("-I") else ""
+            if rfc and not word:
+                raise _UsageError("option '--rfc-3339' requires an argument")
+            word = word or "date"
+            choices = ("date", "seconds", "ns") if rfc else ("hours", "minutes", "date", "seconds", "ns")
+            matches = [c for c in choices if c.startswith(word)]
+            if len(matches) != 1:
+                option = "--rfc-3339" if rfc else "--iso-8601"
+                valid = "".join(f"  - {locale_quote(c)}\n" for c in choices)
+                raise _UsageError(
+                    f"invalid argument {locale_quote(word)} for {locale_quote(option)}\n"
+                    f"Valid arguments are:\n{valid.rstrip()}"
+                )
+            fmt = _ISO[matches[0]].replace("T", " ").replace(",", ".") if rfc else _ISO[matches[0]]
+            if rfc and matches[0] == "date":
+                fmt = "%Y-%m-%d"
         elif a in ("-R", "--rfc-email"):
             fmt = "%a, %d %b %Y %H:%M:%S +0000"
         elif a.startswith("-"):

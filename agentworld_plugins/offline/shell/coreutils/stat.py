@@ -9,12 +9,24 @@ from typing import TYPE_CHECKING
 
 from ...vfs import DirNode, LinkNode, mode_string
 from ..errors import _UsageError
+from ..escapes import _echo_escapes
 from ..fileinfo import _blocks, _nlink, inode_number
 from ..getopt import _getopt, _last
+from ..quoting import quote_always
 from ..registry import applet
 
 if TYPE_CHECKING:
     from ..proc import _Proc
+
+
+def _last_printf(args: list[str]) -> int:
+    """Where the last --printf is among ``args``."""
+    return max((k for k, a in enumerate(args) if a.startswith("--printf")), default=0)
+
+
+def _file_type_bits(node: object) -> int:
+    """The file-type bits of st_mode (%f): a folder 040000, a link 0120000, a file 0100000."""
+    return 0o040000 if isinstance(node, DirNode) else 0o120000 if isinstance(node, LinkNode) else 0o100000
 
 
 def _stat_field(values: dict[str, str], m: re.Match[str]) -> str:
@@ -23,10 +35,16 @@ def _stat_field(values: dict[str, str], m: re.Match[str]) -> str:
 
 @applet("stat")
 def _u_stat(p: _Proc) -> int:
-    opts, names = _getopt(p.args, "c:L", {"format=": "c", "dereference": "L", "printf=": "c"})
+    opts, names = _getopt(p.args, "c:L", {"format=": "c", "dereference": "L", "printf=": "printf"})
     if not names:
         raise _UsageError("missing operand")
-    fmt = _last(opts, "c")
+    # the last of -c/--format (a newline after each) and --printf (escapes, no newline) given
+    printf = "printf" in opts and not any(
+        a.startswith(("-c", "--format")) for a in p.args[_last_printf(p.args) :]
+    )
+    fmt = _last(opts, "printf") if printf else _last(opts, "c")
+    if printf and fmt is not None:
+        fmt = _echo_escapes(fmt, printf_format=True)[0]
     status = 0
     for name in names:
         path = p.path(name)
@@ -58,6 +76,18 @@ def _u_stat(p: _Proc) -> int:
                 "y": when,
                 "h": str(_nlink(node)),
                 "i": str(inode_number(path)),
+                "N": quote_always(name)
+                + (f" -> {quote_always(node.target)}" if isinstance(node, LinkNode) else ""),
+                "b": str(_blocks(node) * 2),
+                "B": "512",
+                "o": "4096",
+                "f": f"{_file_type_bits(node) | node.mode & 0o7777:x}",
+                "X": str(node.mtime),
+                "Z": str(node.mtime),
+                "x": when,
+                "z": when,
+                "w": when,
+                "W": str(node.mtime),
             }
             p.out(
                 re.sub(
@@ -65,7 +95,7 @@ def _u_stat(p: _Proc) -> int:
                     functools.partial(_stat_field, values),
                     fmt,
                 )
-                + "\n"
+                + ("" if printf else "\n")
             )
             continue
         shown = f"{name} -> {node.target}" if isinstance(node, LinkNode) else name
