@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, AnyStr
 
 from ..vfs import FsError
 from .quoting import locale_quote, quote_if_needed
@@ -35,6 +35,17 @@ def to_host(text: str) -> str:
         return text.encode("latin-1").decode("utf-8", "surrogateescape")
     except UnicodeEncodeError:
         return text
+
+
+def lines_with_ends(text: AnyStr) -> list[AnyStr]:
+    """Lines split at newlines only, each keeping its newline (``str.splitlines`` also splits at
+    ``\\r``, ``\\f``, ``\\x1c`` and more, which no Unix tool does)."""
+    newline = "\n" if isinstance(text, str) else b"\n"
+    parts = text.split(newline)  # type: ignore[arg-type]
+    out = [part + newline for part in parts[:-1]]  # type: ignore[operator]
+    if parts[-1]:
+        out.append(parts[-1])
+    return out
 
 
 def _lines(text: str) -> list[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .applet_io import lines_with_ends
 from .limits import current
 
 _UNIFIED = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -93,7 +94,7 @@ class Reader:
     """Splits patch text into :class:`FilePatch` es the way GNU patch finds them."""
 
     def __init__(self, text: str) -> None:
-        self.lines = text.splitlines(keepends=True)
+        self.lines = lines_with_ends(text)
         current().spend(1 + len(self.lines))
         self.i = 0
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator
 
+from .applet_io import lines_with_ends
+
 Opcode = tuple[str, int, int, int, int]
 
 
@@ -57,7 +59,7 @@ def unified(
     hunks, and ``\\ No newline at end of file`` after a last line without one. ``codes``: the
     edit script to show (default difflib's); ``context``: the unchanged lines shown around each
     change (``-U``), hunks whose context would touch or overlap merged into one."""
-    left, right = a.splitlines(keepends=True), b.splitlines(keepends=True)
+    left, right = lines_with_ends(a), lines_with_ends(b)
     if codes is None:
         lines = list(difflib.unified_diff(left, right, from_name, to_name, from_date, to_date, context))
         if not from_name and not to_name:

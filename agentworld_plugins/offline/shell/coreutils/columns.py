@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ...vfs import FsError
-from ..applet_io import _Inputs
+from ..applet_io import _Inputs, lines_with_ends
 from ..errors import _Refused, _UsageError
 from ..getopt import _getopt, _last
 from ..limits import current
@@ -94,7 +94,7 @@ def _u_expand(p: _Proc) -> int:
 
 def _expand(data: bytes, stops: _Stops, initial: bool) -> bytes:
     out = bytearray()
-    for line in data.splitlines(keepends=True):
+    for line in lines_with_ends(data):
         column, leading = 0, True
         for byte in line:
             if byte == 9 and (leading or not initial):
@@ -119,7 +119,7 @@ def _u_unexpand(p: _Proc) -> int:
     inputs = _Inputs(p, files)
     for _, text in inputs:
         data = _charged(text)
-        out = b"".join(_unexpand_line(line, stops, whole_lines) for line in data.splitlines(keepends=True))
+        out = b"".join(_unexpand_line(line, stops, whole_lines) for line in lines_with_ends(data))
         p.out(out.decode("utf-8", "surrogateescape"))
     return inputs.status
 

@@ -8,6 +8,7 @@ import string
 from typing import TYPE_CHECKING
 
 from ...vfs import DirNode, FsError, content_of
+from ..applet_io import lines_with_ends
 from ..constants import NPROC
 from ..errors import _UsageError
 from ..getopt import _getopt, _last
@@ -83,7 +84,7 @@ def _u_split(p: _Proc) -> int:
             p.err(f"invalid number of lines: {quote_always(raw)}")
             return 1
         count = int(raw)
-        lines = text.splitlines(keepends=True)
+        lines = lines_with_ends(text)
         pieces = ["".join(lines[k : k + count]) for k in range(0, len(lines), count)]
     length = int(_last(opts, "a", "2") or "2")
     extra = _last(opts, "S", "") or ""

@@ -41,10 +41,12 @@ def _u_tail(p: _Proc) -> int:
 
 def _head_or_tail(p: _Proc, tail: bool) -> int:
     """``head`` (the first N lines or bytes) or ``tail`` (the last N; ``+N``: from the Nth on)."""
-    longs: dict[str, str | None] = {"lines=": "n", "bytes=": "c", "quiet": "q", "silent": "q", "verbose": "v"}
+    longs: dict[str, str | None] = {"lines=": "n", "bytes=": "c", "quiet": "q", "silent": "q", "verbose": "v",
+                                    "zero-terminated": "z"}  # fmt: skip
     if tail:
         longs.update({"follow": "f", "follow=": "f"})
-    opts, files = _getopt(_head_tail_args(p.args), "n:c:qvfF" if tail else "n:c:qv", longs)
+    opts, files = _getopt(_head_tail_args(p.args), "n:c:qvzfF" if tail else "n:c:qvz", longs)
+    end = "\0" if "z" in opts else "\n"
     bytes_mode = "c" in opts
     raw = (_last(opts, "c", "0") or "0") if bytes_mode else (_last(opts, "n", "10") or "10")
     from_start = tail and raw.startswith("+")
@@ -67,7 +69,7 @@ def _head_or_tail(p: _Proc, tail: bool) -> int:
     status = 0
     first = True
     for name in files:
-        if name == "-" and not tail and n >= 0:  # read no more of stdin than is printed
+        if name == "-" and not tail and n >= 0 and end == "\n":  # read no more of stdin than is printed
             if headers:
                 p.out(("" if first else "\n") + "==> standard input <==\n")
             first = False
@@ -96,10 +98,20 @@ def _head_or_tail(p: _Proc, tail: bool) -> int:
         if bytes_mode:
             p.out(pick(text.encode("utf-8", "surrogateescape")).decode("utf-8", "surrogateescape"))
         else:
-            p.out("".join(pick(text.splitlines(keepends=True))))
+            p.out("".join(pick(_records(text, end))))
     if "f" in opts or "F" in opts:
         p.unknown()
     return status
+
+
+def _records(text: str, end: str) -> list[str]:
+    """Lines (or ``-z``'s NUL-ended records) with their ends: split at ``end`` only, as head and
+    tail split (a carriage return is part of its line)."""
+    parts = text.split(end)
+    records = [part + end for part in parts[:-1]]
+    if parts[-1]:
+        records.append(parts[-1])
+    return records
 
 
 def _head_bytes(stdin: _Input, n: int) -> str:

@@ -6,6 +6,7 @@ import time
 from typing import TYPE_CHECKING
 
 from ...vfs import FsError
+from ..applet_io import lines_with_ends
 from ..errors import _UsageError
 from ..getopt import _getopt
 from ..gnu_diff import opcodes
@@ -63,7 +64,7 @@ def _u_diff(p: _Proc) -> int:
     if "q" in opts:
         p.out(f"Files {files[0]} and {files[1]} differ\n")
         return 1
-    a, b = texts[0].splitlines(keepends=True), texts[1].splitlines(keepends=True)
+    a, b = lines_with_ends(texts[0]), lines_with_ends(texts[1])
     codes = opcodes(a, b, 3 if "u" in opts else 0)
     if "u" in opts:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S.000000000 +0000", time.gmtime(p.fs.now()))

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ...vfs import FsError
+from ..applet_io import lines_with_ends
 from ..errors import _UsageError
 from ..getopt import _getopt
 from ..limits import current
@@ -307,7 +308,7 @@ def _patch_file(run: _Run, fp: FilePatch, operand: str | None) -> None:
         text = run.p.read_path(run.path(name)) if exists else ""
     except FsError:
         text = ""
-    state = _State(text.splitlines(keepends=True))
+    state = _State(lines_with_ends(text))
     current().spend(1 + len(state.src) // 16)
     rejects: list[tuple[Hunk, int]] = []
     skip = False

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ....vfs import FsError
-from ...applet_io import stdin_bytes
+from ...applet_io import lines_with_ends, stdin_bytes
 from ...limits import current
 from ...longopts import NO, OPTIONAL, REQUIRED, Fatal, getopt_long
 from ...pipes import streaming
@@ -352,7 +352,7 @@ def _format_file(p: _Proc, name: str) -> Iterator[str]:
         if exc.code == "EISDIR":  # it opens, and reading it gives no line
             return
         raise Fatal(f"can't read {name}: {exc.strerror}") from None
-    for line in text.splitlines(keepends=True):
+    for line in lines_with_ends(text):
         stripped = line.lstrip(SPACE)
         if stripped and not stripped.startswith("#"):
             yield stripped

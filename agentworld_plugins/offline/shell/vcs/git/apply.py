@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ....vfs import FsError
+from ...applet_io import lines_with_ends
 from ...limits import spend
 from .repo import GitError, Repo
 
@@ -349,7 +350,7 @@ def _matches(image: list[str], pre: list[str], at: int, begin: bool, end: bool) 
 def apply_hunks(patch: FilePatch, text: str, verbose: list[str] | None = None, reverse: bool = False) -> str:
     """``text`` with ``patch``'s hunks applied; :class:`ApplyFailed` with git's error lines.
     ``verbose`` gathers the ``Hunk #N succeeded at`` notes of hunks that moved."""
-    image = text.splitlines(keepends=True)
+    image = lines_with_ends(text)
     for number, hunk in enumerate(patch.hunks, 1):
         pre, post = hunk.image("old"), hunk.image("new")
         trailing = next((k for k, (tag, _) in enumerate(reversed(hunk.lines)) if tag != " "), 0)

@@ -18,6 +18,7 @@ import zlib
 from dataclasses import dataclass
 
 from ....vfs import DirNode, FileNode, FsError, LinkNode, VirtualFS, content_of
+from ...applet_io import lines_with_ends
 from ...patterns import path_glob
 
 #: the branch ``git init`` starts on (git 2.43 without init.defaultBranch)
@@ -534,7 +535,7 @@ def remove_section(fs: VirtualFS, path: str, section: str) -> bool:
         return False
     out: list[str] = []
     skipping = found = False
-    for line in text.splitlines(keepends=True):
+    for line in lines_with_ends(text):
         stripped = line.strip()
         if stripped.startswith("["):
             skipping = stripped == f"[{section}]"
