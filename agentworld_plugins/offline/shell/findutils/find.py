@@ -64,6 +64,7 @@ def _u_find(p: _Proc) -> Generator[str, None, int]:
     paths = paths or ["."]
     maxdepth = None
     mindepth = 0
+    depth_first = False
     expr_tokens: list[str] = []
     i = 0
     while i < len(args):
@@ -72,12 +73,17 @@ def _u_find(p: _Proc) -> Generator[str, None, int]:
             maxdepth = int(args[i + 1])
             i += 2
             continue
+        if a in ("-depth", "-d"):  # a folder after what is in it
+            depth_first = True
+            i += 1
+            continue
         if a == "-mindepth" and i + 1 < len(args):
             mindepth = int(args[i + 1])
             i += 2
             continue
         expr_tokens.append(a)
         i += 1
+    depth_first = depth_first or "-delete" in expr_tokens  # -delete implies -depth
     fs = p.fs
     vm = p.vm
     pos = 0
@@ -135,7 +141,10 @@ def _u_find(p: _Proc) -> Generator[str, None, int]:
             pat = need(tok)
             flags = re.IGNORECASE if tok == "-iname" else 0
             rx = re.compile(glob_regex(pat).pattern, flags)
-            return lambda shown, path, node, depth: bool(rx.match(posixpath.basename(path) or "/"))
+            # the name as find shows it ("." for a start of ".", "p" for "p/")
+            return lambda shown, path, node, depth: bool(
+                rx.match(posixpath.basename(shown.rstrip("/")) or "/")
+            )
         if tok in ("-path", "-wholename", "-ipath"):
             pat = need(tok)
             rx = re.compile(glob_regex(pat).pattern, re.IGNORECASE if tok == "-ipath" else 0)
@@ -232,14 +241,28 @@ def _u_find(p: _Proc) -> Generator[str, None, int]:
             pos += 1
 
             def run_exec(shown: str, path: str, node: Node, depth: int) -> bool:
-                argv = [c.replace("{}", shown) for c in command]
+                # -execdir: in the file's folder, the file as ./NAME
+                name = "./" + posixpath.basename(shown.rstrip("/")) if tok == "-execdir" else shown
+                argv = [c.replace("{}", name) for c in command]
                 if not argv:
                     return False
                 flush_files()
                 if buffer:  # what find printed before comes first (-exec never streams)
                     p.out("".join(buffer))
                     buffer.clear()
-                return vm._invoke(argv, p.ctx) == 0
+                if tok == "-ok":  # asks first, on stderr; an answer starting with y runs it
+                    p.ctx.err.write(f"< {argv[0]} ... {shown} > ? ")
+                    answer = p.ctx.stdin.readline() or ""
+                    if not answer.lstrip().startswith(("y", "Y")):
+                        return False
+                if tok != "-execdir":
+                    return vm._invoke(argv, p.ctx) == 0
+                saved = vm.cwd
+                vm.cwd = posixpath.dirname(path) or "/"
+                try:
+                    return vm._invoke(argv, p.ctx) == 0
+                finally:
+                    vm.cwd = saved
 
             return run_exec
         raise _FindError(f"unknown predicate `{tok}'")
@@ -329,7 +352,8 @@ def _u_find(p: _Proc) -> Generator[str, None, int]:
     def visit(shown: str, path: str, node: Node, depth: int) -> Iterator[str]:
         nonlocal visited
         budget.spend(2)  # a directory entry read and a stat
-        if depth >= mindepth and (maxdepth is None or depth <= maxdepth):
+        here = depth >= mindepth and (maxdepth is None or depth <= maxdepth)
+        if here and not depth_first:
             ok = test(shown, path, node, depth)
             if ok and not has_action:
                 buffer.append(shown + "\n")
@@ -344,6 +368,10 @@ def _u_find(p: _Proc) -> Generator[str, None, int]:
                 if child is None:
                     continue
                 yield from visit(_join(shown, name), posixpath.join(path, name), child, depth + 1)
+        if here and depth_first:
+            ok = test(shown, path, node, depth)
+            if ok and not has_action:
+                buffer.append(shown + "\n")
 
     # paths now: the walk may go on after the shell's directory has changed
     try:
