@@ -67,7 +67,7 @@ class ExecuteMixin(MachineState):
                 if len(self.__dict__.get("_procsubst", ())) > since:
                     self._finish_process_substitutions(since)
             self._pipestatus = (status,)  # bash: every simple command sets ${PIPESTATUS[@]}
-            return self._check_errexit(status)
+            return self._check_errexit(status, ctx)
         if kind == "list":
             return self._exec_list(node.parts, ctx)
         if kind == "pipeline":
@@ -87,10 +87,25 @@ class ExecuteMixin(MachineState):
             return self.last_status
         raise _Unsupported(kind)
 
-    def _check_errexit(self, status: int) -> int:
-        """``set -e``: a failure outside the contexts that ignore it ends the shell."""
-        if status and self.errexit and not self._errexit_off:
-            raise _ErrExit(status)
+    def _check_errexit(self, status: int, ctx: _Ctx) -> int:
+        """A failure outside the contexts that ignore it (those of ``set -e``): ``trap ... ERR``
+        runs (with ``$?`` the status, not again from inside itself), then ``set -e`` ends the
+        shell."""
+        if status and not self._errexit_off:
+            action = (self.__dict__.get("_traps") or {}).get("ERR")
+            in_function = any(frame[0] != "source" for frame in self.__dict__.get("_frames", ()))
+            if in_function and not set_on(self, "errtrace"):  # functions lack it without set -E
+                action = None
+            if action and not self.__dict__.get("_in_err_trap"):
+                self.__dict__["_in_err_trap"] = True
+                self.last_status = status
+                try:
+                    self._run_status(action, ctx)
+                finally:
+                    self.__dict__["_in_err_trap"] = False
+                self.last_status = status
+            if self.errexit:
+                raise _ErrExit(status)
         return status
 
     def _errexit_ignored(self, fn: Callable[[], int]) -> int:
@@ -165,7 +180,7 @@ class ExecuteMixin(MachineState):
         if negate:  # `! cmd`: its status (and all inside) is not set -e's business
             status = self._errexit_ignored(lambda: self._run_pipeline(commands, pipes, ctx))
             return 0 if status else 1
-        return self._check_errexit(self._run_pipeline(commands, pipes, ctx))
+        return self._check_errexit(self._run_pipeline(commands, pipes, ctx), ctx)
 
     def _report_time(self, ctx: _Ctx, fmt: str, real_us: int, user_us: int) -> None:
         """What ``time`` writes after its pipeline, on the shell's standard error."""
@@ -227,7 +242,7 @@ class ExecuteMixin(MachineState):
             ctx = ctx.forked()  # the subshell's descriptors are its own (`(exec >log)`)
             status = self._subshell(run_items, ctx)
             self._pipestatus = (status,)
-            return self._check_errexit(status)  # bash: even one failing where set -e was ignored
+            return self._check_errexit(status, ctx)  # bash: even one failing where set -e was ignored
         return run_items()
 
     def _groups(self, node: Any) -> list[tuple[str, list[Any]]]:

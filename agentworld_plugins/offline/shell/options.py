@@ -50,7 +50,7 @@ SET_LETTERS = {
 #: the ``set -o`` options held as the machine's attributes of the same name
 ATTRIBUTE_OPTIONS = ("errexit", "nounset", "pipefail", "xtrace")
 #: the other ``set -o`` options whose effect the offline shell simulates
-SIMULATED_SET = frozenset({"allexport", "noclobber", "noglob"})
+SIMULATED_SET = frozenset({"allexport", "errtrace", "noclobber", "noglob"})
 #: options that only change what an interactive terminal does (history, job control, editing):
 #: no command's output depends on them here
 _TERMINAL_SET = frozenset({"emacs", "histexpand", "history", "ignoreeof", "monitor", "notify", "vi", "nolog"})

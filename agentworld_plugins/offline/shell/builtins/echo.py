@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from ..dates import format_date
 from ..escapes import _echo_escapes
 from ..limits import reserve
 from ..options import shopt_on
@@ -40,7 +41,7 @@ def _b_echo(p: _Proc) -> int:
     return 0
 
 
-_PRINTF_SPEC = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d+))?([diouxXeEfFgGcsbq%])")
+_PRINTF_SPEC = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d+))?(\([^)]*\)T|[diouxXeEfFgGcsbq%])")
 
 
 def _printf_number(p: _Proc, arg: str, conv: str) -> int | float:
@@ -92,7 +93,10 @@ def _printf_format(p: _Proc, fmt: str, args: list[str]) -> str:
             arg = args.pop(0) if args else None
             consumed = consumed or arg is not None
             spec = "%" + flags + (width or "") + ("." + prec if prec is not None else "")
-            if conv == "q":
+            if conv.endswith("T"):  # %(FORMAT)T: a time (seconds since the epoch; -1 or none: now)
+                when = p.fs.now() if arg in (None, "", "-1", "-2") else int(_printf_number(p, arg, "d"))
+                out.append((spec + "s") % format_date(when, conv[1:-2]))
+            elif conv == "q":
                 out.append((spec + "s") % _shell_quote(arg or ""))
             elif conv == "s":
                 out.append((spec + "s") % (arg or ""))

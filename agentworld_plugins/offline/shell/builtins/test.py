@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...vfs import DirNode, FileNode, FsError
 from ..arith import _arith_eval
+from ..errors import _ExpansionError
 from ..options import shopt_on
 from ..patterns import glob_regex, posix_regex
 from ..regex import compile_regex
@@ -108,6 +109,9 @@ def _test_eval(p: _Proc, args: list[str], double: bool) -> bool:
             return {"-eq": a == b, "-ne": a != b, "-lt": a < b, "-le": a <= b, "-gt": a > b, "-ge": a >= b}[
                 op
             ]
+        if tok == "-v" and nxt is not None:  # a variable (or an array's element) that is set
+            pos += 2
+            return _is_set(vm, nxt)
         if tok in ("-z", "-n") and nxt is not None:
             pos += 2
             return (len(nxt) == 0) if tok == "-z" else (len(nxt) > 0)
@@ -133,7 +137,7 @@ def _test_eval(p: _Proc, args: list[str], double: bool) -> bool:
     def expr() -> bool:
         return chain(conj, ("-o", "||"), either=True)
 
-    unary = re.compile(r"-[efdsrwxLhabcgkpstuOGNSzn]")
+    unary = re.compile(r"-[efdsrwxLhabcgkpstuOGNSznv]")
     if not double:
         if not args:
             return False
@@ -153,6 +157,22 @@ def _test_eval(p: _Proc, args: list[str], double: bool) -> bool:
     if pos != len(args):
         raise _TestError("too many arguments")
     return result
+
+
+def _is_set(vm: Any, word: str) -> bool:
+    """``-v NAME`` / ``-v NAME[SUB]``: set, even to ""; an array is set when its element 0 is."""
+    m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[(.*)\])?", word, re.S)
+    if m is None:
+        return False
+    name, sub = m.groups()
+    if sub is None:
+        return vm._array_get(name, 0) is not None if vm._arrays().get(vm._ref(name)) else vm.getvar(name) is not None
+    if sub in ("@", "*"):
+        return bool(vm._arrays().get(vm._ref(name))) or vm.getvar(name) is not None
+    try:
+        return vm._array_get(name, vm._array_key(name, sub, None)) is not None
+    except (_ExpansionError, ValueError):  # a bad subscript: not set
+        return False
 
 
 @builtin("test", "[", "[[")
