@@ -166,7 +166,11 @@ def _is_set(vm: Any, word: str) -> bool:
         return False
     name, sub = m.groups()
     if sub is None:
-        return vm._array_get(name, 0) is not None if vm._arrays().get(vm._ref(name)) else vm.getvar(name) is not None
+        return (
+            vm._array_get(name, 0) is not None
+            if vm._arrays().get(vm._ref(name))
+            else vm.getvar(name) is not None
+        )
     if sub in ("@", "*"):
         return bool(vm._arrays().get(vm._ref(name))) or vm.getvar(name) is not None
     try:
