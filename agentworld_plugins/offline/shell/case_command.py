@@ -231,7 +231,11 @@ class CaseCommandMixin(MachineState):
     def _case_match(self, word: str, pattern: Any, ctx: _Ctx) -> bool:
         raw = self._expand_word(pattern, ctx)[0]
         text = self._expanded(lambda: self._pattern_text(raw, ctx), ctx)
-        return text is not None and glob_regex(text, shopt_on(self, "nocasematch")).match(word) is not None
+        return (
+            text is not None
+            and glob_regex(text, shopt_on(self, "nocasematch"), shopt_on(self, "extglob")).match(word)
+            is not None
+        )
 
     def _expanded(self, expand: Callable[[], str], ctx: _Ctx) -> str | None:
         """What ``expand`` returns; None after an error it reported (a fatal one, such as

@@ -189,7 +189,7 @@ class ParamMixin(MachineState):
                 raise error
         if rest.startswith(("##", "#", "%%", "%")):
             op = rest[:2] if rest[:2] in ("##", "%%") else rest[:1]
-            rx = glob_regex(self._pattern_text(rest[len(op) :], ctx))
+            rx = glob_regex(self._pattern_text(rest[len(op) :], ctx), extended=shopt_on(self, "extglob"))
             rng = range(len(val) + 1)
             # shortest prefix or longest suffix first: k ascending; the others descending
             for k in reversed(rng) if op in ("##", "%") else rng:

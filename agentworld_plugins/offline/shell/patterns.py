@@ -59,13 +59,32 @@ def _bracket(pat: str, i: int) -> tuple[str, int] | None:
 
 
 @lru_cache(maxsize=512)
-def glob_regex(pat: str, nocase: bool = False) -> re.Pattern[str]:
+def glob_regex(pat: str, nocase: bool = False, extended: bool = False) -> re.Pattern[str]:
     """A shell glob (``*``, ``?``, ``[...]``, backslash escapes) as an anchored regex
-    (``nocase``: letters match either case, as under ``shopt -s nocaseglob``)."""
+    (``nocase``: letters match either case, as under ``shopt -s nocaseglob``; ``extended``:
+    extglob's ``?(a|b)``, ``*(..)``, ``+(..)``, ``@(..)`` and ``!(..)`` too)."""
+    body = _glob_body(pat, extended)
+    flags = re.IGNORECASE if nocase else 0
+    compiled = re.compile("(?s:" + body + r")\Z", flags)  # a bad class is re's error, as before
+    linear = _re2_pattern("(?s:" + body + r")\z", flags)  # `*a*a*a*b` on a long word: linear time
+    return compiled if linear is None else _Linear(linear, compiled.pattern)  # type: ignore[return-value]
+
+
+_EXTGLOB = {"?": "(?:{})?", "*": "(?:{})*", "+": "(?:{})+", "@": "(?:{})", "!": "(?:(?!(?:{})\\Z).*)"}
+
+
+def _glob_body(pat: str, extended: bool) -> str:
     out: list[str] = []
     i = 0
     while i < len(pat):
         c = pat[i]
+        if extended and c in _EXTGLOB and pat.startswith("(", i + 1):
+            end = _group_end(pat, i + 1)
+            if end is not None:  # !(..) is exact where it ends the pattern, as it mostly does
+                alternatives = "|".join(_glob_body(alt, True) for alt in _alternatives(pat[i + 2 : end]))
+                out.append(_EXTGLOB[c].format(alternatives))
+                i = end + 1
+                continue
         if c == "\\" and i + 1 < len(pat):
             out.append(re.escape(pat[i + 1]))
             i += 2
@@ -86,11 +105,45 @@ def glob_regex(pat: str, nocase: bool = False) -> re.Pattern[str]:
         else:
             out.append(re.escape(c))
             i += 1
-    body = "".join(out)
-    flags = re.IGNORECASE if nocase else 0
-    compiled = re.compile("(?s:" + body + r")\Z", flags)  # a bad class is re's error, as before
-    linear = _re2_pattern("(?s:" + body + r")\z", flags)  # `*a*a*a*b` on a long word: linear time
-    return compiled if linear is None else _Linear(linear, compiled.pattern)  # type: ignore[return-value]
+    return "".join(out)
+
+
+def _group_end(pat: str, start: int) -> int | None:
+    """Where the ``(`` at ``start`` closes (nested groups and escapes passed over)."""
+    depth = 0
+    i = start
+    while i < len(pat):
+        c = pat[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
+
+
+def _alternatives(inside: str) -> list[str]:
+    """An extglob group's patterns: split at its own ``|``."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(inside):
+        c = inside[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            parts.append(inside[start:i])
+            start = i + 1
+        i += 1
+    return [*parts, inside[start:]]
 
 
 def has_glob(pat: str) -> bool:

@@ -88,9 +88,10 @@ def _test_eval(p: _Proc, args: list[str], double: bool) -> bool:
             pos += 3
             nocase = double and shopt_on(vm, "nocasematch")
             if op in ("=", "=="):
-                return bool(glob_regex(right, nocase).match(left)) if double else left == right
+                # [[ == ]] matches as if extglob were on, as bash does
+                return bool(glob_regex(right, nocase, extended=True).match(left)) if double else left == right
             if op == "!=":
-                return not glob_regex(right, nocase).match(left) if double else left != right
+                return not glob_regex(right, nocase, extended=True).match(left) if double else left != right
             if op == "<":
                 return left < right
             if op == ">":
