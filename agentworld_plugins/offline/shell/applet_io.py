@@ -37,12 +37,12 @@ def to_host(text: str) -> str:
         return text
 
 
-def lines_with_ends(text: AnyStr) -> list[AnyStr]:
-    """Lines split at newlines only, each keeping its newline (``str.splitlines`` also splits at
-    ``\\r``, ``\\f``, ``\\x1c`` and more, which no Unix tool does)."""
-    newline = "\n" if isinstance(text, str) else b"\n"
-    parts = text.split(newline)  # type: ignore[arg-type]
-    out = [part + newline for part in parts[:-1]]  # type: ignore[operator]
+def lines_with_ends(text: AnyStr, end: str = "\n") -> list[AnyStr]:
+    """Records split at ``end`` only (a newline, or -z's NUL), each keeping it (``str.splitlines``
+    also splits at ``\\r``, ``\\f``, ``\\x1c`` and more, which no Unix tool does)."""
+    sep = end if isinstance(text, str) else end.encode()
+    parts = text.split(sep)  # type: ignore[arg-type]
+    out = [part + sep for part in parts[:-1]]  # type: ignore[operator]
     if parts[-1]:
         out.append(parts[-1])
     return out

@@ -5,6 +5,28 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import _HelpRequested, _UsageError
+from .quoting import locale_quote
+
+
+def argmatch(
+    value: str, choices: list[str], what: str, valid: str | None = None, utf8: bool = True, status: int = 2
+) -> str:
+    """GNU argmatch: the choice ``value`` names, whole or by an unambiguous start; else GNU's
+    ``invalid argument`` (or ``ambiguous argument``) error listing the choices (``valid``: the
+    list as the program words it, else each choice quoted on its own line)."""
+    if value in choices:
+        return value
+    found = [c for c in choices if c.startswith(value)]
+    if len(found) == 1:
+        return found[0]
+    kind = "ambiguous" if found else "invalid"
+    quote = locale_quote if utf8 else (lambda text: f"'{text}'")
+    if valid is None:
+        valid = "".join(f"  - {quote(c)}\n" for c in choices)
+    elif not utf8:
+        valid = valid.replace("\u2018", "'").replace("\u2019", "'")
+    message = f"{kind} argument {quote(value)} for {quote(what)}\nValid arguments are:\n{valid}"
+    raise _UsageError(message.rstrip("\n"), status=status)
 
 
 def _getopt(

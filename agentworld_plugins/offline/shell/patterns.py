@@ -79,9 +79,10 @@ def _glob_body(pat: str, extended: bool) -> str:
     while i < len(pat):
         c = pat[i]
         if extended and c in _EXTGLOB and pat.startswith("(", i + 1):
-            end = _group_end(pat, i + 1)
-            if end is not None:  # !(..) is exact where it ends the pattern, as it mostly does
-                alternatives = "|".join(_glob_body(alt, True) for alt in _alternatives(pat[i + 2 : end]))
+            group = _group(pat, i + 1)
+            if group is not None:  # !(..) is exact where it ends the pattern, as it mostly does
+                end, patterns = group
+                alternatives = "|".join(_glob_body(alt, True) for alt in patterns)
                 out.append(_EXTGLOB[c].format(alternatives))
                 i = end + 1
                 continue
@@ -108,9 +109,11 @@ def _glob_body(pat: str, extended: bool) -> str:
     return "".join(out)
 
 
-def _group_end(pat: str, start: int) -> int | None:
-    """Where the ``(`` at ``start`` closes (nested groups and escapes passed over)."""
-    depth = 0
+def _group(pat: str, start: int) -> tuple[int, list[str]] | None:
+    """The extglob group whose ``(`` is at ``start``: where it closes, and its patterns (split at
+    its own ``|``; nested groups and escapes passed over); None where it does not close."""
+    depth, begin = 0, start + 1
+    parts: list[str] = []
     i = start
     while i < len(pat):
         c = pat[i]
@@ -122,28 +125,12 @@ def _group_end(pat: str, start: int) -> int | None:
         elif c == ")":
             depth -= 1
             if depth == 0:
-                return i
+                return i, [*parts, pat[begin:i]]
+        elif c == "|" and depth == 1:
+            parts.append(pat[begin:i])
+            begin = i + 1
         i += 1
     return None
-
-
-def _alternatives(inside: str) -> list[str]:
-    """An extglob group's patterns: split at its own ``|``."""
-    parts, depth, start, i = [], 0, 0, 0
-    while i < len(inside):
-        c = inside[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif c == "|" and depth == 0:
-            parts.append(inside[start:i])
-            start = i + 1
-        i += 1
-    return [*parts, inside[start:]]
 
 
 def has_glob(pat: str) -> bool:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from ..dates import format_date, parse_date
 from ..durations import duration
 from ..errors import _UsageError
+from ..getopt import argmatch
 from ..limits import current
 from ..quoting import locale_quote, quote_always
 from ..registry import applet
@@ -49,18 +50,9 @@ def _u_date(p: _Proc) -> int:
             if rfc and not word:
                 raise _UsageError("option '--rfc-3339' requires an argument")
             word = word or "date"
-            choices = ("date", "seconds", "ns") if rfc else ("hours", "minutes", "date", "seconds", "ns")
-            matches = [c for c in choices if c.startswith(word)]
-            if len(matches) != 1:
-                option = "--rfc-3339" if rfc else "--iso-8601"
-                valid = "".join(f"  - {locale_quote(c)}\n" for c in choices)
-                raise _UsageError(
-                    f"invalid argument {locale_quote(word)} for {locale_quote(option)}\n"
-                    f"Valid arguments are:\n{valid.rstrip()}"
-                )
-            fmt = _ISO[matches[0]].replace("T", " ").replace(",", ".") if rfc else _ISO[matches[0]]
-            if rfc and matches[0] == "date":
-                fmt = "%Y-%m-%d"
+            choices = ["date", "seconds", "ns"] if rfc else ["hours", "minutes", "date", "seconds", "ns"]
+            chosen = argmatch(word, choices, "--rfc-3339" if rfc else "--iso-8601", status=1)
+            fmt = _ISO[chosen].replace("T", " ").replace(",", ".") if rfc else _ISO[chosen]
         elif a in ("-R", "--rfc-email"):
             fmt = "%a, %d %b %Y %H:%M:%S +0000"
         elif a.startswith("-"):

@@ -7,7 +7,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from ...vfs import FsError
-from ..applet_io import _count_arg, _InvalidCount
+from ..applet_io import _count_arg, _InvalidCount, lines_with_ends
 from ..devices import REDIRECT_BYTES
 from ..getopt import _getopt, _last
 from ..quoting import quote_always
@@ -98,20 +98,10 @@ def _head_or_tail(p: _Proc, tail: bool) -> int:
         if bytes_mode:
             p.out(pick(text.encode("utf-8", "surrogateescape")).decode("utf-8", "surrogateescape"))
         else:
-            p.out("".join(pick(_records(text, end))))
+            p.out("".join(pick(lines_with_ends(text, end))))
     if "f" in opts or "F" in opts:
         p.unknown()
     return status
-
-
-def _records(text: str, end: str) -> list[str]:
-    """Lines (or ``-z``'s NUL-ended records) with their ends: split at ``end`` only, as head and
-    tail split (a carriage return is part of its line)."""
-    parts = text.split(end)
-    records = [part + end for part in parts[:-1]]
-    if parts[-1]:
-        records.append(parts[-1])
-    return records
 
 
 def _head_bytes(stdin: _Input, n: int) -> str:

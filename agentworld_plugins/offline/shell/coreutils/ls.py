@@ -10,9 +10,8 @@ from ...vfs import DirNode, FsError, LinkNode, Node, mode_string
 from ..applet_io import _join
 from ..constants import COLUMNS
 from ..dates import format_date
-from ..errors import _UsageError
 from ..fileinfo import _blocks, _nlink, human_size, is_recent, ls_time
-from ..getopt import _getopt, _last
+from ..getopt import _getopt, _last, argmatch
 from ..locales import environment, is_utf8
 from ..quoting import _SAFE_NAME, locale_quote, quote_always, quote_if_needed
 from ..registry import applet
@@ -37,23 +36,6 @@ _TIMES = {"atime": "u", "access": "u", "use": "u", "ctime": "c", "status": "c", 
 _TIME_CHOICES = "  - \u2018atime\u2019, \u2018access\u2019, \u2018use\u2019\n  - \u2018ctime\u2019, \u2018status\u2019\n  - \u2018birth\u2019, \u2018creation\u2019\n"
 
 
-def _argmatch(
-    value: str, choices: list[str], what: str, valid: str, utf8: bool = True, status: int = 2
-) -> str:
-    """GNU argmatch: the choice ``value`` names, whole or by an unambiguous start."""
-    if value in choices:
-        return value
-    found = [c for c in choices if c.startswith(value)]
-    if len(found) == 1:
-        return found[0]
-    kind = "ambiguous" if found else "invalid"
-    quote = locale_quote if utf8 else (lambda text: f"'{text}'")
-    if not utf8:
-        valid = valid.replace("\u2018", "'").replace("\u2019", "'")
-    message = f"{kind} argument {quote(value)} for {quote(what)}\nValid arguments are:\n{valid}"
-    raise _UsageError(message.rstrip("\n"), status=status)
-
-
 def _time_formats(style: str, env: dict[str, str]) -> tuple[str, str] | None:
     """The (old, recent) formats of a ``--time-style`` / ``TIME_STYLE`` value."""
     while style.startswith("posix-"):
@@ -64,7 +46,7 @@ def _time_formats(style: str, env: dict[str, str]) -> tuple[str, str] | None:
         old, _, recent = style[1:].partition("\n")
         return old, recent if _ else old
     utf8 = is_utf8(env, "LC_MESSAGES")
-    return _STYLES[_argmatch(style, list(_STYLES), "time style", _STYLE_CHOICES, utf8)]
+    return _STYLES[argmatch(style, list(_STYLES), "time style", _STYLE_CHOICES, utf8)]
 
 
 def _when(mtime: int, now: int, formats: tuple[str, str] | None) -> str:
@@ -163,16 +145,7 @@ def _quoting_style(args: list[str], tty: bool, utf8: bool) -> str:
         if a == "--":
             break
         if a.startswith("--quoting-style="):
-            word = a[16:]
-            matches = [q for q in _QUOTING if q == word] or [q for q in _QUOTING if q.startswith(word)]
-            if len(matches) != 1:
-                valid = "".join(f"  - {locale_quote(q) if utf8 else repr(q)}\n" for q in _QUOTING)
-                raise _UsageError(
-                    f"invalid argument {locale_quote(word)} for {locale_quote('--quoting-style')}\n"
-                    f"Valid arguments are:\n{valid.rstrip()}",
-                    1,
-                )
-            style = matches[0]
+            style = argmatch(a[16:], list(_QUOTING), "--quoting-style", utf8=utf8, status=1)
         elif a in ("--literal", "--quote-name", "--escape"):
             style = {"--literal": "literal", "--quote-name": "c", "--escape": "escape"}[a]
         elif a.startswith("-") and not a.startswith("--"):
@@ -248,7 +221,7 @@ def _u_ls(p: _Proc) -> int:
     env = environment(p.vm)
     utf8 = is_utf8(env, "LC_MESSAGES")
     if "time" in opts:
-        _argmatch(_last(opts, "time") or "", list(_TIMES), "--time", _TIME_CHOICES, utf8, status=1)
+        argmatch(_last(opts, "time") or "", list(_TIMES), "--time", _TIME_CHOICES, utf8, status=1)
     long = "l" in opts or "g" in opts or "o" in opts or "full-time" in opts
     style = _last(opts, "time-style")
     if style is None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ...vfs import FsError
 from ..applet_io import _write_or_err, from_host, to_host
 from ..errors import _Refused, _UsageError
-from ..getopt import _getopt, _last
+from ..getopt import _getopt, _last, argmatch
 from ..quoting import locale_quote, quote_if_needed
 from ..registry import applet
 
@@ -35,18 +35,10 @@ def _method(p: _Proc, option: str, key: str) -> str:
     chosen = _DEFAULT[key]
     for a in p.args:
         name, eq, value = a.partition("=")
-        if not (name.startswith("--") and len(name) > 3 and option.startswith(name)) or not eq:
-            if a == "-D" or (name.startswith("--") and len(name) > 3 and option.startswith(name)):
-                chosen = _DEFAULT[key]
-            continue
-        matches = [m for m in _METHODS[key] if m.startswith(value)] if value else []
-        if len(matches) != 1:
-            valid = "".join(f"  - {locale_quote(m)}\n" for m in _METHODS[key])
-            raise _UsageError(
-                f"invalid argument {locale_quote(value)} for {locale_quote(option)}\n"
-                f"Valid arguments are:\n{valid.rstrip()}"
-            )
-        chosen = matches[0]
+        if name.startswith("--") and len(name) > 3 and option.startswith(name):  # an abbreviation too
+            chosen = argmatch(value, list(_METHODS[key]), option, status=1) if eq else _DEFAULT[key]
+        elif a == "-D" and key == "D":
+            chosen = _DEFAULT[key]
     return chosen
 
 

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from ....vfs import FsError
 from ...applet_io import _write_or_err, from_host, to_host
-from ...errors import _Refused, _UsageError
-from ...getopt import _getopt, _last
+from ...errors import _Refused
+from ...getopt import _getopt, _last, argmatch
 from ...limits import spend
 from ...quoting import locale_quote, quote_if_needed
 from ...registry import applet
@@ -165,24 +165,6 @@ class _Sorter:
         begin, end = self._begin(line, key), self._limit(line, key)
         return line[begin:end] if end > begin else ""
 
-    def compare_key(self, a: str, b: str, key: _Key) -> int:
-        order = key.order
-        if key.dictionary or key.nonprinting or key.fold:  # the key as copied, then compared
-            a, b = _filtered(a, key), _filtered(b, key)
-        if order == "n":
-            diff = _compare(_decimal(a), _decimal(b))
-        elif order == "h":
-            diff = human_order(a) - human_order(b) or _compare(_decimal(a), _decimal(b))
-        elif order == "g":
-            diff = _general(a, b)
-        elif order == "M":
-            diff = month_of(a) - month_of(b)
-        elif order == "V":
-            diff = version_compare(a, b)
-        else:
-            diff = (a > b) - (a < b)
-        return -diff if key.reverse else diff
-
     def sort_key(self, line: str) -> tuple[Any, ...]:
         """What :meth:`compare` compares, as one tuple Python orders the same way (each line's
         fields read once, not at every comparison)."""
@@ -212,14 +194,8 @@ class _Sorter:
         return tuple(parts)
 
     def compare(self, a: str, b: str) -> int:
-        for key in self.keys:
-            diff = self.compare_key(self.field(a, key), self.field(b, key), key)
-            if diff:
-                return diff
-        if not self.last_resort:
-            return 0
-        diff = (a > b) - (a < b)
-        return -diff if self.reverse else diff
+        """-1, 0 or 1: the keys in turn, then (unless -s or -u with keys) the whole lines."""
+        return _compare(self.sort_key(a), self.sort_key(b))
 
 
 class _Version:
@@ -294,16 +270,6 @@ def _decimal(text: str) -> Decimal:
     return Decimal(f"{sign}{whole or '0'}.{frac or '0'}")
 
 
-def _general(a: str, b: str) -> int:
-    """``-g``: strtod's numbers; what is not one first, then NaNs, then the numbers."""
-    x, y = general_number(a), general_number(b)
-    if x is None or y is None:
-        return (x is not None) - (y is not None)
-    if math.isnan(x) or math.isnan(y):
-        return (not math.isnan(x)) - (not math.isnan(y))
-    return _compare(x, y)
-
-
 def _filtered(text: str, key: _Key) -> str:
     if key.dictionary:
         text = "".join(c for c in text if c in _BLANKS[:2] or (c.isascii() and c.isalnum()))
@@ -335,15 +301,7 @@ def _options(args: list[str]) -> list[str]:
         elif a.startswith("--check=") and a[8:] == "diagnose-first":
             out.append("-c")
         elif a.startswith("--sort="):
-            word = a[7:]
-            if word not in _SORT_WORDS:
-                valid = "".join(f"  - {locale_quote(w)}\n" for w in _SORT_WORDS)
-                raise _UsageError(
-                    f"invalid argument {locale_quote(word)} for {locale_quote('--sort')}\n"
-                    f"Valid arguments are:\n{valid.rstrip()}",
-                    1,
-                )
-            out.append("-" + _SORT_WORDS[word])
+            out.append("-" + _SORT_WORDS[argmatch(a[7:], list(_SORT_WORDS), "--sort", status=1)])
         else:
             out.append(a)
     return out
