@@ -149,4 +149,16 @@ def _copy_or_move(p: _Proc, opts: dict[str, Any], names: list[str], move: bool) 
             continue
         if "v" in opts:
             p.out(f"{'renamed ' if move else ''}{quote_always(src)} -> {quote_always(shown_final)}\n")
+            if not move and isinstance(node, DirNode):
+                _copied_entries(p, final, src, shown_final)
     return status
+
+
+def _copied_entries(p: _Proc, folder: str, src: str, shown: str) -> None:
+    """``cp -rv``: every entry under a copied folder, a folder before its contents."""
+    for name in sorted(p.fs.listdir(folder)):
+        inner_src, inner_shown = _join(src, name), _join(shown, name)
+        p.out(f"{quote_always(inner_src)} -> {quote_always(inner_shown)}\n")
+        path = posixpath.join(folder, name)
+        if p.fs.is_dir(path) and not p.fs.is_link(path):
+            _copied_entries(p, path, inner_src, inner_shown)

@@ -26,6 +26,7 @@ from .history import (
     cmd_diff,
     cmd_log,
     cmd_ls_files,
+    cmd_rev_list,
     cmd_rev_parse,
     cmd_show,
 )
@@ -60,6 +61,7 @@ COMMANDS: dict[str, Callable[[_Proc, list[str]], int]] = {
     "checkout": cmd_checkout,
     "switch": lambda p, args: cmd_checkout(p, args, switch=True),
     "rev-parse": cmd_rev_parse,
+    "rev-list": cmd_rev_list,
     "ls-files": cmd_ls_files,
     "stash": cmd_stash,
     "cat-file": cmd_cat_file,

@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from .diffopts import diff_output, operands, shown_changes
+from .diffopts import DiffOutput, diff_output, operands, shown_changes
 from .mergestate import read_unmerged
+from .pretty import Formatter, Unsupported
 from .repo import Commit, Entries, GitError, Repo
-from .text import changed_paths, differs, git_date, iso_date, shown_path
+from .revwalk import LogOptions, parse, walk
+from .text import changed_paths, differs, shown_path
 from .work import need_repo, pathspec_filter, status_sets
 
 if TYPE_CHECKING:
@@ -97,148 +99,98 @@ def _store_work_blobs(repo: Repo, old: Entries, new: Entries) -> None:
             repo.write_blob(files[path][1])
 
 
-def _walk(repo: Repo, start: str | None, limit: int | None) -> list[Commit]:
-    """The commits ``start`` reaches, newest committer date first, as ``git log`` lists them
-    (commits of the same date in the order they were reached, parents in their order)."""
-    out: list[Commit] = []
-    queue: list[Commit] = [repo.commit(start)] if start else []
-    seen = {start}
-    while queue and (limit is None or len(out) < limit):
-        newest = max(range(len(queue)), key=lambda k: (queue[k].commit_time, -k))
-        commit = queue.pop(newest)
-        out.append(commit)
-        for parent in commit.parents:
-            if parent not in seen:
-                seen.add(parent)
-                queue.append(repo.commit(parent))
-    return out
+def _formatter(p: _Proc, repo: Repo, o: LogOptions) -> Formatter:
+    return Formatter(repo, o.pretty, p.fs.now(), p.ctx.out.tty)
 
 
-def _decoration(repo: Repo, sha: str) -> str:
-    names = []
-    branch = repo.branch()
-    head = repo.head()
-    for name in repo.branches():
-        if repo.ref(f"refs/heads/{name}") == sha:
-            names.append(f"HEAD -> {name}" if name == branch else name)
-    if head == sha and branch is None:
-        names.insert(0, "HEAD")
-    names.sort(key=lambda n: not n.startswith("HEAD"))
-    return f" ({', '.join(names)})" if names else ""
-
-
-def _format(commit: Commit, fmt: str) -> str:
-    values = {
-        "H": commit.sha,
-        "h": commit.sha[:7],
-        "T": commit.tree,
-        "t": commit.tree[:7],
-        "P": " ".join(commit.parents),
-        "p": " ".join(x[:7] for x in commit.parents),
-        "s": commit.subject,
-        "b": commit.message.partition("\n\n")[2],
-        "B": commit.message,
-        "an": commit.author_name,
-        "ae": commit.author_email,
-        "ad": git_date(commit.time, commit.tz),
-        "ai": iso_date(commit.time, commit.tz),
-        "aI": iso_date(commit.time, commit.tz, strict=True),
-        "at": str(commit.time),
-        "cn": commit.committer_name,
-        "ce": commit.committer_email,
-        "cd": git_date(commit.commit_time, commit.commit_tz),
-        "ci": iso_date(commit.commit_time, commit.commit_tz),
-        "cI": iso_date(commit.commit_time, commit.commit_tz, strict=True),
-        "ct": str(commit.commit_time),
-        "n": "\n",
-        "%": "%",
-    }
-    return re.sub(r"%(an|ae|ad|ai|aI|at|cn|ce|cd|ci|cI|ct|[HhTtPpsbBn%])", lambda m: values[m.group(1)], fmt)
-
-
-def _entry(p: _Proc, repo: Repo, commit: Commit, oneline: bool, fmt: str | None) -> str:
-    decorate = _decoration(repo, commit.sha) if p.ctx.out.tty else ""
-    if fmt is not None:
-        return _format(commit, fmt) + "\n"
-    if oneline:
-        return f"{commit.sha[:7]}{decorate} {commit.subject}\n"
-    body = "".join(f"    {line}\n" if line else "\n" for line in commit.message.rstrip("\n").split("\n"))
-    merge = f"Merge: {' '.join(x[:7] for x in commit.parents)}\n" if len(commit.parents) > 1 else ""
-    return (
-        f"commit {commit.sha}{decorate}\n{merge}Author: {commit.author_name} <{commit.author_email}>\n"
-        f"Date:   {git_date(commit.time, commit.tz)}\n\n{body}"
-    )
-
-
-def _log_options(args: list[str]) -> tuple[int | None, bool, str | None, list[str]]:
-    limit: int | None = None
-    oneline = False
-    fmt: str | None = None
-    rest = []
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a == "--oneline":
-            oneline = True
-        elif re.fullmatch(r"-\d+", a):
-            limit = int(a[1:])
-        elif a == "-n" and i + 1 < len(args):
-            limit = int(args[i + 1])
-            i += 1
-        elif a.startswith("--max-count="):
-            limit = int(a.split("=", 1)[1])
-        elif a.startswith(("--format=", "--pretty=")):
-            value = a.split("=", 1)[1]
-            if value == "oneline":
-                oneline = True
-            else:
-                fmt = value.split(":", 1)[1] if value.startswith(("format:", "tformat:")) else value
-        elif not a.startswith("-"):
-            rest.append(a)
-        i += 1
-    return limit, oneline, fmt, rest
+def _graph(text: str, last: bool) -> str:
+    """A linear history's graph: ``*`` before a commit's first line, ``|`` before the rest."""
+    lines = text.split("\n")
+    tail = lines.pop() if not lines[-1] else None
+    bar = "  " if last else "| "
+    out = ["* " + lines[0], *((bar + line).rstrip(" ") if line else bar.rstrip(" ") for line in lines[1:])]
+    return "\n".join(out) + ("\n" if tail is not None else "")
 
 
 def cmd_log(p: _Proc, args: list[str]) -> int:
     repo = need_repo(p)
     output = diff_output(p, args, repo)
-    limit, oneline, fmt, rest = _log_options(operands(args))
-    start = repo.head()
-    if rest and rest[0] != "--":
-        start = repo.resolve(rest[0])
-        if start is None:
-            raise GitError(
-                f"ambiguous argument '{rest[0]}': unknown revision or path not in the working tree.\n"
-                "Use '--' to separate paths from revisions, like this:\n"
-                "'git <command> [<revision>...] -- [<file>...]'"
+    o = parse(p, repo, operands(args))
+    if o.graph and o.reverse:
+        raise GitError("options '--reverse' and '--graph' cannot be used together")
+    try:
+        show = _formatter(p, repo, o)
+        commits = walk(repo, o)
+        if o.graph and any(len(c.parents) > 1 for c in commits):
+            return p.not_simulated()  # the graph of a history with merges
+        entries = [_log_entry(repo, show, output, c) for c in commits]
+    except Unsupported:
+        return p.not_simulated()
+    pretty = o.pretty
+    if o.graph:
+        entries = [_graph(text, k == len(entries) - 1) for k, text in enumerate(entries)]
+    if pretty.kind == "format" and not pretty.terminated:
+        p.out("\n".join(entries))
+    else:
+        p.out(("\n" if pretty.separated else "").join(entries))
+    return 0
+
+
+def _log_entry(repo: Repo, show: Formatter, output: DiffOutput, c: Commit) -> str:
+    pretty = show.pretty
+    text = show.entry(c)
+    if pretty.kind == "format" and pretty.terminated and pretty.fmt:  # an empty format prints nothing
+        text += "\n"
+    if output.shows_any(default_patch=False) and len(c.parents) < 2:  # git log shows no merge's diff
+        old = repo.commit_entries(c.parents[0]) if c.parents else {}
+        text += shown_changes(
+            repo, old, repo.commit_entries(c.sha), output, default_patch=False, lead=pretty.lead
+        )
+    return text
+
+
+def cmd_rev_list(p: _Proc, args: list[str]) -> int:
+    repo = need_repo(p)
+    o = parse(p, repo, args, command="rev-list")
+    if not o.named:
+        raise GitError("usage: git rev-list [<options>] <commit>... [--] [<path>...]", 129, raw=True)
+    try:
+        commits = walk(repo, o)
+        if o.count:
+            p.out(f"{len(commits)}\n")
+            return 0
+        show = _formatter(p, repo, o)
+        out = []
+        for c in commits:
+            ids = (
+                " ".join([show._id(c.sha), *(show._id(x) for x in c.parents)])
+                if o.parents
+                else show._id(c.sha)
             )
-    if start is None:
-        raise GitError(f"your current branch '{repo.branch()}' does not have any commits yet")
-    commits = _walk(repo, start, limit)
-    if "--graph" in args and any(len(c.parents) > 1 for c in commits):
-        return p.not_simulated()  # the graph of a history with merges
-    separator = "" if oneline or fmt is not None else "\n"
-    entries = []
-    for c in commits:
-        text = "" if fmt == "" else _entry(p, repo, c, oneline, fmt)
-        if "--graph" in args and (oneline or fmt is not None):
-            text = "* " + text.replace("\n", "\n  ").rstrip(" ")
-        if output.shows_any(default_patch=False) and len(c.parents) < 2:  # git log shows no merge's diff
-            old = repo.commit_entries(c.parents[0]) if c.parents else {}
-            lead = "" if oneline or fmt == "" else "\n"
-            text += shown_changes(
-                repo, old, repo.commit_entries(c.sha), output, default_patch=False, lead=lead
-            )
-        entries.append(text)
-    p.out(separator.join(entries))
+            if not o.formatted:
+                out.append(ids + "\n")
+            elif o.pretty.kind == "oneline":
+                out.append(show.entry(c).replace(show._id(c.sha), ids, 1))
+            else:
+                entry = show.entry(c)
+                if o.pretty.kind == "format":
+                    out.append(f"commit {ids}\n{entry}\n")
+                else:
+                    out.append(entry.replace(show._id(c.sha), ids, 1))
+    except Unsupported:
+        return p.not_simulated()
+    if o.formatted and o.pretty.separated:
+        p.out("\n".join(out))
+    else:
+        p.out("".join(out))
     return 0
 
 
 def cmd_show(p: _Proc, args: list[str]) -> int:
     repo = need_repo(p)
     output = diff_output(p, args, repo)
-    _, oneline, fmt, rest = _log_options(operands(args))
-    target = rest[0] if rest else "HEAD"
+    words = [a for a in operands(args) if not a.startswith("-")]
+    target = words[0] if words else "HEAD"
     if ":" in target:
         rev, _, path = target.partition(":")
         sha = repo.resolve(rev or "HEAD")
@@ -248,6 +200,7 @@ def cmd_show(p: _Proc, args: list[str]) -> int:
             raise GitError(f"path '{path}' does not exist in '{rev or 'HEAD'}'")
         p.out(repo.blob(entry[1]).decode("utf-8", "surrogateescape"))
         return 0
+    o = parse(p, repo, [a for a in operands(args) if a.startswith("-")])
     sha = repo.resolve(target)
     if sha is None:
         raise GitError(f"ambiguous argument '{target}': unknown revision or path not in the working tree.")
@@ -255,10 +208,15 @@ def cmd_show(p: _Proc, args: list[str]) -> int:
     if len(commit.parents) > 1 and output.shows_any(default_patch=True):
         return p.not_simulated()  # a merge's combined diff (--cc)
     parent = repo.commit_entries(commit.parents[0]) if commit.parents else {}
-    if fmt != "":  # --format= (empty): no header at all
-        p.out(_entry(p, repo, commit, oneline, fmt))
-    lead = "" if oneline or fmt == "" else "\n"
-    p.out(shown_changes(repo, parent, repo.commit_entries(sha), output, default_patch=True, lead=lead))
+    try:
+        text = _formatter(p, repo, o).entry(commit)
+    except Unsupported:
+        return p.not_simulated()
+    pretty = o.pretty
+    empty = pretty.kind == "format" and not pretty.fmt
+    if not empty:  # --format= (empty): no header at all
+        p.out(text + ("\n" if pretty.kind == "format" else ""))
+    p.out(shown_changes(repo, parent, repo.commit_entries(sha), output, default_patch=True, lead=pretty.lead))
     return 0
 
 

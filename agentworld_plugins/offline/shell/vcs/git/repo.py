@@ -74,7 +74,10 @@ class Commit:
 
     @property
     def subject(self) -> str:
-        return self.message.strip("\n").split("\n")[0]
+        """The title: the first paragraph's lines joined by blanks (git's ``%s``)."""
+        lines = self.message.strip("\n").split("\n")
+        end = next((k for k, line in enumerate(lines) if not line.strip()), len(lines))
+        return " ".join(line.rstrip() for line in lines[:end])
 
 
 def _when(ident: str) -> tuple[int, str]:
@@ -292,6 +295,19 @@ class Repo:
         if self.fs.is_dir(heads):
             for top, _, files in self.fs.walk(heads):
                 out.extend(posixpath.relpath(posixpath.join(top, f), heads) for f in files)
+        return sorted(out)
+
+    def all_refs(self) -> list[tuple[str, str]]:
+        """Every ref under ``.git/refs`` as ``(full name, id)``, sorted by name as git lists them."""
+        out: list[tuple[str, str]] = []
+        top = self._git("refs")
+        if self.fs.is_dir(top):
+            for folder, _, files in self.fs.walk(top):
+                for f in files:
+                    name = "refs/" + posixpath.relpath(posixpath.join(folder, f), top)
+                    sha = self.ref(name)
+                    if sha and re.fullmatch(r"[0-9a-f]{40}", sha):
+                        out.append((name, sha))
         return sorted(out)
 
     def resolve(self, rev: str) -> str | None:
