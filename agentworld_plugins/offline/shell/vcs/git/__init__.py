@@ -33,6 +33,7 @@ from .history import (
 from .merge import cmd_merge
 from .more import cmd_clean, cmd_describe, cmd_grep, cmd_mv, cmd_shortlog
 from .pick import cmd_cherry_pick, cmd_revert
+from .reflog import cmd_reflog
 from .refs import cmd_remote, cmd_tag
 from .repo import GitError
 from .stash import cmd_stash
@@ -62,6 +63,7 @@ COMMANDS: dict[str, Callable[[_Proc, list[str]], int]] = {
     "switch": lambda p, args: cmd_checkout(p, args, switch=True),
     "rev-parse": cmd_rev_parse,
     "rev-list": cmd_rev_list,
+    "reflog": cmd_reflog,
     "ls-files": cmd_ls_files,
     "stash": cmd_stash,
     "cat-file": cmd_cat_file,
@@ -76,7 +78,7 @@ COMMANDS: dict[str, Callable[[_Proc, list[str]], int]] = {
 
 #: real git commands this world cannot carry out (a network, an editor, a merge machinery)
 _NOT_SIMULATED = {"push", "pull", "fetch", "clone", "rebase", "am",
-                  "bisect", "blame", "submodule", "worktree", "gc", "reflog", "notes", "archive",
+                  "bisect", "blame", "submodule", "worktree", "gc", "notes", "archive",
                   "format-patch"}  # fmt: skip
 
 

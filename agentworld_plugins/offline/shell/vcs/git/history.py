@@ -6,10 +6,12 @@ import re
 from typing import TYPE_CHECKING
 
 from .diffopts import DiffOutput, diff_output, operands, shown_changes
+from .ident import config
 from .mergestate import read_unmerged
 from .pretty import Formatter, Unsupported
+from .reflog import cmd_reflog, note_switch
 from .repo import Commit, Entries, GitError, Repo
-from .revwalk import LogOptions, parse, walk
+from .revwalk import LogOptions, ancestors, parse, walk
 from .text import changed_paths, differs, shown_path
 from .work import need_repo, pathspec_filter, status_sets
 
@@ -114,6 +116,10 @@ def _graph(text: str, last: bool) -> str:
 
 def cmd_log(p: _Proc, args: list[str]) -> int:
     repo = need_repo(p)
+    if any(a in ("-g", "--walk-reflogs") for a in args):  # the reflog, as `git reflog` shows it
+        if "--oneline" not in args:
+            return p.not_simulated()
+        return cmd_reflog(p, [a for a in args if a not in ("-g", "--walk-reflogs")])
     output = diff_output(p, args, repo)
     o = parse(p, repo, operands(args))
     if o.graph and o.reverse:
@@ -293,8 +299,63 @@ def _switch(p: _Proc, repo: Repo, target: str, sha: str | None, branch: str | No
         else:
             merged.pop(q, None)
     repo.write_index(merged)
+    note_switch(p, repo, repo.head(), sha or "", target)
     repo.point_head(branch, sha)
     return 0
+
+
+_DETACHED_ADVICE = """\
+Note: switching to '{}'.
+
+You are in 'detached HEAD' state. You can look around, make experimental
+changes and commit them, and you can discard any commits you make in this
+state without impacting any branches by switching back to a branch.
+
+If you want to create a new branch to retain commits you create, you may
+do so (now or later) by using -c with the switch command. Example:
+
+  git switch -c <new-branch-name>
+
+Or undo this operation with:
+
+  git switch -
+
+Turn off this advice by setting config variable advice.detachedHead to false
+
+"""
+
+
+def _leaving(p: _Proc, repo: Repo, old: str | None, new: str | None) -> str:
+    """What git says on stderr when HEAD leaves a detached commit: where it was, or the commits
+    no branch or tag reaches any more."""
+    if repo.branch() is not None or old is None or old == new:
+        return ""
+    kept = ancestors(repo, [sha for _, sha in repo.all_refs()] + ([new] if new else []))
+    lost = [c for c in walk(repo, LogOptions(include=[old], named=True)) if c.sha not in kept]
+    if not lost:
+        return f"Previous HEAD position was {old[:7]} {repo.commit(old).subject}\n"
+    shown = [f"  {c.sha[:7]} {c.subject}\n" for c in lost[:4]]
+    more = len(lost) - 4
+    if more == 1:
+        shown.append(f"  {lost[-1].sha[:7]} {lost[-1].subject}\n")
+    elif more > 1:
+        shown.append(f" ... and {more} more.\n")
+    n = len(lost)
+    text = (
+        f"Warning: you are leaving {n} commit{'s' if n != 1 else ''} behind, not connected to\n"
+        f"any of your branches:\n\n{''.join(shown)}\n"
+    )
+    if _advice(p, repo, "detachedhead"):
+        text += (
+            f"If you want to keep {'them' if n != 1 else 'it'} by creating a new branch, this may be a good time\n"
+            f"to do so with:\n\n git branch <new-branch-name> {old[:7]}\n\n"
+        )
+    return text
+
+
+def _advice(p: _Proc, repo: Repo, name: str) -> bool:
+    value = config(p, repo).get(f"advice.{name}", "true").lower()
+    return value not in ("false", "no", "off", "0")
 
 
 def cmd_checkout(p: _Proc, args: list[str], switch: bool = False) -> int:
@@ -311,6 +372,8 @@ def cmd_checkout(p: _Proc, args: list[str], switch: bool = False) -> int:
         if a in ("-b", "-B", "-c", "-C") and i + 1 < len(args):
             create = args[i + 1]
             i += 1
+        elif a == "-":  # the branch checked out before
+            rest.append("@{-1}")
         elif not a.startswith("-"):
             rest.append(a)
         i += 1
@@ -338,17 +401,31 @@ def cmd_checkout(p: _Proc, args: list[str], switch: bool = False) -> int:
         rest = []
     if specs is not None:
         return _restore_paths(p, repo, rest[0] if rest else None, specs)
+    detach = "--detach" in args or (switch and "-d" in args)
+    if not rest and detach:
+        rest = ["HEAD"]
     if not rest:
         p.ctx.err.write("fatal: missing branch or commit argument\n" if switch else "")
         return 128 if switch else 0
     target = rest[0]
-    if repo.ref(f"refs/heads/{target}") is not None:
+    back = re.fullmatch(r"@\{-(\d+)\}", target)
+    if back:
+        previous = repo.previous_branch(int(back.group(1)))
+        if previous is None:
+            shown = "-" if target == "@{-1}" and "-" in args else target
+            if switch:
+                raise GitError(f"invalid reference: {target}")
+            raise GitError(f"error: pathspec '{shown}' did not match any file(s) known to git", 1)
+        target = previous
+    old = repo.head()
+    if repo.ref(f"refs/heads/{target}") is not None and not detach:
         if target == repo.branch():
             p.ctx.err.write(f"Already on '{target}'\n")
             return 0
+        leaving = _leaving(p, repo, old, repo.ref(f"refs/heads/{target}"))
         status = _switch(p, repo, target, repo.ref(f"refs/heads/{target}"), target)
         if status == 0 and not quiet:
-            p.ctx.err.write(f"Switched to branch '{target}'\n")
+            p.ctx.err.write(f"{leaving}Switched to branch '{target}'\n")
         return status
     sha = repo.resolve(target)
     if sha is None:
@@ -358,10 +435,20 @@ def cmd_checkout(p: _Proc, args: list[str], switch: bool = False) -> int:
         p.ctx.err.write(f"{'fatal' if switch else 'error'}: {kind}{': ' + target if switch else ''}\n")
         return 128 if switch else 1
     if switch and "--detach" not in args and "-d" not in args:
-        raise GitError("a branch is expected, got commit '" + target + "'")
+        raise GitError(
+            f"a branch is expected, got commit '{target}'\n"
+            "hint: If you want to detach HEAD at the commit, try again with the --detach option."
+        )
+    attached = repo.branch() is not None
+    leaving = _leaving(p, repo, old, sha)
     status = _switch(p, repo, target, sha, None)
     if status == 0 and not quiet:
-        p.ctx.err.write(f"HEAD is now at {sha[:7]} {repo.commit(sha).subject}\n")
+        advice = (
+            _DETACHED_ADVICE.format(target)
+            if attached and not detach and _advice(p, repo, "detachedhead")
+            else ""
+        )
+        p.ctx.err.write(f"{leaving}{advice}HEAD is now at {sha[:7]} {repo.commit(sha).subject}\n")
     return status
 
 
@@ -414,6 +501,14 @@ def cmd_rev_parse(p: _Proc, args: list[str]) -> int:
         else:
             if abbrev and a == "HEAD":
                 p.out((repo.branch() or "HEAD") + "\n")
+                continue
+            back = re.fullmatch(r"@\{-(\d+)\}", a)
+            previous = repo.previous_branch(int(back.group(1))) if back else None
+            if abbrev and previous is not None and repo.ref(f"refs/heads/{previous}"):
+                p.out(previous + "\n")
+                continue
+            if abbrev and repo.ref(f"refs/heads/{a}"):
+                p.out(a + "\n")
                 continue
             sha = repo.resolve(a)
             if sha is not None and a.endswith("^{tree}"):

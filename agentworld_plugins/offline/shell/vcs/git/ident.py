@@ -123,3 +123,12 @@ def person(p: _Proc, repo: Repo | None, role: str = "author") -> str:
             raise GitError(f"invalid date format: {raw_date}")
         when = parsed
     return f"{name} <{email}> {when[0]} {when[1]}"
+
+
+def reflog_ident(p: _Proc, repo: Repo | None) -> str:
+    """The committer a reflog line names; where git could not commit for want of an email, the
+    reflog still gets the guessed one (git writes it without complaint)."""
+    try:
+        return person(p, repo, "committer")
+    except GitError:
+        return f"{p.vm.user} <{p.vm.user}@{p.vm.hostname}.(none)> {p.fs.now()} +0000"

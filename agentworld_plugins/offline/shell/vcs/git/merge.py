@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ....vfs import FsError
 from . import mergestate
-from .ident import person
+from .ident import person, reflog_ident
 from .merge3 import TreeMerge, is_ancestor, merge_base, merge_trees
 from .repo import Entries, GitError, Repo
 from .text import changed_paths, diffstat
@@ -163,7 +163,7 @@ def cmd_merge(p: _Proc, args: list[str]) -> int:
             p.ctx.err.write(_refusal(changed, untracked, "merge"))
             return 1
         write_result(repo, ours_entries, theirs_entries, {})
-        repo.set_head(theirs)
+        repo.set_head(theirs, f"merge {rev}: Fast-forward", reflog_ident(p, repo))
         if not quiet:
             p.out("Fast-forward\n" + (stat_with_modes(repo, ours_entries, theirs_entries) if stat else ""))
         return 0
@@ -191,10 +191,9 @@ def cmd_merge(p: _Proc, args: list[str]) -> int:
         p.out(out + "Automatic merge failed; fix conflicts and then commit the result.\n")
         return 1
     tree = repo.write_tree(merged.entries)
-    sha = repo.write_commit(
-        tree, [head, theirs], person(p, repo, "author"), text, person(p, repo, "committer")
-    )
-    repo.set_head(sha)
+    committer = person(p, repo, "committer")
+    sha = repo.write_commit(tree, [head, theirs], person(p, repo, "author"), text, committer)
+    repo.set_head(sha, f"merge {rev}: Merge made by the 'ort' strategy.", committer)
     if not quiet:
         p.out(out + "Merge made by the 'ort' strategy.\n")
         if stat:

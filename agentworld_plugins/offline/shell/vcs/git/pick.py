@@ -143,10 +143,9 @@ def _pick(p: _Proc, args: list[str], revert: bool) -> int:
         )
         return 1
     author = person(p, repo, "author") if revert else commit.author
-    made = repo.write_commit(
-        repo.write_tree(merged.entries), [head], author, message, person(p, repo, "committer")
-    )
-    repo.set_head(made)
+    committer = person(p, repo, "committer")
+    made = repo.write_commit(repo.write_tree(merged.entries), [head], author, message, committer)
+    repo.set_head(made, f"{'revert' if revert else 'cherry-pick'}: {message.split(chr(10))[0]}", committer)
     p.out(sequencer_summary(repo, made))
     return 0
 
@@ -177,8 +176,10 @@ def _action(p: _Proc, repo: Repo, action: str, verb: str, head_kind: str) -> int
     author = person(p, repo, "author") if head_kind == "REVERT_HEAD" else commit.author
     head = repo.head() or ""
     index = repo.read_index()
-    made = repo.write_commit(repo.write_tree(index), [head], author, message, person(p, repo, "committer"))
-    repo.set_head(made)
+    committer = person(p, repo, "committer")
+    made = repo.write_commit(repo.write_tree(index), [head], author, message, committer)
+    verb = "revert" if head_kind == "REVERT_HEAD" else "cherry-pick"
+    repo.set_head(made, f"{verb}: {message.split(chr(10))[0]}", committer)
     mergestate.clear(repo)
     p.out(sequencer_summary(repo, made))
     return 0

@@ -278,8 +278,11 @@ class Repo:
         self.fs.mkdir(posixpath.dirname(self._git(name)), parents=True)
         self.fs.write(self._git(name), sha + "\n")
 
-    def set_head(self, sha: str) -> None:
-        """Move what HEAD points at (the branch, or HEAD itself when detached) to ``sha``."""
+    def set_head(self, sha: str, reason: str = "", who: str = "") -> None:
+        """Move what HEAD points at (the branch, or HEAD itself when detached) to ``sha``;
+        ``reason`` (with the committer ``who``) goes into HEAD's reflog."""
+        if reason:
+            self.log_head(self.head(), sha, who, reason)
         ref = self.head_ref()
         if ref is None:
             self.fs.write(self._git("HEAD"), sha + "\n")
@@ -288,6 +291,34 @@ class Repo:
 
     def point_head(self, branch: str | None, sha: str | None = None) -> None:
         self.fs.write(self._git("HEAD"), f"ref: refs/heads/{branch}\n" if branch else f"{sha}\n")
+
+    def log_head(self, old: str | None, new: str, who: str, reason: str) -> None:
+        """One line of ``.git/logs/HEAD``: ``old new Name <email> epoch zone<TAB>reason``."""
+        self.fs.mkdir(self._git("logs"), parents=True)
+        self.fs.append(self._git("logs", "HEAD"), f"{old or ZERO} {new} {who}\t{reason}\n")
+
+    def head_log(self) -> list[tuple[str, str, str, str]]:
+        """HEAD's reflog, oldest first: ``(old, new, who, reason)``."""
+        try:
+            text = self.fs.read_text(self._git("logs", "HEAD"))
+        except FsError:
+            return []
+        out = []
+        for line in text.split("\n"):
+            head, _, reason = line.partition("\t")
+            parts = head.split(" ", 2)
+            if len(parts) == 3:
+                out.append((parts[0], parts[1], parts[2], reason))
+        return out
+
+    def previous_branch(self, n: int) -> str | None:
+        """What ``@{-n}`` names: the branch (or commit) checked out n switches ago."""
+        moves = [
+            m.group(1)
+            for *_, reason in reversed(self.head_log())
+            if (m := re.fullmatch(r"checkout: moving from (\S+) to \S+", reason))
+        ]
+        return moves[n - 1] if 0 < n <= len(moves) else None
 
     def branches(self) -> list[str]:
         out: list[str] = []
@@ -318,8 +349,17 @@ class Repo:
         base, suffix = m.group(1), m.group(2)
         sha: str | None
         stash = re.fullmatch(r"stash(?:@\{(\d+)\})?", base)
+        back = re.fullmatch(r"@\{-(\d+)\}", base)
+        logged = re.fullmatch(r"(?:HEAD)?@\{(\d+)\}", base)
         if base == "HEAD" or base == "@":
             sha = self.head()
+        elif back:
+            name = self.previous_branch(int(back.group(1)))
+            sha = None if name is None else self.resolve(name)
+        elif logged:
+            log = self.head_log()
+            k = int(logged.group(1))
+            sha = log[len(log) - 1 - k][1] if k < len(log) else None
         elif stash:
             sha = self._stash_entry(int(stash.group(1) or 0))
         elif base.startswith("refs/"):

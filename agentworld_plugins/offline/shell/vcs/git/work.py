@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from ....vfs import FsError
 from . import mergestate
-from .ident import person
+from .ident import person, reflog_ident
 from .repo import Entries, GitError, Repo, read_config, write_config
 from .text import changed_paths, diffstat, git_date, shown_path
 
@@ -372,7 +372,8 @@ def cmd_commit(p: _Proc, args: list[str]) -> int:
     if waiting == "cherry-pick":
         author = repo.commit((mergestate.state_file(repo, "CHERRY_PICK_HEAD") or "").strip()).author
     sha = repo.write_commit(repo.write_tree(index), parents, author, message, committer)
-    repo.set_head(sha)
+    kind = " (initial)" if not parents else " (amend)" if amend else f" ({waiting})" if waiting else ""
+    repo.set_head(sha, f"commit{kind}: {message.split(chr(10))[0]}", committer)
     mergestate.clear(repo)
     if not quiet:
         branch = repo.branch() or "detached HEAD"
@@ -407,7 +408,9 @@ def cmd_reset(p: _Proc, args: list[str]) -> int:
         elif a not in ("-q", "--quiet", "--"):
             rest.append(a)
     target = repo.head()
+    named = "HEAD"
     if rest and repo.resolve(rest[0]) is not None:
+        named = rest[0]
         target = repo.resolve(rest.pop(0))
     entries = repo.commit_entries(target)
     index = repo.read_index()
@@ -429,7 +432,7 @@ def cmd_reset(p: _Proc, args: list[str]) -> int:
         repo.checkout_entries(entries, {**index, **repo.read_index()})
     if mode != "soft":
         repo.write_index(entries)
-    repo.set_head(target)
+    repo.set_head(target, f"reset: moving to {named}", reflog_ident(p, repo))
     if any(a in ("-q", "--quiet") for a in args):
         return 0
     if mode == "hard":
