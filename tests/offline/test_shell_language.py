@@ -109,6 +109,8 @@ REMATCH_MAPFILE = [
 
 PROCESSES = [
     "cat <(echo hi) <(echo there)",
+    # quoted, <(..) and >(..) are text (bashlex reports them as substitutions inside { })
+    "{ echo '%<(12)x|%>(9)y' \"a<(b)\" a\\<\\(c\\); cat <(echo in); }",
     'diff <(printf "a\\nb\\n") <(printf "a\\nc\\n"); echo $?',
     "wc -l < <(seq 4)",
     "while read -r x; do echo got $x; done < <(printf '1\\n2\\n')",

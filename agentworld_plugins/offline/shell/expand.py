@@ -35,6 +35,27 @@ def _closing(text: str, end: int) -> int:
     return end + 1 if text[end : end + 1] == ")" else end
 
 
+def _real_substitution(part: Any, node: Any, raw: str) -> bool:
+    """Whether ``part`` is a process substitution bash runs: bashlex also reports ``<(..)``
+    inside quotes in some places (a brace group), where it is only text."""
+    if part.kind != "processsubstitution":
+        return False
+    quote = ""
+    k, end = 0, part.pos[0] - node.pos[0]
+    while k < end:
+        c = raw[k]
+        if quote == "'":
+            quote = "" if c == "'" else quote
+        elif c == "\\":
+            k += 1
+        elif quote == '"':
+            quote = "" if c == '"' else quote
+        elif c in "'\"":
+            quote = c
+        k += 1
+    return not quote
+
+
 class ExpandMixin(MachineState):
     """Word expansion: quoting, $-expansions, command substitution, splitting, globbing.
 
@@ -56,7 +77,7 @@ class ExpandMixin(MachineState):
             return list(self.positional)
         if raw == '"${PIPESTATUS[@]}"':
             return self.pipestatus_words()
-        if any(part.kind == "processsubstitution" for part in getattr(node, "parts", None) or []):
+        if any(_real_substitution(part, node, raw) for part in getattr(node, "parts", None) or []):
             return self._expand_raw(self._process_substitutions(node, raw, ctx), ctx)
         variants = brace_expand(raw) if "{" in raw else [raw]
         if len(variants) == 1:
@@ -103,7 +124,7 @@ class ExpandMixin(MachineState):
         ``/dev/fd/N``: ``<(cmd)``'s file holds what ``cmd`` printed (run now, in a subshell);
         ``>(cmd)``'s is read by ``cmd`` once the command that names it is done."""
         pending = self.__dict__.setdefault("_procsubst", [])
-        for part in reversed([p for p in node.parts if p.kind == "processsubstitution"]):
+        for part in reversed([p for p in node.parts if _real_substitution(p, node, raw)]):
             start, end = part.pos[0] - node.pos[0], _closing(raw, part.pos[1] - node.pos[0])
             path = f"/dev/fd/{63 - len(pending)}"
             if not self.fs.is_dir("/dev/fd"):

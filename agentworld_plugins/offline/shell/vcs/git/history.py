@@ -105,13 +105,14 @@ def _formatter(p: _Proc, repo: Repo, o: LogOptions) -> Formatter:
     return Formatter(repo, o.pretty, p.fs.now(), p.ctx.out.tty)
 
 
-def _graph(text: str, last: bool) -> str:
-    """A linear history's graph: ``*`` before a commit's first line, ``|`` before the rest."""
+def _graph(text: str, bar: str) -> str:
+    """A linear history's graph: ``*`` before a commit's first line, ``bar`` before the rest
+    (``| `` while the history goes on below, two blanks under a root commit)."""
     lines = text.split("\n")
-    tail = lines.pop() if not lines[-1] else None
-    bar = "  " if last else "| "
-    out = ["* " + lines[0], *((bar + line).rstrip(" ") if line else bar.rstrip(" ") for line in lines[1:])]
-    return "\n".join(out) + ("\n" if tail is not None else "")
+    ended = not lines[-1]
+    if ended:
+        lines.pop()
+    return "\n".join(["* " + lines[0], *(bar + line for line in lines[1:])]) + ("\n" if ended else "")
 
 
 def cmd_log(p: _Proc, args: list[str]) -> int:
@@ -134,7 +135,13 @@ def cmd_log(p: _Proc, args: list[str]) -> int:
         return p.not_simulated()
     pretty = o.pretty
     if o.graph:
-        entries = [_graph(text, k == len(entries) - 1) for k, text in enumerate(entries)]
+        gap = "\n" if pretty.separated else ""
+        entries = [
+            _graph(text + (gap if k < len(entries) - 1 else ""), "| " if c.parents else "  ")
+            for k, (c, text) in enumerate(zip(commits, entries))
+        ]
+        p.out("".join(entries))
+        return 0
     if pretty.kind == "format" and not pretty.terminated:
         p.out("\n".join(entries))
     else:
@@ -155,11 +162,56 @@ def _log_entry(repo: Repo, show: Formatter, output: DiffOutput, c: Commit) -> st
     return text
 
 
+#: git rev-list's usage (printed on stderr, status 129, when no revision is named)
+_REV_LIST_USAGE = (
+    "usage: git rev-list [<options>] <commit>... [--] [<path>...]\n"
+    "\n"
+    "  limiting output:\n"
+    "    --max-count=<n>\n"
+    "    --max-age=<epoch>\n"
+    "    --min-age=<epoch>\n"
+    "    --sparse\n"
+    "    --no-merges\n"
+    "    --min-parents=<n>\n"
+    "    --no-min-parents\n"
+    "    --max-parents=<n>\n"
+    "    --no-max-parents\n"
+    "    --remove-empty\n"
+    "    --all\n"
+    "    --branches\n"
+    "    --tags\n"
+    "    --remotes\n"
+    "    --stdin\n"
+    "    --exclude-hidden=[receive|uploadpack]\n"
+    "    --quiet\n"
+    "  ordering output:\n"
+    "    --topo-order\n"
+    "    --date-order\n"
+    "    --reverse\n"
+    "  formatting output:\n"
+    "    --parents\n"
+    "    --children\n"
+    "    --objects | --objects-edge\n"
+    "    --disk-usage[=human]\n"
+    "    --unpacked\n"
+    "    --header | --pretty\n"
+    "    --[no-]object-names\n"
+    "    --abbrev=<n> | --no-abbrev\n"
+    "    --abbrev-commit\n"
+    "    --left-right\n"
+    "    --count\n"
+    "  special purpose:\n"
+    "    --bisect\n"
+    "    --bisect-vars\n"
+    "    --bisect-all"
+)
+
+
 def cmd_rev_list(p: _Proc, args: list[str]) -> int:
     repo = need_repo(p)
     o = parse(p, repo, args, command="rev-list")
     if not o.named:
-        raise GitError("usage: git rev-list [<options>] <commit>... [--] [<path>...]", 129, raw=True)
+        raise GitError(_REV_LIST_USAGE, 129, raw=True)
     try:
         commits = walk(repo, o)
         if o.count:
@@ -330,7 +382,7 @@ def _leaving(p: _Proc, repo: Repo, old: str | None, new: str | None) -> str:
     no branch or tag reaches any more."""
     if repo.branch() is not None or old is None or old == new:
         return ""
-    kept = ancestors(repo, [sha for _, sha in repo.all_refs()] + ([new] if new else []))
+    kept = ancestors(repo, [repo.peel(sha) for _, sha in repo.all_refs()] + ([new] if new else []))
     lost = [c for c in walk(repo, LogOptions(include=[old], named=True)) if c.sha not in kept]
     if not lost:
         return f"Previous HEAD position was {old[:7]} {repo.commit(old).subject}\n"
@@ -420,6 +472,7 @@ def cmd_checkout(p: _Proc, args: list[str], switch: bool = False) -> int:
     old = repo.head()
     if repo.ref(f"refs/heads/{target}") is not None and not detach:
         if target == repo.branch():
+            note_switch(p, repo, old, old or "", target)
             p.ctx.err.write(f"Already on '{target}'\n")
             return 0
         leaving = _leaving(p, repo, old, repo.ref(f"refs/heads/{target}"))

@@ -313,10 +313,8 @@ class Formatter:
             elif magic == " " and value:
                 value = " " + value
             elif magic == "-" and not value:
-                while out and out[-1].endswith("\n"):
-                    out[-1] = out[-1][:-1]
-                    if not out[-1]:
-                        out.pop()
+                text = "".join(out).rstrip("\n")
+                out = [text]
             out.append(value)
         return "".join(out)
 

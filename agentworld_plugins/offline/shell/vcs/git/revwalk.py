@@ -183,13 +183,13 @@ def parse(p: _Proc, repo: Repo, args: list[str], command: str = "log") -> LogOpt
             o.pretty.color = False
         elif a == "--all":
             head = repo.head()
-            o.include += [sha for _, sha in repo.all_refs()] + ([head] if head else [])
+            o.include += [repo.peel(sha) for _, sha in repo.all_refs()] + ([head] if head else [])
             o.named = True
         elif name in ("--branches", "--tags"):
             kind = "heads" if name == "--branches" else "tags"
             pattern = value if eq else "*"
             o.include += [
-                sha
+                repo.peel(sha)
                 for ref, sha in repo.all_refs()
                 if ref.startswith(f"refs/{kind}/") and fnmatch.fnmatchcase(ref[len(kind) + 6 :], pattern)
             ]

@@ -1,0 +1,105 @@
+"""git log, show, rev-list, reflog and checkout's history moves, compared with the host's git:
+revision ranges, paths, filters, every built-in --pretty format, --format placeholders, --date
+modes, decorations, HEAD@{N} / @{-N}, and what checkout says about detached HEADs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from git_lines import IDENTITY
+
+from agentworld_plugins.offline.shell import VirtualMachine
+
+#: four commits a hundred seconds apart (dates set per commit, so the ids are fixed), the last on
+#: the branch dev; a tag v1 (lightweight) and v0 (annotated) on the third
+HISTORY = (
+    IDENTITY + 't=1700000000; c() { t=$((t+100)); GIT_AUTHOR_DATE="@$t +0100" '
+    'GIT_COMMITTER_DATE="@$t +0000" git commit -q "$@"; }; '
+    "mkdir -p repo && cd repo && git init -q && printf 'a\\nb\\n' > f && echo x > g && git add . && "
+    "c -m one && echo c >> f && c -am 'two f' -m 'the body' && echo y >> g && c -am 'three g' && "
+    "git tag v1 && git tag -a v0 -m ann && git checkout -qb dev && mkdir d && echo z > d/h && "
+    "git add d && c -m 'four h' && git checkout -q master && "
+)
+
+SAME_AS_GIT = [
+    # paths: git's history simplification
+    "git log --oneline -- f; git log --format=%s g; git log --oneline d; git log --oneline dev -- d/h",
+    "git log --oneline -- nothing-here; echo rc=$?; git log --oneline nope; echo rc=$?",
+    # ranges and ref sets
+    "git log --oneline master..dev; git log --oneline dev ^master; git log --oneline --all; "
+    "git log --oneline dev...master; git log --oneline ..dev; git log --oneline --branches; git log --tags --oneline",
+    # limits, order, filters
+    "git log --reverse --format=%s; git log --skip=1 -n1 --format=%s; git log -2 --format=%s; "
+    "git log --max-count 1 --format=%s",
+    "git log --author=Ada --grep=two --format=%s; git log --grep=T -i --format=%s; git log --grep=nomatch; "
+    "git log --grep=f --grep=g --all-match --format=%s; git log --grep=one --invert-grep --format=%s; "
+    "git log -E --grep='t(wo|hree)' --format=%s; git log --committer=nobody --format=%s",
+    "git log --since=@1700000150 --format=%s; git log --until='2023-11-14 22:16:50 +0000' --format=%s; "
+    "git log --no-merges --first-parent --format=%s -1",
+    # rev-list
+    "git rev-list --count HEAD; git rev-list HEAD | wc -l; git rev-list --all --count; git rev-list master..dev; "
+    "git rev-list --parents -n1 HEAD; git rev-list --reverse HEAD~1; git rev-list --oneline -1 HEAD; "
+    "git rev-list --format=%s -2 HEAD; git rev-list; echo rc=$?",
+    # the built-in formats
+    "git log --pretty=short -2; git log --pretty=full -1; git log --pretty=fuller -1; git log --pretty=medium -2",
+    "git log --pretty=oneline; git log --pretty=reference; git log --pretty=raw -1; git log --pretty=email -2",
+    "git log --pretty; git log --abbrev-commit -1; git log --no-abbrev-commit --oneline -1; git log --pretty=nope; "
+    "echo rc=$?",
+    # placeholders
+    "git log --format='%H|%h|%T|%t|%P|%p|%s|%f|%e|%N|%m|%n|%%|%x41|%Z'",
+    "git log --format='%an|%aN|%ae|%aE|%al|%ad|%aD|%at|%ai|%aI|%as' -2; "
+    "git log --format='%cn|%ce|%cl|%cd|%cD|%ct|%ci|%cI|%cs' -2",
+    "git log --format='[%b]' -3; git log --format='[%B]' -2; git log --format='a%n%-b|%+b|% b|%+s' -3",
+    "git log --format='%d|%D' --all; git log --decorate --oneline --all; git log --decorate=full --oneline -1; "
+    "git log --decorate=short --oneline -1; git log --no-decorate --oneline -1; git log --decorate=bad; echo rc=$?",
+    "git log --format='%<(12)%s|%>(9)%h|%><(9)%an|%<(5,trunc)%s|%<(6,ltrunc)%s|%<(7,mtrunc)%s|'",
+    "git log --format='%C(yellow)%h%Creset %C(bold blue)%s%Cred|' -2; "
+    "git log --color --format='%C(yellow)%h%Creset%Cgreen%s%C(reset)' -1; git log --format='%C(always,red)x' -1",
+    "git log --pretty=format:%s; echo END; git log --pretty=tformat:%s; git log --format=format:'%h %s' -p -2",
+    # --date
+    "for m in default local iso iso8601 iso-strict rfc rfc2822 short raw unix iso-local short-local "
+    "'format:%Y/%m %H:%M %z' 'format-local:%d.%m.%y'; do git log --date=\"$m\" --format=%ad -1; done; "
+    "git log --date=iso -1; git log --date=bogus -1; echo rc=$?",
+    # show
+    "git show --pretty=fuller --stat HEAD; git show -s --format=%B HEAD~1; git show --oneline -s v1; "
+    "git show --format='%an %s' --name-only HEAD~2",
+    "git log --graph --oneline; git log --graph --format=%s -2; git log --graph -2",
+    "git log --stat --format=%s -2; git log --name-status --format=%s -2; git log --name-only --oneline -2",
+    # the reflog, @{-N}, checkout -
+    "git reflog; git reflog -2; git reflog show HEAD -1; git log -g --oneline -3; git rev-parse HEAD@{1} @{-1}",
+    "git checkout - 2>&1; git branch --show-current; git checkout - 2>&1; git switch - 2>&1; "
+    "git rev-parse --abbrev-ref @{-1}; git checkout @{-2} 2>&1; git reflog -4",
+    "git checkout HEAD~1 2>&1; git checkout - 2>&1; git -c advice.detachedHead=false checkout master~2 2>&1; "
+    "git switch --detach dev 2>&1; git switch - 2>&1; git switch master 2>&1; git checkout -q --detach && git status | head -1",
+    'git checkout -q --detach && for i in 1 2 3 4 5 6; do c --allow-empty -m "l$i"; done; git checkout dev 2>&1; '
+    "git checkout -q HEAD~1 && c --allow-empty -m lone && git -c advice.detachedHead=false checkout - 2>&1",
+    "git reset -q --hard HEAD~1 && git reflog -2 && git reset --hard HEAD@{1} && git log --oneline -1 && "
+    "git merge -q dev && git reflog -1 && git commit -q --amend -m amended && git reflog -1 | cut -d' ' -f2-",
+]
+
+
+@pytest.mark.parametrize("command", SAME_AS_GIT)
+def test_history_commands_match_the_host_git(command: str, same_as_bash: Callable[[str], None]) -> None:
+    same_as_bash(HISTORY + "{ " + command + "; }")
+
+
+def test_relative_dates_count_back_from_the_machine_clock(same_as_bash: Callable[[str], None]) -> None:
+    """``--date=relative`` and ``%ar`` round as git does at each step; both shells commit at
+    their own clock's ``now`` less the same offsets, away from every rounding edge (the offline
+    clock moves on a little with each commit)."""
+    offsets = [170, 400, 7200, 90000, 20 * 86400, 100 * 86400, 400 * 86400, 800 * 86400, 3000 * 86400]
+    line = IDENTITY + "mkdir -p repo && cd repo && git init -q && now=$(date +%s) && "
+    for k, back in enumerate(offsets):
+        line += (
+            f'GIT_AUTHOR_DATE="@$((now - {back})) +0000" GIT_COMMITTER_DATE="@$((now - {back})) +0000" '
+            f"git commit -q --allow-empty -m c{k} && "
+        )
+    same_as_bash(line + "git log --format='%s %ar|%cr' && git log --date=relative -1 | grep Date")
+
+
+def test_unsupported_formats_are_flagged_not_guessed(vm: VirtualMachine) -> None:
+    vm.run(HISTORY + "true")
+    for command in ("git log --date=human -1", "git log --format='%w(20)%s' -1", "git log -g -1"):
+        r = vm.run(command)
+        assert r.unknown_effect, command
