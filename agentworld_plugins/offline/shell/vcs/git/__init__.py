@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from ...constants import _VERSIONS
 from ...registry import applet
 from .apply import cmd_apply
+from .blame import cmd_blame
 from .diffopts import NotSimulated
 from .history import (
     cmd_branch,
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 COMMANDS: dict[str, Callable[[_Proc, list[str]], int]] = {
     "init": cmd_init,
     "apply": cmd_apply,
+    "blame": cmd_blame,
     "merge": cmd_merge,
     "cherry-pick": cmd_cherry_pick,
     "revert": cmd_revert,
@@ -78,7 +80,7 @@ COMMANDS: dict[str, Callable[[_Proc, list[str]], int]] = {
 
 #: real git commands this world cannot carry out (a network, an editor, a merge machinery)
 _NOT_SIMULATED = {"push", "pull", "fetch", "clone", "rebase", "am",
-                  "bisect", "blame", "submodule", "worktree", "gc", "notes", "archive",
+                  "bisect", "submodule", "worktree", "gc", "notes", "archive",
                   "format-patch"}  # fmt: skip
 
 
