@@ -146,7 +146,7 @@ def _assign(repo: Repo, final: _Suspect, path: str) -> list[_Suspect]:
     queue: dict[str, _Suspect] = {final.sha: final}
     done: list[_Suspect] = []
     while queue:
-        sha = max(queue, key=lambda s: queue[s].commit.commit_time if queue[s].commit else 1 << 62)
+        sha = max(queue, key=lambda s: _date(queue[s]))
         suspect = queue.pop(sha)
         done.append(suspect)
         parents = _parents(repo, suspect)
@@ -176,6 +176,11 @@ def _assign(repo: Repo, final: _Suspect, path: str) -> list[_Suspect]:
         if suspect.commit is None and not suspect.owned:
             done.pop()
     return [s for s in done if s.owned]
+
+
+def _date(suspect: _Suspect) -> int:
+    """The order suspects are taken in: newest committer date first, the work tree before all."""
+    return suspect.commit.commit_time if suspect.commit is not None else 1 << 62
 
 
 def _parents(repo: Repo, suspect: _Suspect) -> list[str]:
