@@ -31,6 +31,7 @@ from .history import (
     cmd_rev_parse,
     cmd_show,
 )
+from .ignore import cmd_check_ignore
 from .merge import cmd_merge
 from .more import cmd_clean, cmd_describe, cmd_grep, cmd_mv, cmd_shortlog
 from .pick import cmd_cherry_pick, cmd_revert
@@ -38,6 +39,7 @@ from .reflog import cmd_reflog
 from .refs import cmd_remote, cmd_tag
 from .repo import GitError
 from .stash import cmd_stash
+from .trees import cmd_ls_tree
 from .work import cmd_add, cmd_commit, cmd_config, cmd_init, cmd_reset, cmd_restore, cmd_rm, cmd_status
 
 if TYPE_CHECKING:
@@ -47,6 +49,7 @@ COMMANDS: dict[str, Callable[[_Proc, list[str]], int]] = {
     "init": cmd_init,
     "apply": cmd_apply,
     "blame": cmd_blame,
+    "check-ignore": cmd_check_ignore,
     "merge": cmd_merge,
     "cherry-pick": cmd_cherry_pick,
     "revert": cmd_revert,
@@ -67,6 +70,7 @@ COMMANDS: dict[str, Callable[[_Proc, list[str]], int]] = {
     "rev-list": cmd_rev_list,
     "reflog": cmd_reflog,
     "ls-files": cmd_ls_files,
+    "ls-tree": cmd_ls_tree,
     "stash": cmd_stash,
     "cat-file": cmd_cat_file,
     "grep": cmd_grep,

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 from ....vfs import DirNode, FileNode, FsError, LinkNode, VirtualFS, content_of
 from ...applet_io import lines_with_ends
-from ...patterns import path_glob
 
 #: the branch ``git init`` starts on (git 2.43 without init.defaultBranch)
 DEFAULT_BRANCH = "master"
@@ -432,46 +431,26 @@ class Repo:
             return None
         return path[len(self.root.rstrip("/")) + 1 :]
 
-    def _ignore_rules(self) -> list[tuple[re.Pattern[str], bool, bool]]:
-        """(regex over the relative path, directories only, negated) per ``.gitignore`` line."""
-        rules: list[tuple[re.Pattern[str], bool, bool]] = []
-        for source in (posixpath.join(self.root, ".gitignore"), self._git("info", "exclude")):
-            try:
-                text = self.fs.read_text(source)
-            except FsError:
-                continue
-            for line in text.split("\n"):
-                line = line.rstrip()
-                if not line or line.startswith("#"):
-                    continue
-                negate = line.startswith("!")
-                line = line[1:] if negate else line
-                dir_only = line.endswith("/")
-                line = line.rstrip("/")
-                anchored = "/" in line
-                rx = path_glob(line.lstrip("/")) + r"\Z"
-                rules.append((re.compile(rx if anchored else "(?:.*/)?" + rx), dir_only, negate))
-        return rules
+    def worktree(self, ignored: list[str] | None = None, force: bool = False) -> dict[str, tuple[str, bytes]]:
+        """Every file of the work tree not ignored: ``{path: (mode, content)}`` (``.git`` left out).
+        ``ignored`` collects what the rules leave out (a folder as ``name/``), as ``status
+        --ignored`` lists it: a folder holding only ignored files counts as ignored. ``force``
+        (``git add -f``): ignored files too."""
+        from .ignore import Ignores  # (ignore.py reads the config through this module)
 
-    def worktree(self) -> dict[str, tuple[str, bytes]]:
-        """Every file of the work tree not ignored: ``{path: (mode, content)}`` (``.git`` left out)."""
-        rules = self._ignore_rules()
-        tracked = set(self.read_index()) if rules else set()
+        rules = Ignores(self)
+        tracked = set(self.read_index())
         tracked_dirs = {q.rsplit("/", 1)[0] for q in tracked if "/" in q}
         tracked_dirs |= {d.rsplit("/", k)[0] for d in list(tracked_dirs) for k in range(1, d.count("/") + 1)}
 
-        def ignored(rel: str, is_dir: bool) -> bool:
-            if rel in tracked or (is_dir and rel in tracked_dirs):  # ignore rules never hide a tracked file
+        def hidden(rel: str, is_dir: bool) -> bool:
+            if force or rel in tracked or (is_dir and rel in tracked_dirs):  # never a tracked file
                 return False
-            hit = False
-            for rx, dir_only, negate in rules:
-                if (is_dir or not dir_only) and rx.match(rel):
-                    hit = not negate
-            return hit
+            return rules.excluded(rel, is_dir)
 
         out: dict[str, tuple[str, bytes]] = {}
 
-        def visit(path: str, rel: str) -> None:
+        def visit(path: str, rel: str, skipped: list[str] | None) -> None:
             node = self.fs.lstat(path)
             if isinstance(node, DirNode):
                 for name in sorted(node.children):
@@ -479,15 +458,27 @@ class Repo:
                         continue
                     child_rel = f"{rel}/{name}" if rel else name
                     child = node.children[name]
-                    if ignored(child_rel, isinstance(child, DirNode)):
+                    is_dir = isinstance(child, DirNode)
+                    if hidden(child_rel, is_dir):
+                        if skipped is not None and not (isinstance(child, DirNode) and not child.children):
+                            skipped.append(child_rel + "/" if is_dir else child_rel)
                         continue
-                    visit(posixpath.join(path, name), child_rel)
+                    if skipped is not None and is_dir and child_rel not in tracked_dirs:
+                        inner: list[str] = []
+                        before = len(out)
+                        visit(posixpath.join(path, name), child_rel, inner)
+                        if len(out) == before and inner:  # nothing in it but ignored files
+                            skipped.append(child_rel + "/")
+                        else:
+                            skipped.extend(inner)
+                        continue
+                    visit(posixpath.join(path, name), child_rel, skipped)
             elif isinstance(node, LinkNode):
                 out[rel] = ("120000", node.target.encode("utf-8", "surrogateescape"))
             elif isinstance(node, FileNode):
                 out[rel] = ("100755" if node.mode & 0o111 else "100644", _bytes(node.content))
 
-        visit(self.root, "")
+        visit(self.root, "", ignored)
         return out
 
     def hashed_worktree(self) -> Entries:

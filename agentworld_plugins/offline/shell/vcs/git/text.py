@@ -35,6 +35,20 @@ def shown_path(repo: Repo, cwd: str, rel: str) -> str:
     return shown + trailing
 
 
+_C_ESCAPES = {7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r", 34: '\\"', 92: "\\\\"}
+
+
+def quote_path(path: str, space: bool = False) -> str:
+    """A path as git prints it (``core.quotePath``): in double quotes, C escapes and octal bytes,
+    when it holds a control character, a quote, a backslash or a byte past ASCII (or, for
+    ``status --short``, a blank)."""
+    data = path.encode("utf-8", "surrogateescape")
+    if not any(b < 32 or b >= 127 or b in (34, 92) for b in data) and not (space and b" " in data):
+        return path
+    body = "".join(_C_ESCAPES.get(b) or (f"\\{b:03o}" if b < 32 or b >= 127 else chr(b)) for b in data)
+    return f'"{body}"'
+
+
 def _text(repo: Repo, sha: str | None) -> bytes:
     return repo.blob(sha) if sha and sha != ZERO else b""
 

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 
 from ....vfs import FsError
 from . import mergestate
-from .ident import person, reflog_ident
+from .ident import config, person, reflog_ident
 from .repo import Entries, GitError, Repo, read_config, write_config
-from .text import changed_paths, diffstat, git_date, shown_path
+from .text import changed_paths, diffstat, git_date, quote_path, shown_path
 
 if TYPE_CHECKING:
     from ...proc import _Proc
@@ -99,8 +99,8 @@ def untracked_paths(index: Entries, work: Entries) -> list[str]:
     return sorted(shown)
 
 
-def _rel(p: _Proc, repo: Repo, path: str) -> str:
-    return shown_path(repo, p.vm.cwd, path)
+def _rel(p: _Proc, repo: Repo, path: str, space: bool = False) -> str:
+    return quote_path(shown_path(repo, p.vm.cwd, path), space)
 
 
 def cmd_status(p: _Proc, args: list[str]) -> int:
@@ -111,6 +111,11 @@ def cmd_status(p: _Proc, args: list[str]) -> int:
     renames = find_renames(staged, head, index)
     unstaged = {path: kind for path, kind in changed_paths(index, work).items() if kind != "A"}
     untracked = untracked_paths(index, work)
+    ignored: list[str] = []
+    if any(a in ("--ignored", "--ignored=traditional") for a in args):
+        repo.worktree(ignored)
+    elif any(a.startswith("--ignored=") and a != "--ignored=no" for a in args):
+        return p.not_simulated()  # --ignored=matching lists another set
     unmerged = mergestate.read_unmerged(repo)
     for path in unmerged:
         staged.pop(path, None)
@@ -125,15 +130,16 @@ def cmd_status(p: _Proc, args: list[str]) -> int:
             else:
                 lines.append(f"## {branch}\n" if branch else "## HEAD (no branch)\n")
         for path in sorted(set(staged) | set(unstaged) | set(unmerged)):
-            shown = _rel(p, repo, path)
+            shown = _rel(p, repo, path, space=True)
             if path in renames:
-                shown = f"{_rel(p, repo, renames[path])} -> {shown}"
+                shown = f"{_rel(p, repo, renames[path], space=True)} -> {shown}"
             code = _SHORT_UNMERGED.get(unmerged.get(path, ""))
             lines.append(f"{code or staged.get(path, ' ') + unstaged.get(path, ' ')} {shown}\n")
-        lines.extend(f"?? {_rel(p, repo, path)}\n" for path in untracked)
+        lines.extend(f"?? {_rel(p, repo, path, space=True)}\n" for path in untracked)
+        lines.extend(f"!! {_rel(p, repo, path, space=True)}\n" for path in sorted(ignored))
         p.out("".join(lines))
         return 0
-    p.out(long_status(p, repo, head_sha, staged, unstaged, untracked, renames, unmerged))
+    p.out(long_status(p, repo, head_sha, staged, unstaged, untracked, renames, unmerged, sorted(ignored)))
     return 0
 
 
@@ -163,6 +169,7 @@ def long_status(
     untracked: list[str],
     renames: dict[str, str] | None = None,
     unmerged: dict[str, str] | None = None,
+    ignored: list[str] | None = None,
 ) -> str:
     names = {"A": "new file", "M": "modified", "D": "deleted", "R": "renamed"}
     renames = renames or {}
@@ -203,6 +210,10 @@ def long_status(
         out.append('Untracked files:\n  (use "git add <file>..." to include in what will be committed)\n')
         out.extend(f"\t{_rel(p, repo, path)}\n" for path in untracked)
         out.append("\n")
+    if ignored:
+        out.append('Ignored files:\n  (use "git add -f <file>..." to include in what will be committed)\n')
+        out.extend(f"\t{_rel(p, repo, path)}\n" for path in ignored)
+        out.append("\n")
     if staged:
         pass
     elif unstaged or unmerged:
@@ -241,15 +252,21 @@ def cmd_add(p: _Proc, args: list[str]) -> int:
         return 0
     prefixes = pathspec_filter(p, repo, specs) if specs else [""]
     index = repo.read_index()
-    work = repo.worktree()
+    work = repo.worktree(force=any(a in ("-f", "--force") for a in args))
     for spec, prefix in zip(specs or ["."], prefixes):
         matched = [path for path in work if under(path, prefix)]
         gone = [path for path in index if under(path, prefix) and path not in work]
         if not matched and not gone and spec != ".":
             if p.fs.lexists(p.path(spec)):
+                advice = config(p, repo).get("advice.addignoredfile", "true").lower()
                 p.ctx.err.write(
                     "The following paths are ignored by one of your .gitignore files:\n"
                     f"{spec}\nhint: Use -f if you really want to add them.\n"
+                    + (
+                        'hint: Turn this message off by running\nhint: "git config advice.addIgnoredFile false"\n'
+                        if advice not in ("false", "no", "off", "0")
+                        else ""
+                    )
                 )
                 return 1
             raise GitError(f"pathspec '{spec}' did not match any files")
