@@ -66,6 +66,19 @@ SAME_AS_GIT = [
     "git show --format='%an %s' --name-only HEAD~2",
     "git log --graph --oneline; git log --graph --format=%s -2; git log --graph -2",
     "git log --stat --format=%s -2; git log --name-status --format=%s -2; git log --name-only --oneline -2",
+    # branch listing, filters, rename, copy, delete
+    "git branch --list 'd*'; git branch -l; git branch --merged; git branch --no-merged; git branch --contains HEAD~1; "
+    "git branch -a; git branch -r; git branch -d dev; echo rc=$?; git branch -m dev dev2; git branch; "
+    "git branch -m dev2 master; echo rc=$?; git branch -M dev2 x; git branch -m nope y; echo rc=$?; git branch -c x copy; "
+    "git branch; git branch -D copy; git branch -f x HEAD~2; git branch -v; git branch new HEAD~1; git branch new; "
+    "echo rc=$?; git branch -m renamed; git branch; git branch --merged x; git branch --sort=-committerdate; "
+    "git branch --format='%(refname:short) %(objectname:short) %(HEAD) %(subject)'; git branch -vv",
+    'git branch -f master HEAD~1 2>&1 | sed "s|$PWD|PWD|"; git branch -d nope; echo rc=$?; git branch -d; echo rc=$?; '
+    "git checkout -q --detach; git branch; git branch -v; git branch --contains dev; git branch --no-contains dev; "
+    "git branch 'bad..name'; echo rc=$?; git branch --points-at HEAD",
+    # diff over ranges
+    "echo w >> f && c -am five; git diff master...dev --name-only; git diff dev...master --stat; "
+    "git diff master..dev --name-status; git diff ..dev --stat; git diff HEAD~1.. --name-only; git diff nope..dev; echo rc=$?",
     # the reflog, @{-N}, checkout -
     "git reflog; git reflog -2; git reflog show HEAD -1; git log -g --oneline -3; git rev-parse HEAD@{1} @{-1}",
     "git checkout - 2>&1; git branch --show-current; git checkout - 2>&1; git switch - 2>&1; "

@@ -19,9 +19,9 @@ from ...constants import _VERSIONS
 from ...registry import applet
 from .apply import cmd_apply
 from .blame import cmd_blame
+from .branches import cmd_branch
 from .diffopts import NotSimulated
 from .history import (
-    cmd_branch,
     cmd_cat_file,
     cmd_checkout,
     cmd_diff,

@@ -5,13 +5,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from .branches import create_branch
 from .diffopts import DiffOutput, diff_output, operands, shown_changes
 from .ident import config
 from .mergestate import read_unmerged
 from .pretty import Formatter, Unsupported
 from .reflog import cmd_reflog, note_switch
 from .repo import Commit, Entries, GitError, Repo
-from .revwalk import LogOptions, ancestors, parse, walk
+from .revwalk import LogOptions, ancestors, merge_bases, parse, walk
 from .text import changed_paths, differs, shown_path
 from .work import need_repo, pathspec_filter, status_sets
 
@@ -38,9 +39,13 @@ def cmd_diff(p: _Proc, args: list[str]) -> int:
     cached = any(a in ("--cached", "--staged") for a in args)
     if not cached and read_unmerged(repo):
         return p.not_simulated()  # the combined diff (diff --cc) of paths in conflict
-    revs = []
+    revs: list[str] = []
     for a in args:
         if a.startswith("-"):
+            continue
+        pair = _range_ends(repo, a)
+        if pair is not None:
+            revs.extend(pair)
             continue
         sha = repo.resolve(a)
         if sha is None:
@@ -87,6 +92,23 @@ def cmd_diff(p: _Proc, args: list[str]) -> int:
         return 1 if changed else 0
     p.out(shown_changes(repo, old, new, output, default_patch=True, paths=paths))
     return 1 if quiet and changed else 0
+
+
+def _range_ends(repo: Repo, word: str) -> tuple[str, str] | None:
+    """``A..B`` (A to B) and ``A...B`` (their merge base to B) as ``git diff`` reads them."""
+    for dots in ("...", ".."):
+        if dots in word:
+            left, _, right = word.partition(dots)
+            a, b = repo.resolve(left or "HEAD"), repo.resolve(right or "HEAD")
+            if a is None or b is None:
+                return None
+            if dots == "...":
+                bases = merge_bases(repo, a, b)
+                if not bases:
+                    raise GitError(f"{left}...{right}: no merge base")
+                a = bases[0]
+            return a, b
+    return None
 
 
 def _tracked_work(index: Entries, work: Entries, old: Entries) -> Entries:
@@ -278,57 +300,6 @@ def cmd_show(p: _Proc, args: list[str]) -> int:
     return 0
 
 
-def cmd_branch(p: _Proc, args: list[str]) -> int:
-    repo = need_repo(p)
-    current = repo.branch()
-    if "--show-current" in args:
-        p.out(f"{current}\n" if current else "")
-        return 0
-    delete = any(a in ("-d", "-D", "--delete") for a in args)
-    names = [a for a in args if not a.startswith("-")]
-    if delete:
-        for name in names:
-            sha = repo.ref(f"refs/heads/{name}")
-            if sha is None:
-                p.ctx.err.write(f"error: branch '{name}' not found\n")
-                return 1
-            if name == current:
-                p.ctx.err.write(f"error: cannot delete branch '{name}' used by worktree at '{repo.root}'\n")
-                return 1
-            p.fs.remove(repo.gitdir + f"/refs/heads/{name}")
-            p.out(f"Deleted branch {name} (was {sha[:7]}).\n")
-        return 0
-    if names:
-        return _create_branch(repo, names[0], names[1] if len(names) > 1 else "HEAD")
-    lines = []
-    verbose = any(a in ("-v", "-vv", "--verbose") for a in args)
-    names = repo.branches()
-    width = max((len(n) for n in names), default=0)
-    if current is None and repo.head():
-        lines.append(f"* (HEAD detached at {(repo.head() or '')[:7]})\n")
-    for name in names:
-        mark = "* " if name == current else "  "
-        if verbose:
-            sha = repo.ref(f"refs/heads/{name}") or ""
-            lines.append(f"{mark}{name:<{width}} {sha[:7]} {repo.commit(sha).subject}\n")
-        else:
-            lines.append(f"{mark}{name}\n")
-    p.out("".join(lines))
-    return 0
-
-
-def _create_branch(repo: Repo, name: str, start: str) -> int:
-    if not re.fullmatch(r"[A-Za-z0-9._/-]+", name) or name.startswith("-") or ".." in name:
-        raise GitError(f"'{name}' is not a valid branch name")
-    if repo.ref(f"refs/heads/{name}") is not None:
-        raise GitError(f"a branch named '{name}' already exists")
-    sha = repo.resolve(start)
-    if sha is None:
-        raise GitError(f"not a valid object name: '{start}'")
-    repo.set_ref(f"refs/heads/{name}", sha)
-    return 0
-
-
 def _switch(p: _Proc, repo: Repo, target: str, sha: str | None, branch: str | None) -> int:
     """Move HEAD (and the index and work tree) to ``sha``; keep local changes that do not clash."""
     head, index, work = status_sets(repo)
@@ -434,7 +405,7 @@ def cmd_checkout(p: _Proc, args: list[str], switch: bool = False) -> int:
         if repo.head() is None and start == "HEAD":
             repo.point_head(create)
         else:
-            if _create_branch(repo, create, start) != 0:
+            if create_branch(repo, create, start) != 0:
                 return 1
             status = _switch(p, repo, create, repo.ref(f"refs/heads/{create}"), create)
             if status:
