@@ -76,6 +76,8 @@ SAME_AS_GIT = [
     'git branch -f master HEAD~1 2>&1 | sed "s|$PWD|PWD|"; git branch -d nope; echo rc=$?; git branch -d; echo rc=$?; '
     "git checkout -q --detach; git branch; git branch -v; git branch --contains dev; git branch --no-contains dev; "
     "git branch 'bad..name'; echo rc=$?; git branch --points-at HEAD",
+    "git shortlog -sn HEAD; git shortlog HEAD; git shortlog -s master..dev; git shortlog -e --all; "
+    "git shortlog HEAD -- g; git shortlog -sne HEAD~1; git shortlog --author=Ada -s HEAD",
     # diff over ranges
     "echo w >> f && c -am five; git diff master...dev --name-only; git diff dev...master --stat; "
     "git diff master..dev --name-status; git diff ..dev --stat; git diff HEAD~1.. --name-only; git diff nope..dev; echo rc=$?",

@@ -10,6 +10,7 @@ from ....vfs import FsError
 from ...patterns import posix_regex
 from ...regex import compile_regex
 from .repo import GitError
+from .revwalk import parse, walk
 from .text import shown_path
 from .work import need_repo, pathspec_filter, status_sets, under, untracked_paths
 
@@ -179,19 +180,22 @@ def cmd_describe(p: _Proc, args: list[str]) -> int:
 
 def cmd_shortlog(p: _Proc, args: list[str]) -> int:
     repo = need_repo(p)
-    flags = set("".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--")))
-    flags |= {{"--summary": "s", "--numbered": "n", "--email": "e"}.get(a, "") for a in args}
-    revs = [a for a in args if not a.startswith("-")]
-    if not revs and not p.ctx.out.tty:  # away from a terminal git shortlog reads a log from stdin
+    own = {"--summary": "s", "--numbered": "n", "--email": "e"}
+    flags = {own[a] for a in args if a in own}
+    rest = []
+    for a in args:
+        if re.fullmatch(r"-[sne]+", a):
+            flags.update(a[1:])
+        elif a not in own:
+            rest.append(a)
+    o = parse(p, repo, rest)  # the revisions, ranges, paths and filters log takes
+    if not o.named and not p.ctx.out.tty:  # away from a terminal git shortlog reads a log from stdin
         p.ctx.stdin.read()
         return 0
-    sha = repo.resolve(revs[0] if revs else "HEAD")
     authors: dict[str, list[str]] = {}
-    while sha:
-        commit = repo.commit(sha)
+    for commit in walk(repo, o):
         who = commit.author_name + (f" <{commit.author_email}>" if "e" in flags else "")
         authors.setdefault(who, []).append(commit.subject)
-        sha = commit.parents[0] if commit.parents else None
     order = sorted(authors, key=lambda w: (-len(authors[w]), w) if "n" in flags else (0, w))
     out = []
     for who in order:
