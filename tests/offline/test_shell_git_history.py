@@ -78,6 +78,23 @@ SAME_AS_GIT = [
     "git branch 'bad..name'; echo rc=$?; git branch --points-at HEAD",
     "git shortlog -sn HEAD; git shortlog HEAD; git shortlog -s master..dev; git shortlog -e --all; "
     "git shortlog HEAD -- g; git shortlog -sne HEAD~1; git shortlog --author=Ada -s HEAD",
+    # show: annotated tags, several revisions, blobs
+    "git show v0 | head -12; git show v0 --format=%s -s; git show -s v0 HEAD --oneline; "
+    "git show -s --format=%s HEAD HEAD~1; git show -s HEAD HEAD~1; git show --pretty=fuller -s v0; "
+    "git show HEAD~1:f HEAD:g; git show --stat HEAD HEAD~1",
+    # rev-parse, merge-base, describe --dirty
+    "git rev-parse --verify nope; echo rc=$?; git rev-parse -q --verify nope; echo rc=$?; git rev-parse --verify HEAD HEAD~1; "
+    "echo rc=$?; git rev-parse HEAD:f; git rev-parse master..HEAD~1; git rev-parse --show-cdup; "
+    "git rev-parse --is-bare-repository; git rev-parse --short=4 HEAD; git rev-parse --symbolic-full-name master v0 HEAD~1; "
+    "git rev-parse --abbrev-ref master; git rev-parse nope; echo rc=$?; git rev-parse --symbolic HEAD; mkdir -p sub && cd sub && "
+    "git rev-parse --show-cdup --show-prefix --is-inside-git-dir; git rev-parse HEAD~1 --short HEAD; "
+    "git checkout -q dev; git rev-parse --abbrev-ref @{-1}; git rev-parse --symbolic-full-name @{-1}",
+    "git merge-base master dev; git merge-base --is-ancestor HEAD~1 HEAD && echo anc; git merge-base --is-ancestor dev HEAD; "
+    "echo rc=$?; git merge-base --all dev master; git merge-base HEAD; echo rc=$?; git log --left-right --oneline master...dev; "
+    "git log --oneline --no-walk dev HEAD~2; git log --topo-order --oneline | wc -l",
+    "git describe --always --dirty; echo x >> f; git describe --always --dirty; git describe --always --dirty=+; git add f; "
+    "git describe --dirty; git checkout -q HEAD -- f; git describe --dirty; git describe --dirty HEAD; echo rc=$?",
+    "git mv f f2 && c -m mv && git log --oneline --follow -- f2; git log --oneline -- f2; git log --follow --format=%s f2",
     # diff over ranges
     "echo w >> f && c -am five; git diff master...dev --name-only; git diff dev...master --stat; "
     "git diff master..dev --name-status; git diff ..dev --stat; git diff HEAD~1.. --name-only; git diff nope..dev; echo rc=$?",
@@ -115,6 +132,14 @@ def test_relative_dates_count_back_from_the_machine_clock(same_as_bash: Callable
 
 def test_unsupported_formats_are_flagged_not_guessed(vm: VirtualMachine) -> None:
     vm.run(HISTORY + "true")
-    for command in ("git log --date=human -1", "git log --format='%w(20)%s' -1", "git log -g -1"):
+    for command in (
+        "git log --date=human -1",
+        "git log --format='%w(20)%s' -1",
+        "git log -g -1",
+        "git log -L 1,2:f",
+        "git log --cherry-pick master...dev",
+        "git log --bogus-option",
+        "git mv f f3 && echo more >> f3 && git commit -qam 'moved, edited' && git log --follow --oneline -- f3",
+    ):
         r = vm.run(command)
         assert r.unknown_effect, command

@@ -29,15 +29,15 @@ from .history import (
     cmd_ls_files,
     cmd_rev_list,
     cmd_rev_parse,
-    cmd_show,
 )
 from .ignore import cmd_check_ignore
 from .merge import cmd_merge
-from .more import cmd_clean, cmd_describe, cmd_grep, cmd_mv, cmd_shortlog
+from .more import cmd_clean, cmd_describe, cmd_grep, cmd_merge_base, cmd_mv, cmd_shortlog
 from .pick import cmd_cherry_pick, cmd_revert
 from .reflog import cmd_reflog
 from .refs import cmd_remote, cmd_tag
 from .repo import GitError
+from .show import cmd_show
 from .stash import cmd_stash
 from .trees import cmd_ls_tree
 from .work import cmd_add, cmd_commit, cmd_config, cmd_init, cmd_reset, cmd_restore, cmd_rm, cmd_status
@@ -51,6 +51,7 @@ COMMANDS: dict[str, Callable[[_Proc, list[str]], int]] = {
     "blame": cmd_blame,
     "check-ignore": cmd_check_ignore,
     "merge": cmd_merge,
+    "merge-base": cmd_merge_base,
     "cherry-pick": cmd_cherry_pick,
     "revert": cmd_revert,
     "status": cmd_status,

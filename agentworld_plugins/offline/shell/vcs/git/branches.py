@@ -9,8 +9,8 @@ import fnmatch
 import re
 from typing import TYPE_CHECKING
 
+from .graph import ancestors
 from .repo import GitError, Repo
-from .revwalk import ancestors
 from .work import need_repo
 
 if TYPE_CHECKING:

@@ -7,12 +7,13 @@ from typing import TYPE_CHECKING
 
 from .branches import create_branch
 from .diffopts import DiffOutput, diff_output, operands, shown_changes
+from .graph import ancestors, merge_bases
 from .ident import config
 from .mergestate import read_unmerged
 from .pretty import Formatter, Unsupported
 from .reflog import cmd_reflog, note_switch
 from .repo import Commit, Entries, GitError, Repo
-from .revwalk import LogOptions, ancestors, merge_bases, parse, walk
+from .revwalk import AMBIGUOUS, LogOptions, parse, walk
 from .text import changed_paths, differs, shown_path
 from .work import need_repo, pathspec_filter, status_sets
 
@@ -152,7 +153,15 @@ def cmd_log(p: _Proc, args: list[str]) -> int:
         commits = walk(repo, o)
         if o.graph and any(len(c.parents) > 1 for c in commits):
             return p.not_simulated()  # the graph of a history with merges
-        entries = [_log_entry(repo, show, output, c) for c in commits]
+        entries = []
+        for c in commits:
+            show.mark = "<" if c.sha in o.left else ">"
+            entry = _log_entry(repo, show, output, c)
+            if o.left_right:
+                if o.pretty.kind != "oneline":
+                    return p.not_simulated()
+                entry = f"{show.mark} {entry}"
+            entries.append(entry)
     except Unsupported:
         return p.not_simulated()
     pretty = o.pretty
@@ -263,40 +272,6 @@ def cmd_rev_list(p: _Proc, args: list[str]) -> int:
         p.out("\n".join(out))
     else:
         p.out("".join(out))
-    return 0
-
-
-def cmd_show(p: _Proc, args: list[str]) -> int:
-    repo = need_repo(p)
-    output = diff_output(p, args, repo)
-    words = [a for a in operands(args) if not a.startswith("-")]
-    target = words[0] if words else "HEAD"
-    if ":" in target:
-        rev, _, path = target.partition(":")
-        sha = repo.resolve(rev or "HEAD")
-        entries = repo.commit_entries(sha) if sha else {}
-        entry = entries.get(path.lstrip("./"))
-        if entry is None:
-            raise GitError(f"path '{path}' does not exist in '{rev or 'HEAD'}'")
-        p.out(repo.blob(entry[1]).decode("utf-8", "surrogateescape"))
-        return 0
-    o = parse(p, repo, [a for a in operands(args) if a.startswith("-")])
-    sha = repo.resolve(target)
-    if sha is None:
-        raise GitError(f"ambiguous argument '{target}': unknown revision or path not in the working tree.")
-    commit = repo.commit(sha)
-    if len(commit.parents) > 1 and output.shows_any(default_patch=True):
-        return p.not_simulated()  # a merge's combined diff (--cc)
-    parent = repo.commit_entries(commit.parents[0]) if commit.parents else {}
-    try:
-        text = _formatter(p, repo, o).entry(commit)
-    except Unsupported:
-        return p.not_simulated()
-    pretty = o.pretty
-    empty = pretty.kind == "format" and not pretty.fmt
-    if not empty:  # --format= (empty): no header at all
-        p.out(text + ("\n" if pretty.kind == "format" else ""))
-    p.out(shown_changes(repo, parent, repo.commit_entries(sha), output, default_patch=True, lead=pretty.lead))
     return 0
 
 
@@ -502,50 +477,96 @@ def _restore_paths(p: _Proc, repo: Repo, rev: str | None, specs: list[str]) -> i
     return 0
 
 
+def _full_ref(repo: Repo, name: str) -> str | None:
+    """The ref a name stands for (``--symbolic-full-name``), None for a plain commit."""
+    if name in ("HEAD", "@"):
+        return repo.head_ref() or "HEAD"
+    for ref in (name, f"refs/{name}", f"refs/tags/{name}", f"refs/heads/{name}"):
+        if ref.startswith("refs/") and repo.ref(ref):
+            return ref
+    return None
+
+
 def cmd_rev_parse(p: _Proc, args: list[str]) -> int:
     repo = need_repo(p)
-    short = False
-    abbrev = False
+    short: int | None = None
+    mode = ""
+    verify = quiet = False
+    if "--verify" in args:
+        verify = True
+        quiet = any(a in ("-q", "--quiet") for a in args)
+        names = [a for a in args if not a.startswith("-")]
+        if len(names) != 1 or repo.resolve(names[0].split(":")[0]) is None:
+            if quiet:
+                return 1
+            raise GitError("Needed a single revision")
+    here = repo.relpath(p.vm.cwd) or ""
     for a in args:
         if a == "--show-toplevel":
             p.out(repo.root + "\n")
         elif a == "--git-dir":
             p.out((".git" if p.vm.cwd == repo.root else repo.gitdir) + "\n")
-        elif a == "--is-inside-work-tree":
-            p.out("true\n")
+        elif a == "--absolute-git-dir":
+            p.out(repo.gitdir + "\n")
+        elif a in ("--is-inside-work-tree", "--is-inside-git-dir", "--is-bare-repository"):
+            p.out(("true" if a == "--is-inside-work-tree" else "false") + "\n")
         elif a == "--show-prefix":
-            rel = repo.relpath(p.vm.cwd) or ""
-            p.out(rel + ("/" if rel else "") + "\n")
+            p.out(here + ("/" if here else "") + "\n")
+        elif a == "--show-cdup":
+            p.out("../" * (here.count("/") + 1) + "\n" if here else "\n")
         elif a.startswith("--short"):
-            short = True
-        elif a == "--abbrev-ref":
-            abbrev = True
-        elif a == "--verify" or a == "-q" or a == "--quiet":
+            short = int(a.partition("=")[2] or 7)
+        elif a in ("--abbrev-ref", "--symbolic-full-name", "--symbolic"):
+            mode = a
+        elif a in ("--verify", "-q", "--quiet", "--"):
             continue
-        else:
-            if abbrev and a == "HEAD":
-                p.out((repo.branch() or "HEAD") + "\n")
-                continue
-            back = re.fullmatch(r"@\{-(\d+)\}", a)
-            previous = repo.previous_branch(int(back.group(1))) if back else None
-            if abbrev and previous is not None and repo.ref(f"refs/heads/{previous}"):
-                p.out(previous + "\n")
-                continue
-            if abbrev and repo.ref(f"refs/heads/{a}"):
-                p.out(a + "\n")
-                continue
-            sha = repo.resolve(a)
-            if sha is not None and a.endswith("^{tree}"):
-                sha = repo.commit(sha).tree
-            if sha is None:
-                p.out(a + "\n")
-                raise GitError(
-                    f"ambiguous argument '{a}': unknown revision or path not in the working tree.\n"
-                    "Use '--' to separate paths from revisions, like this:\n"
-                    "'git <command> [<revision>...] -- [<file>...]'"
-                )
-            p.out((sha[:7] if short else sha) + "\n")
+        elif a.startswith("-"):
+            return p.not_simulated()
+        elif not _parse_one(p, repo, a, mode, short, verify):
+            return 128
     return 0
+
+
+def _parse_one(p: _Proc, repo: Repo, a: str, mode: str, short: int | None, verify: bool) -> bool:
+    """Print what ``a`` names (False, after git's message, when it names nothing)."""
+    pair = _range_ends(repo, a) if ".." in a and not verify else None
+    if pair is not None:
+        p.out(f"{pair[1]}\n^{pair[0] if '...' not in a else ''}\n")
+        return True
+    if mode == "--symbolic":
+        p.out(a + "\n")
+        return True
+    back = re.fullmatch(r"@\{-(\d+)\}", a)
+    previous = repo.previous_branch(int(back.group(1))) if back else None
+    if mode == "--abbrev-ref":
+        if a in ("HEAD", "@"):
+            p.out((repo.branch() or "HEAD") + "\n")
+            return True
+        name = previous if previous is not None else a
+        ref = _full_ref(repo, name)
+        if ref is not None:
+            p.out(re.sub(r"^refs/(heads|tags)/", "", ref) + "\n")
+            return True
+    if mode == "--symbolic-full-name":
+        ref = _full_ref(repo, previous if previous is not None else a)
+        if ref is not None or repo.resolve(a) is not None:
+            p.out(f"{ref}\n" if ref else "")
+            return True
+    rev, colon, path = a.partition(":")
+    sha = repo.resolve(rev or "HEAD") if colon else repo.resolve(a)
+    if sha is not None and colon:
+        entry = repo.commit_entries(sha).get(path.lstrip("./"))
+        if entry is None:
+            raise GitError(f"path '{path}' does not exist in '{rev or 'HEAD'}'")
+        sha = entry[1]
+    elif sha is not None and a.endswith("^{tree}"):
+        sha = repo.commit(sha).tree
+    if sha is None:  # git's message, then the word (its buffered standard output goes last)
+        p.ctx.err.write(f"fatal: {AMBIGUOUS.format(a)}\n")
+        p.out(a + "\n")
+        return False
+    p.out((sha[:short] if short else sha) + "\n")
+    return True
 
 
 def cmd_ls_files(p: _Proc, args: list[str]) -> int:

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING
 
 from ....vfs import FsError
 from . import mergestate
+from .graph import is_ancestor, merge_base
 from .ident import person, reflog_ident
-from .merge3 import TreeMerge, is_ancestor, merge_base, merge_trees
+from .merge3 import TreeMerge, merge_trees
 from .repo import Entries, GitError, Repo
 from .text import changed_paths, diffstat
 from .work import need_repo

@@ -223,29 +223,3 @@ def merge_trees(
 
 def _text(repo: Repo, sha: str) -> str:
     return repo.blob(sha).decode("utf-8", "surrogateescape")
-
-
-def is_ancestor(repo: Repo, old: str, new: str) -> bool:
-    return old in ancestors(repo, new)
-
-
-def ancestors(repo: Repo, sha: str) -> set[str]:
-    seen: set[str] = set()
-    todo = [sha]
-    while todo:
-        c = todo.pop()
-        if c in seen:
-            continue
-        seen.add(c)
-        spend(4)
-        todo.extend(repo.commit(c).parents)
-    return seen
-
-
-def merge_base(repo: Repo, a: str, b: str) -> str | None:
-    """The best common ancestor of two commits (the newest of those no other one descends from)."""
-    mine = ancestors(repo, a)
-    common = [c for c in ancestors(repo, b) if c in mine]
-    best = [c for c in common if not any(c != d and c in ancestors(repo, d) for d in common)]
-    best.sort(key=lambda c: -repo.commit(c).commit_time)
-    return best[0] if best else None

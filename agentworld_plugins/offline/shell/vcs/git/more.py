@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 from ....vfs import FsError
 from ...patterns import posix_regex
 from ...regex import compile_regex
+from .graph import ancestors, merge_bases
+from .pretty import Unsupported
 from .repo import GitError
 from .revwalk import parse, walk
 from .text import shown_path
@@ -144,6 +146,14 @@ def cmd_describe(p: _Proc, args: list[str]) -> int:
     lightweight = "--tags" in args
     always = "--always" in args
     revs = [a for a in args if not a.startswith("-")]
+    dirty = next((a.partition("=")[2] or "-dirty" for a in args if a.split("=")[0] == "--dirty"), None)
+    suffix = ""
+    if dirty is not None:
+        if revs:
+            raise GitError("option '--dirty' and commit-ishes cannot be used together")
+        head, index, work = status_sets(repo)
+        tracked = {q: e for q, e in work.items() if q in index}
+        suffix = dirty if head != index or any(index[q] != tracked.get(q) for q in index) else ""
     start = repo.resolve(revs[0] if revs else "HEAD")
     if start is None:
         raise GitError(f"Not a valid object name {revs[0] if revs else 'HEAD'}")
@@ -163,13 +173,13 @@ def cmd_describe(p: _Proc, args: list[str]) -> int:
     while sha:
         if sha in tags:
             name = tags[sha][0]
-            p.out(f"{name}\n" if depth == 0 else f"{name}-{depth}-g{start[:7]}\n")
+            p.out((name if depth == 0 else f"{name}-{depth}-g{start[:7]}") + suffix + "\n")
             return 0
         parents = repo.commit(sha).parents
         sha = parents[0] if parents else None
         depth += 1
     if always:
-        p.out(start[:7] + "\n")
+        p.out(start[:7] + suffix + "\n")
         return 0
     if unannotated:
         raise GitError(
@@ -192,8 +202,12 @@ def cmd_shortlog(p: _Proc, args: list[str]) -> int:
     if not o.named and not p.ctx.out.tty:  # away from a terminal git shortlog reads a log from stdin
         p.ctx.stdin.read()
         return 0
+    try:
+        commits = walk(repo, o)
+    except Unsupported:
+        return p.not_simulated()
     authors: dict[str, list[str]] = {}
-    for commit in walk(repo, o):
+    for commit in commits:
         who = commit.author_name + (f" <{commit.author_email}>" if "e" in flags else "")
         authors.setdefault(who, []).append(commit.subject)
     order = sorted(authors, key=lambda w: (-len(authors[w]), w) if "n" in flags else (0, w))
@@ -206,4 +220,50 @@ def cmd_shortlog(p: _Proc, args: list[str]) -> int:
             out.extend(f"      {subject}\n" for subject in reversed(authors[who]))
             out.append("\n")
     p.out("".join(out))
+    return 0
+
+
+#: git merge-base's usage (stderr, status 129)
+_MERGE_BASE_USAGE = (
+    "usage: git merge-base [-a | --all] <commit> <commit>...\n"
+    "   or: git merge-base [-a | --all] --octopus <commit>...\n"
+    "   or: git merge-base --is-ancestor <commit> <commit>\n"
+    "   or: git merge-base --independent <commit>...\n"
+    "   or: git merge-base --fork-point <ref> [<commit>]\n"
+    "\n"
+    "    -a, --all             output all common ancestors\n"
+    "    --octopus             find ancestors for a single n-way merge\n"
+    "    --independent         list revs not reachable from others\n"
+    "    --is-ancestor         is the first one ancestor of the other?\n"
+    "    --fork-point          find where <commit> forked from reflog of <ref>\n"
+    "\n"
+)
+
+
+def cmd_merge_base(p: _Proc, args: list[str]) -> int:
+    """``git merge-base A B`` (``--all``), ``--is-ancestor A B`` (status 0 or 1)."""
+    repo = need_repo(p)
+    names = [a for a in args if not a.startswith("-")]
+    every = "--all" in args or "-a" in args
+    if any(a.startswith("-") and a not in ("--all", "-a", "--is-ancestor") for a in args):
+        return p.not_simulated()  # --octopus, --independent, --fork-point
+    shas = []
+    for name in names:
+        sha = repo.resolve(name)
+        if sha is None:
+            raise GitError(f"Not a valid object name {name}")
+        shas.append(repo.peel(sha))
+    if "--is-ancestor" in args:
+        if len(shas) != 2:
+            raise GitError("--is-ancestor takes exactly two commits", 129)
+        return 0 if shas[0] in ancestors(repo, [shas[1]]) else 1
+    if len(shas) < 2:
+        raise GitError(_MERGE_BASE_USAGE[:-1], 129, raw=True)
+    if len(shas) > 2:
+        return p.not_simulated()
+    bases = merge_bases(repo, shas[0], shas[1])
+    if not bases:
+        return 1
+    found = sorted(bases, key=lambda sha: -repo.commit(sha).commit_time)
+    p.out("".join(sha + "\n" for sha in (found if every else found[:1])))
     return 0

@@ -9,6 +9,7 @@ import re
 import time
 from dataclasses import dataclass
 
+from .diffopts import NotSimulated
 from .repo import Commit, GitError, Repo
 from .text import _local, git_date, iso_date
 
@@ -69,8 +70,9 @@ def check_date_mode(mode: str) -> str:
     raise GitError(f"unknown date format {mode}")
 
 
-class Unsupported(Exception):
-    """A format this world does not print (``--date=human``, ``%w()``, trailers)."""
+class Unsupported(NotSimulated):
+    """A format or option this world does not print (``--date=human``, ``%w()``, ``log -L``);
+    the command answers as one the offline world cannot run."""
 
 
 def show_date(epoch: int, tz: str, mode: str, now: int) -> str:

@@ -16,8 +16,9 @@ from ...dates import parse_date as gnu_date
 from ...limits import current
 from ...patterns import posix_regex
 from ...regex import compile_regex
+from .graph import ancestors, merge_bases
 from .ident import parse_date
-from .pretty import Pretty, check_date_mode, choose
+from .pretty import Pretty, Unsupported, check_date_mode, choose
 from .repo import Commit, Entries, GitError, Repo
 from .work import pathspec_filter, under
 
@@ -27,6 +28,14 @@ if TYPE_CHECKING:
 #: options whose value may be the next word (``--author X`` as well as ``--author=X``)
 _VALUED = ("--author", "--committer", "--grep", "--since", "--after", "--until", "--before",
            "--max-count", "--skip", "--date", "--min-parents", "--max-parents")  # fmt: skip
+#: options that change only how commits or diffs print (diffopts and pretty read them), or nothing
+_QUIET_OPTIONS = re.compile(
+    r"-[pusWwb]|--patch|--no-patch|-U\d*|--unified(=.*)?|--stat|--numstat|--shortstat|--name-only"
+    r"|--name-status|--(no-)?minimal|--(no-)?indent-heuristic|--patience|--histogram|--anchored=.*"
+    r"|--diff-algorithm(=.*)?|--ignore-.*|-I.*|--(no-)?function-context|--no-renames|--no-ext-diff"
+    r"|--no-textconv|--exit-code|--quiet|--no-expand-tabs|--no-mailmap|--no-notes|--no-show-signature"
+    r"|--no-pager|--show-pulls|--count|--no-color"
+)
 #: options of log and rev-list that take their value only after ``=``
 _EQUALS = ("--pretty", "--format", "--decorate", "--branches", "--tags", "--abbrev")
 
@@ -58,6 +67,13 @@ class LogOptions:
     graph: bool = False
     count: bool = False
     parents: bool = False
+    #: --topo-order and friends: the same order as git's default while no merge is listed
+    reordered: bool = False
+    no_walk: bool = False
+    follow: bool = False
+    left_right: bool = False
+    #: the commits only the left side of ``A...B`` reaches (``<`` under --left-right)
+    left: set[str] = field(default_factory=set)
     pretty: Pretty = field(default_factory=Pretty)
     #: whether a format was named (rev-list prints only ids otherwise)
     formatted: bool = False
@@ -194,8 +210,25 @@ def parse(p: _Proc, repo: Repo, args: list[str], command: str = "log") -> LogOpt
                 if ref.startswith(f"refs/{kind}/") and fnmatch.fnmatchcase(ref[len(kind) + 6 :], pattern)
             ]
             o.named = True
+        elif a.startswith("-L") or a in (
+            "-g",
+            "--walk-reflogs",
+            "--cherry-pick",
+            "--cherry-mark",
+            "--boundary",
+        ):
+            raise Unsupported(a)  # line ranges, reflog walks, patch-id marks: not simulated
+        elif a in ("--topo-order", "--date-order", "--author-date-order"):
+            o.reordered = True
+        elif a == "--no-walk" or a == "--no-walk=sorted":
+            o.no_walk = True
+        elif a == "--follow":
+            o.follow = True
+        elif a == "--left-right":
+            o.left_right = True
         elif a.startswith("-") and a != "-":
-            continue  # a diff option (read by diffopts), or one that changes nothing here
+            if not _QUIET_OPTIONS.fullmatch(a):
+                p.unknown()  # an option that would change what is listed: not guessed silently
         else:
             words.append(a)
     paths: list[str] = []
@@ -230,7 +263,9 @@ def _add_revision(o: LogOptions, repo: Repo, word: str) -> bool:
             return False
         a, b = _resolved(repo, left), _resolved(repo, right)
         o.include += [a, b]
-        o.exclude += merge_bases(repo, a, b)
+        bases = merge_bases(repo, a, b)
+        o.exclude += bases
+        o.left |= ancestors(repo, [a]) - ancestors(repo, [b])
     elif ".." in word:
         left, _, right = word.partition("..")
         if repo.resolve(left or "HEAD") is None or repo.resolve(right or "HEAD") is None:
@@ -249,30 +284,6 @@ def _add_revision(o: LogOptions, repo: Repo, word: str) -> bool:
         o.include.append(sha)
     o.named = True
     return True
-
-
-def ancestors(repo: Repo, starts: list[str]) -> set[str]:
-    """Every commit ``starts`` reach (themselves included)."""
-    budget = current()
-    seen: set[str] = set()
-    todo = list(starts)
-    while todo:
-        sha = todo.pop()
-        if sha in seen:
-            continue
-        seen.add(sha)
-        budget.spend(4)
-        todo.extend(repo.commit(sha).parents)
-    return seen
-
-
-def merge_bases(repo: Repo, a: str, b: str) -> list[str]:
-    """The best common ancestors of ``a`` and ``b`` (none that another one reaches)."""
-    common = ancestors(repo, [a]) & ancestors(repo, [b])
-    reached: set[str] = set()
-    for sha in common:
-        reached |= ancestors(repo, repo.commit(sha).parents) & common
-    return sorted(common - reached)
 
 
 def _matcher(o: LogOptions, pattern: str) -> re.Pattern[str]:
@@ -309,6 +320,22 @@ def _limited(entries: Entries, paths: list[str]) -> Entries:
     return {q: e for q, e in entries.items() if any(under(q, x) for x in paths)}
 
 
+def _renamed_from(repo: Repo, commit: Commit, parent: str, path: str) -> list[str] | None:
+    """``--follow``: the name ``path`` had before ``commit`` renamed it (an exact rename: a file
+    gone in the same commit with the same content); a rename with edits, which git finds by
+    similarity, is not simulated."""
+    mine, theirs = repo.commit_entries(commit.sha), repo.commit_entries(parent)
+    if path in theirs or path not in mine:
+        return None
+    gone = [q for q in theirs if q not in mine]
+    same = [q for q in gone if theirs[q][1] == mine[path][1]]
+    if same:
+        return [same[0]]
+    if gone:
+        raise Unsupported("--follow")
+    return None
+
+
 def walk(repo: Repo, o: LogOptions) -> list[Commit]:
     """The commits the options select, in git's default order (newest committer date first,
     ties in the order they were reached), after ``--skip`` and ``-n``, reversed by ``--reverse``."""
@@ -319,6 +346,11 @@ def walk(repo: Repo, o: LogOptions) -> list[Commit]:
         if head is None:
             raise GitError(f"your current branch '{repo.branch()}' does not have any commits yet")
         include = [head]
+    if o.no_walk:  # only the commits named, newest first
+        named = sorted(
+            {repo.commit(x).sha: repo.commit(x) for x in include}.values(), key=lambda c: -c.commit_time
+        )
+        return named[::-1] if o.reverse else named
     hidden = ancestors(repo, o.exclude) if o.exclude else set()
     queue: list[Commit] = []
     seen: set[str] = set()
@@ -330,11 +362,14 @@ def walk(repo: Repo, o: LogOptions) -> list[Commit]:
     skipped = 0
     trees: dict[str, Entries] = {}
 
+    paths = list(o.paths or [])
+
     def limited(sha: str) -> Entries:
-        if sha not in trees:
+        key = sha + "\0" + "\0".join(paths)
+        if key not in trees:
             budget.spend(8)
-            trees[sha] = _limited(repo.commit_entries(sha), o.paths or [])
-        return trees[sha]
+            trees[key] = _limited(repo.commit_entries(sha), paths)
+        return trees[key]
 
     while queue and (o.limit is None or len(picked) < o.limit):
         newest = max(range(len(queue)), key=lambda k: (queue[k].commit_time, -k))
@@ -349,6 +384,8 @@ def walk(repo: Repo, o: LogOptions) -> list[Commit]:
                 shown, parents = False, same[:1]
             elif not parents:
                 shown = bool(mine)
+        if o.follow and shown and len(paths) == 1 and parents:
+            paths = _renamed_from(repo, commit, parents[0], paths[0]) or paths
         for parent in parents:
             if parent not in seen and parent not in hidden:
                 seen.add(parent)
@@ -359,4 +396,6 @@ def walk(repo: Repo, o: LogOptions) -> list[Commit]:
             skipped += 1
             continue
         picked.append(commit)
+    if o.reordered and any(len(c.parents) > 1 for c in picked):
+        raise Unsupported("--topo-order")  # an order that differs from the default only over merges
     return picked[::-1] if o.reverse else picked
