@@ -30,9 +30,8 @@ from .history import (
     cmd_rev_list,
     cmd_rev_parse,
 )
-from .ignore import cmd_check_ignore
 from .merge import cmd_merge
-from .more import cmd_clean, cmd_describe, cmd_grep, cmd_merge_base, cmd_mv, cmd_shortlog
+from .more import cmd_check_ignore, cmd_clean, cmd_describe, cmd_grep, cmd_merge_base, cmd_mv, cmd_shortlog
 from .pick import cmd_cherry_pick, cmd_revert
 from .reflog import cmd_reflog
 from .refs import cmd_remote, cmd_tag

@@ -15,11 +15,8 @@ from typing import TYPE_CHECKING
 
 from ....vfs import FsError
 from ...patterns import path_glob
-from .repo import GitError, read_config
-from .work import need_repo
 
 if TYPE_CHECKING:
-    from ...proc import _Proc
     from .repo import Repo
 
 
@@ -74,10 +71,10 @@ def _rules(text: str, source: str, base: str) -> list[Rule]:
 class Ignores:
     """The ignore rules of ``repo``'s work tree (``.gitignore`` files read as folders are met)."""
 
-    def __init__(self, repo: Repo) -> None:
+    def __init__(self, repo: Repo, configured: str | None = None) -> None:
+        """``configured``: the ``core.excludesFile`` setting, if any."""
         self.repo = repo
         self._folders: dict[str, list[Rule]] = {}
-        configured = read_config(repo.fs, repo.config_files()).get("core.excludesfile")
         if configured and configured.startswith("~/"):
             configured = posixpath.join(repo.fs.home, configured[2:])
         home_ignore = configured or posixpath.join(repo.fs.home, ".config", "git", "ignore")
@@ -126,61 +123,3 @@ class Ignores:
             if rule is not None and not rule.negate:
                 return rule
         return self.decide(rel, is_dir)
-
-
-def cmd_check_ignore(p: _Proc, args: list[str]) -> int:
-    """``git check-ignore [-q] [-v] [-n] [--no-index] [--stdin] [-z] PATH...``: the paths the
-    rules ignore (with ``-v`` the deciding line, negated ones too); status 1 when none is."""
-    repo = need_repo(p)
-    flags: set[str] = set()
-    paths: list[str] = []
-    names = {"--quiet": "q", "--verbose": "v", "--non-matching": "n", "--no-index": "i", "--stdin": "s"}
-    for k, a in enumerate(args):
-        if a == "--":
-            paths.extend(args[k + 1 :])
-            break
-        if a in names:
-            flags.add(names[a])
-        elif a.startswith("-") and len(a) > 1 and not a.startswith("--") and set(a[1:]) <= set("qvnz"):
-            flags.update(a[1:])
-        elif a.startswith("-"):
-            raise GitError(f"unknown option `{a.lstrip('-')}'", 129)
-        else:
-            paths.append(a)
-    if "s" in flags:
-        text = p.stdin()
-        paths.extend(x for x in text.split("\0" if "z" in flags else "\n") if x)
-    if "q" in flags and "v" in flags:
-        raise GitError("cannot have both --quiet and --verbose", 128)
-    if "n" in flags and "v" not in flags:
-        raise GitError("--non-matching is only valid with --verbose", 128)
-    if not paths:
-        raise GitError("no path specified", 128)
-    rules = Ignores(repo)
-    tracked = set(repo.read_index())
-    end = "\0" if "z" in flags else "\n"
-    out: list[str] = []
-    found = 0
-    for path in paths:
-        rel = repo.relpath(p.path(path))
-        if rel is None:
-            raise GitError(f"{path}: '{path}' is outside repository at '{repo.root}'")
-        rule = None if rel in tracked and "i" not in flags else rules.why(rel, p.fs.is_dir(p.path(path)))
-        if rule is not None and rule.negate and "v" not in flags:
-            rule = None
-        if rule is not None:
-            found += 1
-        if "q" in flags:
-            continue
-        if "v" in flags and (rule is not None or "n" in flags):
-            where = f"{rule.source}:{rule.line}:{rule.pattern}" if rule else "::"
-            out.append(
-                f"{where}\t{path}{end}"
-                if end == "\n"
-                else f"{rule.source if rule else ''}\0"
-                f"{rule.line if rule else ''}\0{rule.pattern if rule else ''}\0{path}\0"
-            )
-        elif rule is not None:
-            out.append(path + end)
-    p.out("".join(out))
-    return 0 if found else 1

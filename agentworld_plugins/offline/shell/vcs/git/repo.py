@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ....vfs import DirNode, FileNode, FsError, LinkNode, VirtualFS, content_of
 from ...applet_io import lines_with_ends
+from .ignore import Ignores
 
 #: the branch ``git init`` starts on (git 2.43 without init.defaultBranch)
 DEFAULT_BRANCH = "master"
@@ -436,9 +437,7 @@ class Repo:
         ``ignored`` collects what the rules leave out (a folder as ``name/``), as ``status
         --ignored`` lists it: a folder holding only ignored files counts as ignored. ``force``
         (``git add -f``): ignored files too."""
-        from .ignore import Ignores  # (ignore.py reads the config through this module)
-
-        rules = Ignores(self)
+        rules = ignore_rules(self)
         tracked = set(self.read_index())
         tracked_dirs = {q.rsplit("/", 1)[0] for q in tracked if "/" in q}
         tracked_dirs |= {d.rsplit("/", k)[0] for d in list(tracked_dirs) for k in range(1, d.count("/") + 1)}
@@ -592,3 +591,8 @@ def remove_section(fs: VirtualFS, path: str, section: str) -> bool:
     if found:
         fs.write(path, "".join(out))
     return found
+
+
+def ignore_rules(repo: Repo) -> Ignores:
+    """The ignore rules of ``repo``'s work tree, with its ``core.excludesFile`` setting."""
+    return Ignores(repo, read_config(repo.fs, repo.config_files()).get("core.excludesfile"))
