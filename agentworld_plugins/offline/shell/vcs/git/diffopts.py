@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING
 from ...xdiff import DEFAULT, Options
 from ...xemit import line_regex
 from .ident import config
+from .renames import DEFAULT_SCORE, MAX_SCORE, find_renames, similarity_index
 from .repo import Entries, GitError, Repo
-from .text import changed_paths, diffstat, tree_diff
+from .text import changed_paths, diffstat, limited, tree_diff
 
 if TYPE_CHECKING:
     from ...proc import _Proc
@@ -69,6 +70,8 @@ class DiffOutput:
     names: str = ""
     silent: bool = False
     how: Options = DEFAULT
+    #: the rename threshold (out of renames.MAX_SCORE), None when renames are not looked for
+    renames: int | None = DEFAULT_SCORE
 
     def wants_patch(self, default: bool) -> bool:
         """``default``: whether the command prints a patch when no format is named (diff, show)."""
@@ -138,6 +141,11 @@ def diff_output(p: _Proc, args: list[str], repo: Repo | None = None) -> DiffOutp
     value that is not a number is refused as git refuses it. An option this world does not
     simulate raises :class:`NotSimulated`."""
     out = DiffOutput(how=_settings(p, repo))
+    setting = config(p, repo).get("diff.renames", "true").lower()
+    if setting == "copies" or setting == "copy":
+        raise NotSimulated("diff.renames=copies")
+    if setting in ("false", "no", "off", "0"):
+        out.renames = None
     taken = False
     for k, a in enumerate(args):
         if taken:  # the value of a ``--diff-algorithm`` before it
@@ -163,6 +171,12 @@ def diff_output(p: _Proc, args: list[str], repo: Repo | None = None) -> DiffOutp
             out.how = _algorithm(out.how, a, args[k + 1] if k + 1 < len(args) else None)
         elif a.startswith("--diff-algorithm="):
             out.how = _algorithm(out.how, a, a.partition("=")[2])
+        if a == "--no-renames":
+            out.renames = None
+        elif a.startswith(("-M", "--find-renames")):
+            out.renames = _rename_score(a.partition("=")[2] if a.startswith("--") else a[2:])
+        elif a.startswith(("-C", "--find-copies", "-B", "--break-rewrites")):
+            raise NotSimulated(a)
         if a in ("-p", "-u", "--patch"):
             out.patch, out.silent = True, False
         elif a.startswith("-U") or a == "--unified" or a.startswith("--unified="):
@@ -186,6 +200,18 @@ def diff_output(p: _Proc, args: list[str], repo: Repo | None = None) -> DiffOutp
         elif a in ("-s", "--no-patch"):
             out.silent = True
     return out
+
+
+def _rename_score(text: str) -> int:
+    """``-M<n>``: ``50%``, or digits read as a fraction (``-M5`` and ``-M50`` are both half)."""
+    if not text:
+        return DEFAULT_SCORE
+    digits = text.rstrip("%")
+    if not digits.isdigit():
+        raise GitError(f"error: invalid argument to -M: {text}", 129)
+    if text.endswith("%"):
+        return min(MAX_SCORE, int(digits) * MAX_SCORE // 100)
+    return min(MAX_SCORE, int(digits) * MAX_SCORE // 10 ** len(digits))
 
 
 def operands(args: list[str]) -> list[str]:
@@ -229,19 +255,28 @@ def shown_changes(
     if not changed:
         return ""
     if out.names:
-        body = "".join(
-            f"{path}\n" if out.names == "name-only" else f"{kind}\t{path}\n"
-            for path, kind in sorted(changed.items())
-        )
-        return lead + body
+        moved = find_renames(repo, limited(old, paths), limited(new, paths), out.renames)
+        for src, _ in moved.values():
+            del changed[src]
+        rows = []
+        for path, kind in sorted(changed.items()):
+            if out.names == "name-only":
+                rows.append(f"{path}\n")
+            elif path in moved:
+                rows.append(f"R{similarity_index(moved[path][1]):03d}\t{moved[path][0]}\t{path}\n")
+            else:
+                rows.append(f"{kind}\t{path}\n")
+        return lead + "".join(rows)
     wants_stat, wants_patch = out.wants_stat(), out.wants_patch(default_patch)
     if not (wants_stat or wants_patch):
         return ""
     stat = ""
     if wants_stat:
         kinds = ("numstat",) * out.numstat + ("stat",) * out.stat + ("shortstat",) * out.shortstat
-        stat = diffstat(repo, old, new, paths=paths, how=out.how, kinds=kinds, context=out.context)
-    patch = tree_diff(repo, old, new, paths, out.context, out.how) if wants_patch else ""
+        stat = diffstat(
+            repo, old, new, paths=paths, how=out.how, kinds=kinds, context=out.context, renames=out.renames
+        )
+    patch = tree_diff(repo, old, new, paths, out.context, out.how, out.renames) if wants_patch else ""
     # (what changed shows the lead and the separators even when ignored changes leave them empty)
     if wants_stat and wants_patch:  # the "---" line stands for the blank line only with --stat
         return ("---\n" if lead and out.stat else lead) + stat + "\n" + patch

@@ -10,6 +10,7 @@ from dataclasses import replace
 from ...unified import hunk_range, marked
 from ...xdiff import DEFAULT, Options, git_hunks, split_lines
 from ...xemit import Group, hunk_groups, is_function_line
+from .renames import DEFAULT_SCORE, find_renames, rename_name, similarity_index
 from .repo import ZERO, Entries, Repo
 
 
@@ -156,6 +157,46 @@ def _with_function_context(body: str, old_lines: list[str]) -> str:
     return _HUNK.sub(header, body)
 
 
+def renamed_diff(
+    repo: Repo,
+    names: tuple[str, str],
+    old: tuple[str, str],
+    new: tuple[str, str],
+    score: int,
+    context: int = 3,
+    how: Options = DEFAULT,
+) -> str:
+    """A renamed file's ``diff --git a/OLD b/NEW`` section: its similarity, the two names, and
+    the patch between the contents when they differ."""
+    src, dst = names
+    head = [f"diff --git a/{src} b/{dst}\n"]
+    if old[0] != new[0]:
+        head.append(f"old mode {old[0]}\nnew mode {new[0]}\n")
+    head.append(f"similarity index {similarity_index(score)}%\nrename from {src}\nrename to {dst}\n")
+    if old[1] == new[1]:
+        return "".join(head)
+    head.append(f"index {old[1][:7]}..{new[1][:7]}{' ' + new[0] if old[0] == new[0] else ''}\n")
+    a, b = _text(repo, old[1]), _text(repo, new[1])
+    if _is_binary(a) or _is_binary(b):
+        return "".join(head) + f"Binary files a/{src} and b/{dst} differ\n"
+    body = text_patch(
+        a.decode("utf-8", "surrogateescape"),
+        b.decode("utf-8", "surrogateescape"),
+        f"a/{src}",
+        f"b/{dst}",
+        context,
+        how,
+    )
+    return "".join(head) + body
+
+
+def limited(entries: Entries, paths: list[str] | None) -> Entries:
+    """The entries under ``paths`` (all of them for None)."""
+    if paths is None:
+        return entries
+    return {q: e for q, e in entries.items() if any(_under(q, prefix) for prefix in paths)}
+
+
 def tree_diff(
     repo: Repo,
     old: Entries,
@@ -163,13 +204,20 @@ def tree_diff(
     paths: list[str] | None = None,
     context: int = 3,
     how: Options = DEFAULT,
+    renames: int | None = DEFAULT_SCORE,
 ) -> str:
-    """The whole ``git diff`` text between two sets of entries, files in path order."""
+    """The whole ``git diff`` text between two sets of entries, files in path order (a rename
+    where its new name sorts)."""
+    old, new = limited(old, paths), limited(new, paths)
+    moved = find_renames(repo, old, new, renames)
+    sources = {src for src, _ in moved.values()}
     out = []
-    for path in sorted(set(old) | set(new)):
-        if paths is not None and not any(_under(path, prefix) for prefix in paths):
-            continue
-        out.append(file_diff(repo, path, old.get(path), new.get(path), context, how))
+    for path in sorted((set(old) | set(new)) - sources):
+        if path in moved:
+            src, score = moved[path]
+            out.append(renamed_diff(repo, (src, path), old[src], new[path], score, context, how))
+        else:
+            out.append(file_diff(repo, path, old.get(path), new.get(path), context, how))
     return "".join(out)
 
 
@@ -267,25 +315,29 @@ def diffstat(
     how: Options = DEFAULT,
     kinds: tuple[str, ...] = ("stat",),
     context: int = 3,
+    renames: int | None = DEFAULT_SCORE,
 ) -> str:
     """The stats of ``kinds`` in git's order (``numstat``, ``stat`` with its summary,
     ``shortstat``: the summary alone), counted on the edit script the patch shows;
     ``summary_only`` gives what ``git commit`` prints (the summary and ``create mode``/``delete
     mode`` lines)."""
+    old, new = limited(old, paths), limited(new, paths)
     changed = changed_paths(old, new)
-    if paths is not None:
-        changed = {p: k for p, k in changed.items() if any(_under(p, prefix) for prefix in paths)}
     if not changed:
         return ""
+    moved = find_renames(repo, old, new, renames)
+    for src, _ in moved.values():
+        del changed[src]
     rows = []
     total_add = total_del = 0
     for path in sorted(changed):
-        added, removed, binary = _counts(repo, old.get(path), new.get(path), how, context)
-        if not (added or removed or binary) and same_mode(old, new, path):
+        before = old[moved[path][0]] if path in moved else old.get(path)
+        added, removed, binary = _counts(repo, before, new.get(path), how, context)
+        if not (added or removed or binary) and path not in moved and same_mode(old, new, path):
             continue  # only ignored changes: not counted as a changed file
         total_add += added
         total_del += removed
-        rows.append((path, added, removed, binary))
+        rows.append((rename_name(moved[path][0], path) if path in moved else path, added, removed, binary))
     if not rows:
         return ""
     summary = summary_line(len(rows), total_add, total_del)
@@ -300,7 +352,12 @@ def diffstat(
     out = [summary]
     for path in sorted(changed):
         kind = changed[path]
-        if kind == "A":
+        if path in moved:
+            src, score = moved[path]
+            out.append(f" rename {rename_name(src, path)} ({similarity_index(score)}%)\n")
+            if old[src][0] != new[path][0]:
+                out.append(f" mode change {old[src][0]} => {new[path][0]}\n")
+        elif kind == "A":
             out.append(f" create mode {new[path][0]} {path}\n")
         elif kind == "D":
             out.append(f" delete mode {old[path][0]} {path}\n")

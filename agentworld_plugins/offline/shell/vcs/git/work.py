@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from ....vfs import FsError
 from . import mergestate
 from .ident import config, person, reflog_ident
+from .renames import find_renames
 from .repo import Entries, GitError, Repo, read_config, write_config
 from .text import changed_paths, diffstat, git_date, quote_path, shown_path
 
@@ -108,7 +109,7 @@ def cmd_status(p: _Proc, args: list[str]) -> int:
     head_sha = repo.head()
     head, index, work = status_sets(repo)
     staged = changed_paths(head, index)
-    renames = find_renames(staged, head, index)
+    renames = staged_renames(repo, staged, head, index)
     unstaged = {path: kind for path, kind in changed_paths(index, work).items() if kind != "A"}
     untracked = untracked_paths(index, work)
     ignored: list[str] = []
@@ -146,17 +147,14 @@ def cmd_status(p: _Proc, args: list[str]) -> int:
 _SHORT_UNMERGED = {"both modified": "UU", "both added": "AA", "deleted by them": "UD", "deleted by us": "DU"}
 
 
-def find_renames(staged: dict[str, str], head: Entries, index: Entries) -> dict[str, str]:
-    """Staged exact renames (a path gone and one added with the same blob): ``{new: old}``;
+def staged_renames(repo: Repo, staged: dict[str, str], head: Entries, index: Entries) -> dict[str, str]:
+    """Staged renames (a path gone and one added, found as git's diff finds them): ``{new: old}``;
     ``staged`` then says ``R`` for the new path and no longer lists the old one."""
-    gone = {head[q][1]: q for q, kind in staged.items() if kind == "D"}
     renames = {}
-    for q, kind in sorted(staged.items()):
-        if kind == "A" and index[q][1] in gone:
-            old = gone.pop(index[q][1])
-            renames[q] = old
-            staged[q] = "R"
-            del staged[old]
+    for new, (old, _) in sorted(find_renames(repo, head, index).items()):
+        renames[new] = old
+        staged[new] = "R"
+        del staged[old]
     return renames
 
 
