@@ -7,6 +7,11 @@ beside it (pytest puts this folder on ``sys.path``).
 
 from __future__ import annotations
 
+import random
+from collections.abc import Callable
+
+from agentworld_plugins.offline.shell import VirtualMachine
+
 #: author and committer differ, and so do their dates and zones, so a test can tell them apart
 IDENTITY = (
     "export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME='Ada L' GIT_AUTHOR_EMAIL=ada@example.com "
@@ -29,3 +34,21 @@ def repo(setup: str = "") -> str:
 TEN_LINE_REPO = repo(
     "printf 'one\\ntwo\\nthree\\nfour\\nfive\\nsix\\nseven\\neight\\nnine\\nten\\n' > a.txt && echo b > b.txt"
 )
+
+
+def same_as_git_each(
+    make: Callable[[random.Random], str],
+    seed: int,
+    vm: VirtualMachine,
+    real_bash_err: Callable[[str], tuple[str, str, int]],
+    count: int = 12,
+) -> None:
+    """``count`` lines ``make`` draws from a generator seeded with ``seed``, each run in a fresh
+    ``repo`` by both shells: the offline one answers each as the host's git does."""
+    rng = random.Random(seed)
+    for _ in range(count):
+        line = make(rng)
+        vm.run("mkdir -p /work && cd /work && rm -rf repo")
+        r = vm.run(line)
+        assert not r.unknown_effect
+        assert (r.stdout, r.stderr, r.exit_code) == real_bash_err("rm -rf repo; " + line), line
