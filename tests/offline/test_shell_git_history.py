@@ -95,6 +95,13 @@ SAME_AS_GIT = [
     "git describe --always --dirty; echo x >> f; git describe --always --dirty; git describe --always --dirty=+; git add f; "
     "git describe --dirty; git checkout -q HEAD -- f; git describe --dirty; git describe --dirty HEAD; echo rc=$?",
     "git mv f f2 && c -m mv && git log --oneline --follow -- f2; git log --oneline -- f2; git log --follow --format=%s f2",
+    # status: untracked modes and pathspecs; diff-tree
+    "echo q >> f; touch new1; mkdir nd && touch nd/a nd/b; git status -uno; git status -s -uall; git status -s -u; "
+    "git status --porcelain=v1 -b; git status --short --untracked-files=no; git status -s -- f; git status -s -- nd; "
+    "git status -ubad; echo rc=$?",
+    "git diff-tree --no-commit-id --name-only -r HEAD; git diff-tree -r HEAD~1 HEAD; git diff-tree --name-status -r HEAD; "
+    "git diff-tree -p HEAD; git diff-tree dev; git diff-tree -r dev; git diff-tree HEAD~2; git diff-tree --root HEAD~2; "
+    "git diff-tree --stat HEAD; git diff-tree -r HEAD~2 dev -- d; git diff-tree; echo rc=$?",
     # diff over ranges
     "echo w >> f && c -am five; git diff master...dev --name-only; git diff dev...master --stat; "
     "git diff master..dev --name-status; git diff ..dev --stat; git diff HEAD~1.. --name-only; git diff nope..dev; echo rc=$?",

@@ -33,6 +33,7 @@ from .history import (
 from .merge import cmd_merge
 from .more import cmd_check_ignore, cmd_clean, cmd_describe, cmd_grep, cmd_merge_base, cmd_mv, cmd_shortlog
 from .pick import cmd_cherry_pick, cmd_revert
+from .plumbing import cmd_diff_tree
 from .reflog import cmd_reflog
 from .refs import cmd_remote, cmd_tag
 from .repo import GitError
@@ -61,6 +62,7 @@ COMMANDS: dict[str, Callable[[_Proc, list[str]], int]] = {
     "restore": cmd_restore,
     "config": cmd_config,
     "diff": cmd_diff,
+    "diff-tree": cmd_diff_tree,
     "log": cmd_log,
     "show": cmd_show,
     "branch": cmd_branch,

@@ -111,7 +111,29 @@ def cmd_status(p: _Proc, args: list[str]) -> int:
     staged = changed_paths(head, index)
     renames = staged_renames(repo, staged, head, index)
     unstaged = {path: kind for path, kind in changed_paths(index, work).items() if kind != "A"}
-    untracked = untracked_paths(index, work)
+    mode = next(
+        (
+            a.partition("=")[2] if a.startswith("--") else a[2:]
+            for a in args
+            if a.startswith(("-u", "--untracked-files"))
+        ),
+        "normal",
+    )
+    if mode not in ("no", "normal", "all", ""):
+        raise GitError(f"Invalid untracked files mode '{mode}'")
+    if mode == "all" or mode == "":
+        untracked = sorted(q for q in work if q not in index)
+    else:
+        untracked = untracked_paths(index, work) if mode != "no" else []
+    if "--" in args:  # pathspecs: only what lies under them
+        prefixes = pathspec_filter(p, repo, args[args.index("--") + 1 :])
+
+        def inside(q: str) -> bool:
+            return any(under(q.rstrip("/"), x) or (x.startswith(q) and q.endswith("/")) for x in prefixes)
+
+        staged = {q: k for q, k in staged.items() if inside(q)}
+        unstaged = {q: k for q, k in unstaged.items() if inside(q)}
+        untracked = [q for q in untracked if inside(q)]
     ignored: list[str] = []
     if any(a in ("--ignored", "--ignored=traditional") for a in args):
         repo.worktree(ignored)
