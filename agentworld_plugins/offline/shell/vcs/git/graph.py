@@ -4,7 +4,7 @@ visited counts against the step's work budget)."""
 from __future__ import annotations
 
 from ...limits import current
-from .repo import Repo
+from .repo import GitError, Repo
 
 
 def ancestors(repo: Repo, starts: list[str]) -> set[str]:
@@ -40,3 +40,15 @@ def merge_base(repo: Repo, a: str, b: str) -> str | None:
     """The best common ancestor git's merge picks (the newest of them)."""
     bases = merge_bases(repo, a, b)
     return bases[0] if bases else None
+
+
+def named_commits(repo: Repo, names: list[str], refusal: str) -> list[str]:
+    """The commits ``names`` name (tags peeled); ``refusal`` (with ``{}`` for the name) for one
+    that names nothing."""
+    out = []
+    for name in names:
+        sha = repo.resolve(name)
+        if sha is None:
+            raise GitError(refusal.format(name))
+        out.append(repo.peel(sha))
+    return out

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ....vfs import FsError
 from ...patterns import posix_regex
 from ...regex import compile_regex
-from .graph import ancestors, merge_bases
+from .graph import ancestors, merge_bases, named_commits
 from .pretty import Unsupported
 from .repo import GitError, ignore_rules
 from .revwalk import parse, walk
@@ -247,12 +247,7 @@ def cmd_merge_base(p: _Proc, args: list[str]) -> int:
     every = "--all" in args or "-a" in args
     if any(a.startswith("-") and a not in ("--all", "-a", "--is-ancestor") for a in args):
         return p.not_simulated()  # --octopus, --independent, --fork-point
-    shas = []
-    for name in names:
-        sha = repo.resolve(name)
-        if sha is None:
-            raise GitError(f"Not a valid object name {name}")
-        shas.append(repo.peel(sha))
+    shas = named_commits(repo, names, "Not a valid object name {}")
     if "--is-ancestor" in args:
         if len(shas) != 2:
             raise GitError("--is-ancestor takes exactly two commits", 129)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .diffopts import diff_output, operands, shown_changes
+from .graph import named_commits
 from .repo import ZERO, Entries, GitError, Repo
 from .text import changed_paths
 from .trees import tree_items
@@ -81,12 +82,9 @@ def cmd_diff_tree(p: _Proc, args: list[str]) -> int:
              "--name-only", "--name-status", "-s", "--no-patch", "--no-renames"}  # fmt: skip
     if flags - known or not 1 <= len(names) <= 2:
         return p.not_simulated() if names else _usage()
-    shas = []
-    for name in names:
-        sha = repo.resolve(name)
-        if sha is None:
-            raise GitError(f"ambiguous argument '{name}': unknown revision or path not in the working tree.")
-        shas.append(repo.peel(sha))
+    shas = named_commits(
+        repo, names, "ambiguous argument '{}': unknown revision or path not in the working tree."
+    )
     if len(shas) == 2:
         old_sha: str | None = shas[0]
         new_sha, header = shas[1], ""
