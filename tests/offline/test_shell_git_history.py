@@ -102,6 +102,19 @@ SAME_AS_GIT = [
     "git diff-tree --no-commit-id --name-only -r HEAD; git diff-tree -r HEAD~1 HEAD; git diff-tree --name-status -r HEAD; "
     "git diff-tree -p HEAD; git diff-tree dev; git diff-tree -r dev; git diff-tree HEAD~2; git diff-tree --root HEAD~2; "
     "git diff-tree --stat HEAD; git diff-tree -r HEAD~2 dev -- d; git diff-tree; echo rc=$?",
+    # git grep
+    "printf 'def foo():\\n    return 1\\n\\nclass Bar:\\n    x = foo()\\n' > m.py && git add m.py && git grep -n foo; "
+    "git grep -c foo; git grep -w x; git grep -o 'fo*'; git grep -h foo; git grep -A1 class; git grep -B1 -n return; "
+    "git grep -C1 x; git grep --untracked -l zzz; echo rc=$?; git grep -e foo --and -e return; echo rc=$?; "
+    "git grep -I -l a; git grep foo -- '*.py'; git grep -p return m.py; git grep --count -i BAR; git grep -q foo; "
+    "echo rc=$?; git grep foo HEAD; echo rc=$?; git grep -n --column foo; git grep -E 'fo+|Bar' --name-only",
+    "mkdir -p s && printf 'a1\\nb\\na2\\nc\\nd\\ne\\na3\\n' > s/t.txt && printf 'zz a\\n' > u.txt && git add s && "
+    "c -m s; git grep -n -C1 a; git grep -A2 a -- s; git grep -L a; git grep a HEAD~1; git grep a HEAD -- '*.txt'; "
+    "cd s && git grep -n a; git grep a ..; cd ..; git grep --untracked -c a; git grep -c -h a; git grep --cached -l x; "
+    "git grep -z -l a | tr '\\0' '|'; echo; git grep -e a --and --not -e 1; git grep --not -e a; git grep -m1 a; "
+    "git grep -e a --or -e b -n s; git grep; echo rc=$?; git grep -P 'x(?=$)'; echo rc=$?; git grep -e; echo rc=$?",
+    "printf 'bin\\0ary a\\n' > b.bin && git add b.bin && git grep a; git grep -I a; git grep -c ary; git grep -a -c ary; "
+    "git grep -l ary; git grep -n -B2 c f; git grep -p c; git grep -F 'a.'; echo rc=$?; git grep nothing HEAD~9; echo rc=$?",
     # diff over ranges
     "echo w >> f && c -am five; git diff master...dev --name-only; git diff dev...master --stat; "
     "git diff master..dev --name-status; git diff ..dev --stat; git diff HEAD~1.. --name-only; git diff nope..dev; echo rc=$?",

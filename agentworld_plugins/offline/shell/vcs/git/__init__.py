@@ -21,6 +21,7 @@ from .apply import cmd_apply
 from .blame import cmd_blame
 from .branches import cmd_branch
 from .diffopts import NotSimulated
+from .grep import cmd_grep
 from .history import (
     cmd_cat_file,
     cmd_checkout,
@@ -31,7 +32,7 @@ from .history import (
     cmd_rev_parse,
 )
 from .merge import cmd_merge
-from .more import cmd_check_ignore, cmd_clean, cmd_describe, cmd_grep, cmd_merge_base, cmd_mv, cmd_shortlog
+from .more import cmd_check_ignore, cmd_clean, cmd_describe, cmd_merge_base, cmd_mv, cmd_shortlog
 from .pick import cmd_cherry_pick, cmd_revert
 from .plumbing import cmd_diff_tree
 from .reflog import cmd_reflog

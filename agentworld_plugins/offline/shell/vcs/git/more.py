@@ -6,82 +6,15 @@ import posixpath
 import re
 from typing import TYPE_CHECKING
 
-from ....vfs import FsError
-from ...patterns import posix_regex
-from ...regex import compile_regex
 from .graph import ancestors, merge_bases, named_commits
 from .pretty import Unsupported
 from .repo import GitError, ignore_rules
 from .revwalk import parse, walk
 from .text import shown_path
-from .work import need_repo, pathspec_filter, status_sets, under, untracked_paths
+from .work import need_repo, status_sets, under, untracked_paths
 
 if TYPE_CHECKING:
     from ...proc import _Proc
-
-
-def cmd_grep(p: _Proc, args: list[str]) -> int:
-    repo = need_repo(p)
-    flags: set[str] = set()
-    patterns: list[str] = []
-    specs: list[str] = []
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a == "--":
-            specs.extend(args[i + 1 :])
-            break
-        if a == "-e" and i + 1 < len(args):
-            patterns.append(args[i + 1])
-            i += 1
-        elif a.startswith("--"):
-            flags.add({"--line-number": "n", "--ignore-case": "i", "--files-with-matches": "l", "--count": "c",
-                       "--word-regexp": "w", "--extended-regexp": "E", "--fixed-strings": "F",
-                       "--invert-match": "v"}.get(a, a))  # fmt: skip
-        elif a.startswith("-") and len(a) > 1:
-            flags.update(a[1:])
-        elif not patterns:
-            patterns.append(a)
-        else:
-            specs.append(a)
-        i += 1
-    if not patterns:
-        raise GitError("no pattern given")
-    pieces = [re.escape(x) if "F" in flags else posix_regex(x, "E" in flags) for x in patterns]
-    if "w" in flags:
-        pieces = [rf"(?<!\w)(?:{x})(?!\w)" for x in pieces]
-    try:
-        rx = compile_regex("|".join(f"(?:{x})" for x in pieces), re.IGNORECASE if "i" in flags else 0)
-    except re.error as exc:
-        raise GitError(f"command line, '{patterns[0]}': {exc}") from None
-    prefixes = pathspec_filter(p, repo, specs) if specs else [repo.relpath(p.vm.cwd) or ""]
-    out: list[str] = []
-    for path in sorted(repo.read_index()):
-        if not any(under(path, prefix) for prefix in prefixes):
-            continue
-        try:
-            data = p.fs.read(repo.abspath(path))
-        except FsError:
-            continue
-        text = data.decode("utf-8", "surrogateescape") if isinstance(data, bytes) else data
-        if "\x00" in text[:8000]:
-            continue
-        shown = shown_path(repo, p.vm.cwd, path)
-        hits = [
-            (k, line)
-            for k, line in enumerate(text.split("\n")[: -1 if text.endswith("\n") else None], 1)
-            if (rx.search(line) is not None) != ("v" in flags)
-        ]
-        if not hits:
-            continue
-        if "l" in flags:
-            out.append(shown + "\n")
-        elif "c" in flags:
-            out.append(f"{shown}:{len(hits)}\n")
-        else:
-            out.extend(f"{shown}:{k}:{line}\n" if "n" in flags else f"{shown}:{line}\n" for k, line in hits)
-    p.out("".join(out))
-    return 0 if out else 1
 
 
 def cmd_mv(p: _Proc, args: list[str]) -> int:
