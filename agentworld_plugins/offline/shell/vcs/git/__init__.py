@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 from ...constants import _VERSIONS
@@ -20,6 +21,7 @@ from ...registry import applet
 from .apply import cmd_apply
 from .blame import cmd_blame
 from .branches import cmd_branch
+from .configcmd import cmd_config
 from .diffopts import NotSimulated
 from .grep import cmd_grep
 from .history import (
@@ -31,17 +33,18 @@ from .history import (
     cmd_rev_list,
     cmd_rev_parse,
 )
+from .ident import config
 from .merge import cmd_merge
 from .more import cmd_check_ignore, cmd_clean, cmd_describe, cmd_merge_base, cmd_mv, cmd_shortlog
 from .pick import cmd_cherry_pick, cmd_revert
 from .plumbing import cmd_diff_tree
 from .reflog import cmd_reflog
 from .refs import cmd_remote, cmd_tag
-from .repo import GitError
+from .repo import GitError, Repo
 from .show import cmd_show
 from .stash import cmd_stash
 from .trees import cmd_ls_tree
-from .work import cmd_add, cmd_commit, cmd_config, cmd_init, cmd_reset, cmd_restore, cmd_rm, cmd_status
+from .work import cmd_add, cmd_commit, cmd_init, cmd_reset, cmd_restore, cmd_rm, cmd_status
 
 if TYPE_CHECKING:
     from ...proc import _Proc
@@ -84,6 +87,9 @@ COMMANDS: dict[str, Callable[[_Proc, list[str]], int]] = {
     "tag": cmd_tag,
     "remote": cmd_remote,
 }
+
+#: the aliases being expanded (an alias naming itself, directly or not, is git's "alias loop")
+_EXPANDING: ContextVar[tuple[str, ...]] = ContextVar("git_aliases", default=())
 
 #: real git commands this world cannot carry out (a network, an editor, a merge machinery)
 _NOT_SIMULATED = {"push", "pull", "fetch", "clone", "rebase", "am",
@@ -136,6 +142,13 @@ def _u_git(p: _Proc) -> int:
         return 0
     name, rest = args[0], args[1:]
     command = COMMANDS.get(name)
+    if command is None and name not in _NOT_SIMULATED:
+        alias = config(p, Repo.discover(p.fs, p.vm.cwd)).get(f"alias.{name.lower()}")
+        if alias is not None:
+            try:
+                return _expand_alias(p, name, alias, rest)
+            except GitError as exc:
+                return _report(p, exc)
     if command is None:
         if name in _NOT_SIMULATED:
             return p.not_simulated()
@@ -146,6 +159,35 @@ def _u_git(p: _Proc) -> int:
     except NotSimulated:
         return p.not_simulated()
     except GitError as exc:
-        plain = exc.raw or exc.message.startswith(("error:", "fatal:"))
-        p.ctx.err.write(("" if plain else "fatal: ") + exc.message + "\n")
-        return exc.status
+        return _report(p, exc)
+
+
+def _report(p: _Proc, exc: GitError) -> int:
+    """git's message for a failure on stderr (``fatal: `` unless it names its own kind); its status."""
+    plain = exc.raw or exc.message.startswith(("error:", "fatal:"))
+    p.ctx.err.write(("" if plain else "fatal: ") + exc.message + "\n")
+    return exc.status
+
+
+def _expand_alias(p: _Proc, name: str, alias: str, rest: list[str]) -> int:
+    """``alias.NAME``: its words in place of the name (a shell alias, ``!...``, is not simulated)."""
+    if alias.startswith("!"):
+        return p.not_simulated()
+    try:
+        words = shlex.split(alias)
+    except ValueError:
+        raise GitError(f"unclosed quote in alias '{name}'") from None
+    seen = _EXPANDING.get()
+    if name in seen:
+        chain = "".join(
+            f"\n  {x}" + (" <==" if x == name else " ==>" if k == len(seen) - 1 else "")
+            for k, x in enumerate(seen)
+        )
+        raise GitError(f"alias loop detected: expansion of '{seen[0]}' does not terminate:{chain}")
+    if not words:
+        raise GitError(f"empty alias for {name}")
+    token = _EXPANDING.set((*seen, name))
+    try:
+        return _u_git(type(p)(p.vm, p.name, [*words, *rest], p.ctx))
+    finally:
+        _EXPANDING.reset(token)

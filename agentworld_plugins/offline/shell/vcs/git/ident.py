@@ -15,7 +15,8 @@ import re
 import shlex
 from typing import TYPE_CHECKING
 
-from .repo import GitError, Repo, read_config
+from .configfile import read_config
+from .repo import GitError, Repo
 
 if TYPE_CHECKING:
     from ...proc import _Proc

@@ -7,8 +7,9 @@ import fnmatch
 import re
 from typing import TYPE_CHECKING
 
+from .configfile import remove_section, write_config
 from .ident import config, person
-from .repo import GitError, Repo, remove_section, write_config
+from .repo import GitError, Repo
 from .work import need_repo
 
 if TYPE_CHECKING:

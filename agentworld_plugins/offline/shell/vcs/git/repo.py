@@ -8,9 +8,7 @@ rather than git's binary format; refs, ``HEAD`` and ``config`` are git's text fi
 
 from __future__ import annotations
 
-import configparser
 import hashlib
-import io
 import json
 import posixpath
 import re
@@ -18,7 +16,7 @@ import zlib
 from dataclasses import dataclass
 
 from ....vfs import DirNode, FileNode, FsError, LinkNode, VirtualFS, content_of
-from ...applet_io import lines_with_ends
+from .configfile import read_config
 from .ignore import Ignores
 
 #: the branch ``git init`` starts on (git 2.43 without init.defaultBranch)
@@ -524,73 +522,6 @@ class Repo:
 
     def config_files(self) -> list[str]:
         return [posixpath.join(self.fs.home, ".gitconfig"), self._git("config")]
-
-
-def read_config(fs: VirtualFS, paths: list[str]) -> dict[str, str]:
-    """``section.key`` -> value from git config files (later files win)."""
-    values: dict[str, str] = {}
-    for path in paths:
-        try:
-            text = fs.read_text(path)
-        except FsError:
-            continue
-        parser = configparser.ConfigParser(strict=False, interpolation=None)
-        try:
-            parser.read_string(text)
-        except configparser.Error:
-            continue
-        for section in parser.sections():
-            name = re.sub(r'\s+"(.*)"$', r".\1", section).lower()
-            for key, value in parser.items(section):
-                values[f"{name}.{key.lower()}"] = value
-    return values
-
-
-def write_config(fs: VirtualFS, path: str, key: str, value: str | None) -> None:
-    """Set (or with ``value`` None remove) ``section.key`` in the config file at ``path``."""
-    section, _, name = key.rpartition(".")
-    head, dot, sub = section.partition(".")
-    if dot:  # remote.origin.url lives in [remote "origin"]
-        section = f'{head} "{sub}"'
-    parser = configparser.ConfigParser(strict=False, interpolation=None)
-    try:
-        parser.read_string(fs.read_text(path))
-    except (FsError, configparser.Error):
-        pass
-    if value is None:
-        if parser.has_section(section):
-            parser.remove_option(section, name)
-    else:
-        if not parser.has_section(section):
-            parser.add_section(section)
-        parser.set(section, name, value)
-    buffer = io.StringIO()
-    for sec in parser.sections():
-        buffer.write(f"[{sec}]\n")
-        for k, v in parser.items(sec):
-            buffer.write(f"\t{k} = {v}\n")
-    fs.mkdir(posixpath.dirname(path), parents=True)
-    fs.write(path, buffer.getvalue())
-
-
-def remove_section(fs: VirtualFS, path: str, section: str) -> bool:
-    """Remove a whole ``[section]`` (``remote "origin"``) from a config file; whether it was there."""
-    try:
-        text = fs.read_text(path)
-    except FsError:
-        return False
-    out: list[str] = []
-    skipping = found = False
-    for line in lines_with_ends(text):
-        stripped = line.strip()
-        if stripped.startswith("["):
-            skipping = stripped == f"[{section}]"
-            found = found or skipping
-        if not skipping:
-            out.append(line)
-    if found:
-        fs.write(path, "".join(out))
-    return found
 
 
 def ignore_rules(repo: Repo) -> Ignores:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import posixpath
 from typing import TYPE_CHECKING
 
 from ....vfs import FsError
 from . import mergestate
 from .ident import config, person, reflog_ident
 from .renames import find_renames
-from .repo import Entries, GitError, Repo, read_config, write_config
+from .repo import Entries, GitError, Repo
 from .text import changed_paths, diffstat, git_date, quote_path, shown_path
 
 if TYPE_CHECKING:
@@ -514,35 +513,4 @@ def cmd_restore(p: _Proc, args: list[str]) -> int:
                 if entry is not None:
                     repo.write_file(path, *entry)
     repo.write_index(index)
-    return 0
-
-
-def cmd_config(p: _Proc, args: list[str]) -> int:
-    repo = Repo.discover(p.fs, p.vm.cwd)
-    global_file = posixpath.join(p.fs.home, ".gitconfig")
-    scope = global_file if ("--global" in args or repo is None) else posixpath.join(repo.gitdir, "config")
-    rest = [a for a in args if not a.startswith("--") or a in ("--get", "--unset", "--list")]
-    if "--list" in rest or "-l" in args:
-        values = read_config(p.fs, [global_file] + ([scope] if scope != global_file else []))
-        p.out("".join(f"{k}={v}\n" for k, v in values.items()))
-        return 0
-    rest = [a for a in rest if a not in ("--get",)]
-    if "--unset" in rest:
-        rest.remove("--unset")
-        write_config(p.fs, scope, rest[0], None)
-        return 0
-    if not rest:
-        p.ctx.err.write("usage: git config [<options>]\n")
-        return 129
-    if "." not in rest[0]:
-        p.ctx.err.write(f"error: key does not contain a section: {rest[0]}\n")
-        return 2
-    if len(rest) == 1:
-        files = [global_file] + ([scope] if scope != global_file else [])
-        value = read_config(p.fs, files).get(rest[0].lower())
-        if value is None:
-            return 1
-        p.out(value + "\n")
-        return 0
-    write_config(p.fs, scope, rest[0], " ".join(rest[1:]))
     return 0
