@@ -25,7 +25,7 @@ SAME_AS_GIT = [
     "git config --global alias.st 'status -s' && touch q && git st && git config --global --list && "
     "git -c alias.l='log --format=%s' l && git config --show-origin --get-regexp 'alias|user' | sed \"s|$HOME|~|\" && "
     "git -c x.y=z config --list --show-scope | grep x.y && git -c alias.a=b -c alias.b=a a; echo rc=$?",
-    "printf '[core]\\n\\tname\\n[Sec \"Sub\"]\\n\\tKey = \"quoted \\\\\" value\" ; comment\\n' >> .git/config && "
+    'printf \'[core]\\n\\tname\\n[Sec "Sub"]\\n\\tKey = "quoted \\\\" value" ; comment\\n\' >> .git/config && '
     "git config core.name && git config sec.Sub.key && git config --int --get sec.Sub.key; echo rc=$?; "
     "git config n.size 2k && git config --int n.size",
 ]

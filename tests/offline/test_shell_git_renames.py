@@ -35,9 +35,15 @@ def test_renames_match_the_host_git(command: str, same_as_bash: Callable[[str], 
     same_as_bash(_START + "{ " + command + "; }")
 
 
-def test_copies_and_breaks_are_not_guessed(vm: VirtualMachine) -> None:
+def test_copies_breaks_and_word_diffs_are_not_guessed(vm: VirtualMachine) -> None:
     vm.run(_START + "true")
-    for command in ("git diff -C HEAD", "git log -B --stat", "git -c diff.renames=copies diff HEAD"):
+    for command in (
+        "git diff -C HEAD",
+        "git log -B --stat",
+        "git -c diff.renames=copies diff HEAD",
+        "echo x >> c && git diff --word-diff",
+        "git diff --color-words HEAD",
+    ):
         assert vm.run(command).unknown_effect, command
 
 

@@ -175,7 +175,7 @@ def diff_output(p: _Proc, args: list[str], repo: Repo | None = None) -> DiffOutp
             out.renames = None
         elif a.startswith(("-M", "--find-renames")):
             out.renames = _rename_score(a.partition("=")[2] if a.startswith("--") else a[2:])
-        elif a.startswith(("-C", "--find-copies", "-B", "--break-rewrites")):
+        elif a.startswith(("-C", "--find-copies", "-B", "--break-rewrites", "--word-diff", "--color-words")):
             raise NotSimulated(a)
         if a in ("-p", "-u", "--patch"):
             out.patch, out.silent = True, False
