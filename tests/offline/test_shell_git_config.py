@@ -9,6 +9,8 @@ from collections.abc import Callable
 import pytest
 from git_lines import repo
 
+from agentworld_plugins.offline.shell import VirtualMachine
+
 SAME_AS_GIT = [
     "git config user.name X; git config --get user.name; git config --list --local; git config --get-regexp '^core'; "
     "git config --unset user.name; git config user.name; echo rc=$?; cat .git/config",
@@ -34,3 +36,11 @@ SAME_AS_GIT = [
 @pytest.mark.parametrize("command", SAME_AS_GIT)
 def test_config_matches_the_host_git(command: str, same_as_bash: Callable[[str], None]) -> None:
     same_as_bash(repo("echo one > a.txt") + "{ " + command + "; }")
+
+
+def test_value_patterns_and_shell_aliases_are_not_guessed(vm: VirtualMachine) -> None:
+    vm.run(repo("echo one > a.txt") + "git config --add m.v one && git config --add m.v two")
+    for command in ("git config --get m.v 'o.*'", "git config --get-regexp m 'o.*'", "git config --unset m.v two",
+                    "git -c alias.x='!echo hi' x", "git config --edit"):  # fmt: skip
+        assert vm.run(command).unknown_effect, command
+    assert vm.run("git config --get-all m.v").stdout == "one\ntwo\n"

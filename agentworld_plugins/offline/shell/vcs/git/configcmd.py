@@ -207,6 +207,8 @@ def cmd_config(p: _Proc, args: list[str]) -> int:
     if "--get-regexp" in flags:
         if not words:
             raise GitError("error: wrong number of arguments, should be from 1 to 2", 129)
+        if len(words) > 1:
+            return p.not_simulated()  # a value-pattern
         rx = compile_regex(words[0], re.IGNORECASE)
         hits = [(scope, e) for scope, e in found if rx.search(e.key)]
         shown = []
@@ -231,6 +233,9 @@ def cmd_config(p: _Proc, args: list[str]) -> int:
         raise GitError("error: wrong number of arguments", 129)
     key = words[0]
     _valid(key)
+    reading = any(f in flags for f in ("--get", "--get-all", "--unset", "--unset-all"))
+    if len(words) > (1 if reading else 2):
+        return p.not_simulated()  # a value-pattern (a regex over the values)
     canonical = _canonical(key)
     if "--unset" in flags or "--unset-all" in flags:
         if write is None:
