@@ -29,6 +29,10 @@ SAME_AS_GIT = [
     # ranges and ref sets
     "git log --oneline master..dev; git log --oneline dev ^master; git log --oneline --all; "
     "git log --oneline dev...master; git log --oneline ..dev; git log --oneline --branches; git log --tags --oneline",
+    # a pathspec limits the diffs too (not with --full-diff)
+    "echo q >> f && echo w >> g && c -am both && git log -p -1 -- f; git log --stat -1 -- g; "
+    "git log --name-only --format=%s -1 -- f; git show --stat HEAD -- g; git show --name-only HEAD g; "
+    "git log --oneline --stat -1 --full-diff -- f",
     # limits, order, filters
     "git log --reverse --format=%s; git log --skip=1 -n1 --format=%s; git log -2 --format=%s; "
     "git log --max-count 1 --format=%s",

@@ -156,7 +156,7 @@ def cmd_log(p: _Proc, args: list[str]) -> int:
         entries = []
         for c in commits:
             show.mark = "<" if c.sha in o.left else ">"
-            entry = _log_entry(repo, show, output, c)
+            entry = _log_entry(repo, show, output, c, None if "--full-diff" in args else o.paths)
             if o.left_right:
                 if o.pretty.kind != "oneline":
                     return p.not_simulated()
@@ -180,7 +180,9 @@ def cmd_log(p: _Proc, args: list[str]) -> int:
     return 0
 
 
-def _log_entry(repo: Repo, show: Formatter, output: DiffOutput, c: Commit) -> str:
+def _log_entry(repo: Repo, show: Formatter, output: DiffOutput, c: Commit, paths: list[str] | None) -> str:
+    """One commit of ``git log``: its entry, then its changes (under ``paths`` only, as git
+    limits the diff to the pathspecs unless ``--full-diff``)."""
     pretty = show.pretty
     text = show.entry(c)
     if pretty.kind == "format" and pretty.terminated and pretty.fmt:  # an empty format prints nothing
@@ -188,7 +190,7 @@ def _log_entry(repo: Repo, show: Formatter, output: DiffOutput, c: Commit) -> st
     if output.shows_any(default_patch=False) and len(c.parents) < 2:  # git log shows no merge's diff
         old = repo.commit_entries(c.parents[0]) if c.parents else {}
         text += shown_changes(
-            repo, old, repo.commit_entries(c.sha), output, default_patch=False, lead=pretty.lead
+            repo, old, repo.commit_entries(c.sha), output, default_patch=False, lead=pretty.lead, paths=paths
         )
     return text
 

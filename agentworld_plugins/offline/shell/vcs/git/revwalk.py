@@ -34,7 +34,7 @@ _QUIET_OPTIONS = re.compile(
     r"|--name-status|--(no-)?minimal|--(no-)?indent-heuristic|--patience|--histogram|--anchored=.*"
     r"|--diff-algorithm(=.*)?|--ignore-.*|-I.*|--(no-)?function-context|--no-renames|--no-ext-diff"
     r"|--no-textconv|--exit-code|--quiet|--no-expand-tabs|--no-mailmap|--no-notes|--no-show-signature"
-    r"|--no-pager|--show-pulls|--count|--no-color"
+    r"|--no-pager|--show-pulls|--count|--no-color|--full-diff"
 )
 #: options of log and rev-list that take their value only after ``=``
 _EQUALS = ("--pretty", "--format", "--decorate", "--branches", "--tags", "--abbrev")

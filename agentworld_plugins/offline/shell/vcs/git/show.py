@@ -9,7 +9,7 @@ from .diffopts import DiffOutput, diff_output, operands, shown_changes
 from .pretty import Formatter, Unsupported, show_date
 from .repo import GitError, Repo
 from .revwalk import parse
-from .work import need_repo
+from .work import need_repo, pathspec_filter
 
 if TYPE_CHECKING:
     from ...proc import _Proc
@@ -18,8 +18,20 @@ if TYPE_CHECKING:
 def cmd_show(p: _Proc, args: list[str]) -> int:
     repo = need_repo(p)
     output = diff_output(p, args, repo)
-    words = [a for a in operands(args) if not a.startswith("-")]
-    o = parse(p, repo, [a for a in operands(args) if a.startswith("-")])
+    given = operands(args)
+    specs = given[given.index("--") + 1 :] if "--" in given else None
+    given = given[: given.index("--")] if "--" in given else given
+    words = [a for a in given if not a.startswith("-")]
+    if (
+        specs is None
+        and len(words) > 1
+        and repo.resolve(words[-1]) is None
+        and p.fs.lexists(p.path(words[-1]))
+    ):
+        k = next(k for k, w in enumerate(words) if repo.resolve(w) is None and ":" not in w)
+        words, specs = words[:k], words[k:]
+    paths = pathspec_filter(p, repo, specs) if specs else None
+    o = parse(p, repo, [a for a in given if a.startswith("-")])
     show = Formatter(repo, o.pretty, p.fs.now(), p.ctx.out.tty)
     entries: list[str] = []  # commits and tags: a blank line between them in the formats of many lines
     out = []
@@ -37,7 +49,7 @@ def cmd_show(p: _Proc, args: list[str]) -> int:
         pieces = [_tag(show, repo, tag, p.fs.now())] if tag and repo.read_object(tag)[0] == "tag" else []
         if sha not in shown:  # a commit named twice (a tag and HEAD) is shown once, as git does
             shown.add(sha)
-            pieces.append(_commit(show, repo, output, sha))
+            pieces.append(_commit(show, repo, output, sha, paths))
         for piece in pieces:
             out.append(("\n" if entries and o.pretty.separated else "") + piece)
             entries.append(piece)
@@ -78,7 +90,7 @@ def _tag(show: Formatter, repo: Repo, tag: str, now: int) -> str:
     return out + "\n" + message
 
 
-def _commit(show: Formatter, repo: Repo, output: DiffOutput, sha: str) -> str:
+def _commit(show: Formatter, repo: Repo, output: DiffOutput, sha: str, paths: list[str] | None) -> str:
     commit = repo.commit(sha)
     if len(commit.parents) > 1 and output.shows_any(default_patch=True):
         raise Unsupported("--cc")  # a merge's combined diff
@@ -88,5 +100,5 @@ def _commit(show: Formatter, repo: Repo, output: DiffOutput, sha: str) -> str:
     if not (pretty.kind == "format" and not pretty.fmt):  # --format= (empty): no header at all
         text = show.entry(commit) + ("\n" if pretty.kind == "format" else "")
     return text + shown_changes(
-        repo, parent, repo.commit_entries(sha), output, default_patch=True, lead=pretty.lead
+        repo, parent, repo.commit_entries(sha), output, default_patch=True, lead=pretty.lead, paths=paths
     )
