@@ -29,6 +29,9 @@ SAME_AS_GIT = [
     # ranges and ref sets
     "git log --oneline master..dev; git log --oneline dev ^master; git log --oneline --all; "
     "git log --oneline dev...master; git log --oneline ..dev; git log --oneline --branches; git log --tags --oneline",
+    # dates git refuses: @N without a zone, a bare number below 100000000
+    "GIT_COMMITTER_DATE=@100 git commit --allow-empty -qm x; echo rc=$?; GIT_AUTHOR_DATE=99999 git commit --allow-empty "
+    "-qm x; echo rc=$?; GIT_AUTHOR_DATE=1600000000 git commit --allow-empty -qm y && git log -1 --format=%ad",
     # a pathspec limits the diffs too (not with --full-diff)
     "echo q >> f && echo w >> g && c -am both && git log -p -1 -- f; git log --stat -1 -- g; "
     "git log --name-only --format=%s -1 -- f; git show --stat HEAD -- g; git show --name-only HEAD g; "

@@ -62,8 +62,11 @@ def _offset(text: str) -> int:
 def parse_date(text: str) -> tuple[int, str] | None:
     """(epoch seconds, ``+hhmm``) of a date git accepts in GIT_*_DATE; None if not understood."""
     text = text.strip()
-    m = re.fullmatch(r"@?(\d+)(?:\s+([-+]\d{4}))?", text)
+    m = re.fullmatch(r"@(\d+) ([-+]\d{4})", text)  # git's "@<epoch> <zone>" (the zone is required)
     if m:
+        return int(m.group(1)), m.group(2)
+    m = re.fullmatch(r"(\d+)(?:\s+([-+]\d{4}))?", text)  # a bare number is seconds only from 100000000 on
+    if m and int(m.group(1)) >= 100000000:
         return int(m.group(1)), m.group(2) or "+0000"
     m = re.fullmatch(
         r"(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d))?(?:\.\d+)?)?\s*(Z|[-+]\d\d:?\d\d)?", text
