@@ -29,6 +29,8 @@ SAME_AS_GIT = [
     # ranges and ref sets
     "git log --oneline master..dev; git log --oneline dev ^master; git log --oneline --all; "
     "git log --oneline dev...master; git log --oneline ..dev; git log --oneline --branches; git log --tags --oneline",
+    "echo b >> f && git add f && echo c > u && git status -v; git status -v -s; git reset -q; git status -v | tail -3; "
+    "git mv g g2; git status -v",
     # dates git refuses: @N without a zone, a bare number below 100000000
     "GIT_COMMITTER_DATE=@100 git commit --allow-empty -qm x; echo rc=$?; GIT_AUTHOR_DATE=99999 git commit --allow-empty "
     "-qm x; echo rc=$?; GIT_AUTHOR_DATE=1600000000 git commit --allow-empty -qm y && git log -1 --format=%ad",

@@ -9,7 +9,7 @@ from . import mergestate
 from .ident import config, person, reflog_ident
 from .renames import find_renames
 from .repo import Entries, GitError, Repo
-from .text import changed_paths, diffstat, git_date, quote_path, shown_path
+from .text import changed_paths, diffstat, git_date, quote_path, shown_path, tree_diff
 
 if TYPE_CHECKING:
     from ...proc import _Proc
@@ -162,6 +162,10 @@ def cmd_status(p: _Proc, args: list[str]) -> int:
         p.out("".join(lines))
         return 0
     p.out(long_status(p, repo, head_sha, staged, unstaged, untracked, renames, unmerged, sorted(ignored)))
+    if any(a in ("-v", "--verbose") for a in args):  # what would be committed, as a patch
+        p.out(tree_diff(repo, head, index))
+    elif any(a in ("-vv",) for a in args):
+        return p.not_simulated()
     return 0
 
 
