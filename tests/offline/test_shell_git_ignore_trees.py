@@ -9,6 +9,8 @@ from collections.abc import Callable
 import pytest
 from git_lines import repo
 
+from agentworld_plugins.offline.shell import VirtualMachine
+
 SAME_AS_GIT = [
     "echo '*.log' > .gitignore && mkdir d && touch a.log d/b.log k && git status --short --ignored; "
     "git check-ignore a.log d/b.log k; echo rc=$?; git check-ignore -v a.log; git status --ignored",
@@ -31,6 +33,10 @@ SAME_AS_GIT = [
     "git check-ignore -v foo 'bar ' '#hash' a/deep/z.c logs/x/l",
     "echo '*.o' > .gitignore && mkdir e f2 g && touch e/a.o e/b.c f2/only.o && git status -s --ignored && "
     "git status --ignored",
+    # clean keeps ignored files, and the untracked folders holding them
+    "echo '*.log' > .gitignore && mkdir -p d b e t/u && touch x.log k d/x.log d/y b/z.log e/w t/f t/u/v && "
+    "git add .gitignore t/f && git commit -qm two && git clean -n; git clean -nd; git clean -fd; "
+    "find . -path ./.git -prune -o -print | sort",
     # paths git quotes: in short status a blank too
     "touch 'a b' \"$(printf 'caf\\303\\251')\" 'q\"x' 'tab\there' && git status -s && git status && git add . && "
     "git status --short && git status | sed -n 3,9p",
@@ -48,3 +54,10 @@ SAME_AS_GIT = [
 @pytest.mark.parametrize("command", SAME_AS_GIT)
 def test_ignore_rules_and_trees_match_the_host_git(command: str, same_as_bash: Callable[[str], None]) -> None:
     same_as_bash(repo("echo one > a.txt") + "{ " + command + "; }")
+
+
+def test_cleaning_ignored_files_is_not_guessed(vm: VirtualMachine) -> None:
+    vm.run(repo("echo one > a.txt") + "echo '*.log' > .gitignore && touch a.log k")
+    for command in ("git clean -nx", "git clean -fX", "git clean -fdx"):
+        assert vm.run(command).unknown_effect, command
+    assert vm.run("ls").stdout == "a.log\na.txt\nk\n"  # nothing was removed

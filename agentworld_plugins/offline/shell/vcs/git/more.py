@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 from .graph import ancestors, merge_bases, named_commits
 from .pretty import Unsupported
-from .repo import GitError, ignore_rules
+from .repo import GitError, Repo, ignore_rules
 from .revwalk import parse, walk
 from .text import shown_path
-from .work import need_repo, status_sets, under, untracked_paths
+from .work import need_repo, status_sets, under
 
 if TYPE_CHECKING:
     from ...proc import _Proc
@@ -54,11 +54,10 @@ def cmd_clean(p: _Proc, args: list[str]) -> int:
         raise GitError(
             "clean.requireForce defaults to true and neither -i, -n, nor -f given; refusing to clean"
         )
-    _, index, work = status_sets(repo)
+    if flags & {"x", "X"}:
+        return p.not_simulated()  # cleaning ignored files follows git's directory walk, not simulated
     out = []
-    for path in untracked_paths(index, work):
-        if path.endswith("/") and "d" not in flags:
-            continue
+    for path in _cleanable(repo, "d" in flags):
         shown = shown_path(repo, p.vm.cwd, path)
         if "n" in flags:
             out.append(f"Would remove {shown}\n")
@@ -72,6 +71,32 @@ def cmd_clean(p: _Proc, args: list[str]) -> int:
             out.append(f"Removing {shown}\n")
     p.out("".join(out))
     return 0
+
+
+def _cleanable(repo: Repo, folders: bool) -> list[str]:
+    """What ``git clean`` removes: untracked files outside untracked folders; with ``-d`` also
+    those inside, an untracked folder named whole (``dir/``) only where nothing in it is ignored
+    (git keeps ignored files, and so the folders that hold them)."""
+    ignored: list[str] = []
+    work = repo.worktree(ignored)
+    index = repo.read_index()
+    tracked_dirs = {"/".join(q.split("/")[:k]) for q in index for k in range(1, q.count("/") + 1)}
+    shown: set[str] = set()
+    for path in work:
+        if path in index:
+            continue
+        parts = path.split("/")
+        untracked = [
+            "/".join(parts[:k]) for k in range(1, len(parts)) if "/".join(parts[:k]) not in tracked_dirs
+        ]
+        if not untracked:
+            shown.add(path)
+            continue
+        if not folders:
+            continue
+        whole = next((d for d in untracked if not any(x.startswith(d + "/") for x in ignored)), None)
+        shown.add(whole + "/" if whole else path)
+    return sorted(shown)
 
 
 def cmd_describe(p: _Proc, args: list[str]) -> int:
