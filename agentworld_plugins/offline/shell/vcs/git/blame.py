@@ -57,16 +57,30 @@ class _Options:
     ranges: list[str] = field(default_factory=list)
 
 
-def _text(repo: Repo, sha: str, path: str) -> list[str] | None:
-    entry = repo.commit_entries(sha).get(path)
-    if entry is None:
-        return None
-    return split_lines(repo.blob(entry[1]).decode("utf-8", "surrogateescape"))
+class _File:
+    """The file's versions in the commits blame visits: each commit's tree read once, each
+    blob decoded once."""
 
+    def __init__(self, repo: Repo, path: str) -> None:
+        self.repo = repo
+        self.path = path
+        self._ids: dict[str, str | None] = {}
+        self._lines: dict[str, list[str]] = {}
 
-def _blob(repo: Repo, sha: str, path: str) -> str | None:
-    entry = repo.commit_entries(sha).get(path)
-    return entry[1] if entry else None
+    def blob(self, sha: str) -> str | None:
+        """The file's blob id in commit ``sha`` (None where the commit has no such file)."""
+        if sha not in self._ids:
+            entry = self.repo.commit_entries(sha).get(self.path)
+            self._ids[sha] = entry[1] if entry else None
+        return self._ids[sha]
+
+    def lines(self, sha: str) -> list[str] | None:
+        blob = self.blob(sha)
+        if blob is None:
+            return None
+        if blob not in self._lines:
+            self._lines[blob] = split_lines(self.repo.blob(blob).decode("utf-8", "surrogateescape"))
+        return self._lines[blob]
 
 
 def _range(spec: str, lines: list[str], path: str) -> tuple[int, int]:
@@ -140,9 +154,10 @@ def _options(args: list[str]) -> tuple[_Options, list[str]]:
     return o, words
 
 
-def _assign(repo: Repo, final: _Suspect, path: str) -> list[_Suspect]:
+def _assign(file: _File, final: _Suspect) -> list[_Suspect]:
     """Hand every line of ``final`` back through history; the suspects that keep lines."""
     budget = current()
+    repo = file.repo
     queue: dict[str, _Suspect] = {final.sha: final}
     done: list[_Suspect] = []
     while queue:
@@ -151,14 +166,14 @@ def _assign(repo: Repo, final: _Suspect, path: str) -> list[_Suspect]:
         done.append(suspect)
         parents = _parents(repo, suspect)
         budget.spend(4 + len(suspect.owned))
-        blob = None if suspect.commit is None else _blob(repo, suspect.sha, path)
+        blob = None if suspect.commit is None else file.blob(suspect.sha)
         for parent in parents:  # a parent with the very same blob takes every line
-            if blob is not None and _blob(repo, parent, path) == blob:
-                _hand(queue, repo, parent, path, suspect, dict.fromkeys(range(len(suspect.lines)), 0))
+            if blob is not None and file.blob(parent) == blob:
+                _hand(queue, file, parent, suspect, dict.fromkeys(range(len(suspect.lines)), 0))
                 parents = []
                 break
         for parent in parents:
-            old = _text(repo, parent, path)
+            old = file.lines(parent)
             if old is None:
                 continue
             if suspect.previous is None:
@@ -172,9 +187,7 @@ def _assign(repo: Repo, final: _Suspect, path: str) -> list[_Suspect]:
                     i += 1
                     j += 1
                 i, j = a1, b1
-            _hand(queue, repo, parent, path, suspect, unchanged)
-        if suspect.commit is None and not suspect.owned:
-            done.pop()
+            _hand(queue, file, parent, suspect, unchanged)
     return [s for s in done if s.owned]
 
 
@@ -191,7 +204,7 @@ def _parents(repo: Repo, suspect: _Suspect) -> list[str]:
 
 
 def _hand(
-    queue: dict[str, _Suspect], repo: Repo, parent: str, path: str, suspect: _Suspect, shifts: dict[int, int]
+    queue: dict[str, _Suspect], file: _File, parent: str, suspect: _Suspect, shifts: dict[int, int]
 ) -> None:
     """Move the lines of ``suspect`` whose own line numbers are in ``shifts`` to ``parent``
     (their line there: theirs plus the shift)."""
@@ -200,7 +213,7 @@ def _hand(
         return
     target = queue.get(parent)
     if target is None:
-        target = _Suspect(parent, repo.commit(parent), _text(repo, parent, path) or [])
+        target = _Suspect(parent, file.repo.commit(parent), file.lines(parent) or [])
         queue[parent] = target
     for final, mine in moving.items():
         del suspect.owned[final]
@@ -209,10 +222,7 @@ def _hand(
 
 def cmd_blame(p: _Proc, args: list[str]) -> int:
     repo = need_repo(p)
-    try:
-        o, words = _options(args)
-    except Unsupported:
-        return p.not_simulated()
+    o, words = _options(args)
     if "--" in words:
         k = words.index("--")
         revs, files = words[:k], words[k + 1 :]
@@ -221,31 +231,33 @@ def cmd_blame(p: _Proc, args: list[str]) -> int:
     if len(files) != 1 or len(revs) > 1:
         raise GitError("usage: git blame [<options>] [<rev-opts>] [<rev>] [--] <file>", 129, raw=True)
     (path,) = pathspec_filter(p, repo, files)
-    final = _final(p, repo, revs[0] if revs else None, path)
+    file = _File(repo, path)
+    final = _final(p, file, revs[0] if revs else None)
     total = len(final.lines)
     wanted = [_range(spec, final.lines, path) for spec in o.ranges] or [(0, total)]
     final.owned = {k: k for a, b in wanted for k in range(a, b)}
-    suspects = _assign(repo, final, path)
+    suspects = _assign(file, final)
     p.out(_render(p, o, suspects, final, path))
     return 0
 
 
-def _final(p: _Proc, repo: Repo, rev: str | None, path: str) -> _Suspect:
+def _final(p: _Proc, file: _File, rev: str | None) -> _Suspect:
+    repo, path = file.repo, file.path
     if rev is not None:
         sha = repo.resolve(rev)
         if sha is None:
             raise GitError(f"bad revision '{rev}'")
-        lines = _text(repo, sha, path)
+        lines = file.lines(sha)
         if lines is None:
             raise GitError(f"no such path {path} in {rev}")
         return _Suspect(sha, repo.commit(sha), lines)
     full = repo.abspath(path)
     head = repo.head()
     if not p.fs.is_file(full):
-        if head is None or _text(repo, head, path) is None:
+        if head is None or file.blob(head) is None:
             raise GitError(f"no such path '{path}' in HEAD")
         raise GitError(f"Cannot lstat '{path}': No such file or directory")
-    if head is None or (path not in repo.read_index() and _text(repo, head, path) is None):
+    if head is None or (path not in repo.read_index() and file.blob(head) is None):
         raise GitError(f"no such path '{path}' in HEAD")
     return _Suspect(ZERO, None, split_lines(p.fs.read_text(full)))
 

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import posixpath
 import re
-import shlex
 from typing import TYPE_CHECKING
 
 from ...regex import compile_regex
-from .configfile import Entry, entries, remove_section, write_config
+from .configfile import Entry, canonical, entries, parameters, remove_section, write_config
 from .repo import GitError, Repo
 
 if TYPE_CHECKING:
@@ -104,21 +103,6 @@ def _scopes(p: _Proc, repo: Repo | None) -> list[tuple[str, str, str]]:
     return out
 
 
-def _command_line(p: _Proc) -> list[Entry]:
-    try:
-        words = shlex.split(p.vm.vars.get("GIT_CONFIG_PARAMETERS", ""))
-    except ValueError:
-        words = []
-    out = []
-    for word in words:
-        key, eq, value = word.partition("=")
-        section, _, name = key.rpartition(".")
-        head, dot, sub = section.partition(".")
-        canonical = f"{head.lower()}.{sub}.{name.lower()}" if dot else f"{section.lower()}.{name.lower()}"
-        out.append(Entry(canonical, value if eq else "true", 0, "", name))
-    return out
-
-
 def _where(scope: tuple[str, str, str]) -> str:
     return "command line" if scope[0] == "command" else f"file {scope[2]}"
 
@@ -193,7 +177,10 @@ def cmd_config(p: _Proc, args: list[str]) -> int:
     read_from = [target] if target else _scopes(p, repo)
     found: list[tuple[tuple[str, str, str], Entry]] = [(s, e) for s in read_from for e in entries(p.fs, s[1])]
     if target is None:
-        found += [(("command", "", "command line:"), e) for e in _command_line(p)]
+        found += [
+            (("command", "", "command line:"), e)
+            for e in parameters(p.vm.vars.get("GIT_CONFIG_PARAMETERS", ""))
+        ]
     if "-l" in flags or "--list" in flags:
         lines = []
         for scope, e in found:
@@ -236,17 +223,17 @@ def cmd_config(p: _Proc, args: list[str]) -> int:
     reading = any(f in flags for f in ("--get", "--get-all", "--unset", "--unset-all"))
     if len(words) > (1 if reading else 2):
         return p.not_simulated()  # a value-pattern (a regex over the values)
-    canonical = _canonical(key)
+    wanted = canonical(key)
     if "--unset" in flags or "--unset-all" in flags:
         if write is None:
             raise GitError("not in a git directory")
-        present = [e for e in entries(p.fs, write[1]) if e.key == canonical]
+        present = [e for e in entries(p.fs, write[1]) if e.key == wanted]
         if len(present) > 1 and "--unset" in flags:
             p.ctx.err.write(f"warning: {key} has multiple values\n")
             return 5
         return 0 if write_config(p.fs, write[1], key, None, every=True) else 5
     if len(words) == 1 or "--get" in flags or "--get-all" in flags:
-        values = [(scope, e) for scope, e in found if e.key == canonical]
+        values = [(scope, e) for scope, e in found if e.key == wanted]
         if not values:
             return 1
         chosen = values if "--get-all" in flags else values[-1:]
@@ -257,7 +244,7 @@ def cmd_config(p: _Proc, args: list[str]) -> int:
     value = words[1]
     if kind is not None:
         value = _typed(value, kind, key)
-    present = [e for e in entries(p.fs, write[1]) if e.key == canonical]
+    present = [e for e in entries(p.fs, write[1]) if e.key == wanted]
     if "--add" in flags:
         write_config(p.fs, write[1], key, value, add=True)
         return 0
@@ -269,9 +256,3 @@ def cmd_config(p: _Proc, args: list[str]) -> int:
         return 5
     write_config(p.fs, write[1], key, value)
     return 0
-
-
-def _canonical(key: str) -> str:
-    section, _, name = key.rpartition(".")
-    head, dot, sub = section.partition(".")
-    return f"{head.lower()}.{sub}.{name.lower()}" if dot else f"{section.lower()}.{name.lower()}"

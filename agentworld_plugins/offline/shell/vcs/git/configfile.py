@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import shlex
 from dataclasses import dataclass
 
 from ....vfs import FsError, VirtualFS
@@ -103,6 +104,24 @@ def _split(key: str) -> tuple[str, str | None, str]:
     section, _, name = key.rpartition(".")
     head, dot, sub = section.partition(".")
     return (head, sub, name) if dot else (section, None, name)
+
+
+def canonical(key: str) -> str:
+    """``Section.Sub.Name`` as git compares keys: section and name lower case, the subsection kept."""
+    return _key(*_split(key))
+
+
+def parameters(raw: str) -> list[Entry]:
+    """The settings ``git -c key=value`` passes down (``GIT_CONFIG_PARAMETERS``); ``-c key`` is true."""
+    try:
+        words = shlex.split(raw)
+    except ValueError:
+        words = []
+    out = []
+    for word in words:
+        key, eq, value = word.partition("=")
+        out.append(Entry(canonical(key), value if eq else None, 0, "", key.rpartition(".")[2]))
+    return out
 
 
 def _quoted(value: str) -> str:

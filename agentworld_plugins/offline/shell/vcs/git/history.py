@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 from .branches import create_branch
 from .diffopts import DiffOutput, diff_output, operands, shown_changes
 from .graph import ancestors, merge_bases
-from .ident import config
+from .ident import advice
 from .mergestate import read_unmerged
-from .pretty import Formatter, Unsupported
+from .pretty import Formatter
 from .reflog import cmd_reflog, note_switch
 from .repo import Commit, Entries, GitError, Repo
-from .revwalk import AMBIGUOUS, LogOptions, parse, walk
+from .revwalk import AMBIGUOUS, LogOptions, parse, range_ends, walk
 from .text import changed_paths, differs, shown_path
 from .work import need_repo, pathspec_filter, status_sets
 
@@ -97,19 +97,17 @@ def cmd_diff(p: _Proc, args: list[str]) -> int:
 
 def _range_ends(repo: Repo, word: str) -> tuple[str, str] | None:
     """``A..B`` (A to B) and ``A...B`` (their merge base to B) as ``git diff`` reads them."""
-    for dots in ("...", ".."):
-        if dots in word:
-            left, _, right = word.partition(dots)
-            a, b = repo.resolve(left or "HEAD"), repo.resolve(right or "HEAD")
-            if a is None or b is None:
-                return None
-            if dots == "...":
-                bases = merge_bases(repo, a, b)
-                if not bases:
-                    raise GitError(f"{left}...{right}: no merge base")
-                a = bases[0]
-            return a, b
-    return None
+    ends = range_ends(repo, word)
+    if ends is None:
+        return None
+    dots, a, b = ends
+    if dots == "...":
+        bases = merge_bases(repo, a, b)
+        if not bases:
+            left, _, right = word.partition("...")
+            raise GitError(f"{left}...{right}: no merge base")
+        a = bases[0]
+    return a, b
 
 
 def _tracked_work(index: Entries, work: Entries, old: Entries) -> Entries:
@@ -148,22 +146,19 @@ def cmd_log(p: _Proc, args: list[str]) -> int:
     o = parse(p, repo, operands(args))
     if o.graph and o.reverse:
         raise GitError("options '--reverse' and '--graph' cannot be used together")
-    try:
-        show = _formatter(p, repo, o)
-        commits = walk(repo, o)
-        if o.graph and any(len(c.parents) > 1 for c in commits):
-            return p.not_simulated()  # the graph of a history with merges
-        entries = []
-        for c in commits:
-            show.mark = "<" if c.sha in o.left else ">"
-            entry = _log_entry(repo, show, output, c, None if "--full-diff" in args else o.paths)
-            if o.left_right:
-                if o.pretty.kind != "oneline":
-                    return p.not_simulated()
-                entry = f"{show.mark} {entry}"
-            entries.append(entry)
-    except Unsupported:
-        return p.not_simulated()
+    show = _formatter(p, repo, o)
+    commits = walk(repo, o)
+    if o.graph and any(len(c.parents) > 1 for c in commits):
+        return p.not_simulated()  # the graph of a history with merges
+    entries = []
+    for c in commits:
+        show.mark = "<" if c.sha in o.left else ">"
+        entry = _log_entry(repo, show, output, c, None if "--full-diff" in args else o.paths)
+        if o.left_right:
+            if o.pretty.kind != "oneline":
+                return p.not_simulated()
+            entry = f"{show.mark} {entry}"
+        entries.append(entry)
     pretty = o.pretty
     if o.graph:
         gap = "\n" if pretty.separated else ""
@@ -242,34 +237,27 @@ _REV_LIST_USAGE = (
 
 def cmd_rev_list(p: _Proc, args: list[str]) -> int:
     repo = need_repo(p)
-    o = parse(p, repo, args, command="rev-list")
+    o = parse(p, repo, args)
     if not o.named:
         raise GitError(_REV_LIST_USAGE, 129, raw=True)
-    try:
-        commits = walk(repo, o)
-        if o.count:
-            p.out(f"{len(commits)}\n")
-            return 0
-        show = _formatter(p, repo, o)
-        out = []
-        for c in commits:
-            ids = (
-                " ".join([show._id(c.sha), *(show._id(x) for x in c.parents)])
-                if o.parents
-                else show._id(c.sha)
-            )
-            if not o.formatted:
-                out.append(ids + "\n")
-            elif o.pretty.kind == "oneline":
-                out.append(show.entry(c).replace(show._id(c.sha), ids, 1))
+    commits = walk(repo, o)
+    if o.count:
+        p.out(f"{len(commits)}\n")
+        return 0
+    show = _formatter(p, repo, o)
+    out = []
+    for c in commits:
+        ids = " ".join([show._id(c.sha), *(show._id(x) for x in c.parents)]) if o.parents else show._id(c.sha)
+        if not o.formatted:
+            out.append(ids + "\n")
+        elif o.pretty.kind == "oneline":
+            out.append(show.entry(c).replace(show._id(c.sha), ids, 1))
+        else:
+            entry = show.entry(c)
+            if o.pretty.kind == "format":
+                out.append(f"commit {ids}\n{entry}\n")
             else:
-                entry = show.entry(c)
-                if o.pretty.kind == "format":
-                    out.append(f"commit {ids}\n{entry}\n")
-                else:
-                    out.append(entry.replace(show._id(c.sha), ids, 1))
-    except Unsupported:
-        return p.not_simulated()
+                out.append(entry.replace(show._id(c.sha), ids, 1))
     if o.formatted and o.pretty.separated:
         p.out("\n".join(out))
     else:
@@ -345,17 +333,12 @@ def _leaving(p: _Proc, repo: Repo, old: str | None, new: str | None) -> str:
         f"Warning: you are leaving {n} commit{'s' if n != 1 else ''} behind, not connected to\n"
         f"any of your branches:\n\n{''.join(shown)}\n"
     )
-    if _advice(p, repo, "detachedhead"):
+    if advice(p, repo, "detachedhead"):
         text += (
             f"If you want to keep {'them' if n != 1 else 'it'} by creating a new branch, this may be a good time\n"
             f"to do so with:\n\n git branch <new-branch-name> {old[:7]}\n\n"
         )
     return text
-
-
-def _advice(p: _Proc, repo: Repo, name: str) -> bool:
-    value = config(p, repo).get(f"advice.{name}", "true").lower()
-    return value not in ("false", "no", "off", "0")
 
 
 def cmd_checkout(p: _Proc, args: list[str], switch: bool = False) -> int:
@@ -444,12 +427,12 @@ def cmd_checkout(p: _Proc, args: list[str], switch: bool = False) -> int:
     leaving = _leaving(p, repo, old, sha)
     status = _switch(p, repo, target, sha, None)
     if status == 0 and not quiet:
-        advice = (
+        note = (
             _DETACHED_ADVICE.format(target)
-            if attached and not detach and _advice(p, repo, "detachedhead")
+            if attached and not detach and advice(p, repo, "detachedhead")
             else ""
         )
-        p.ctx.err.write(f"{leaving}{advice}HEAD is now at {sha[:7]} {repo.commit(sha).subject}\n")
+        p.ctx.err.write(f"{leaving}{note}HEAD is now at {sha[:7]} {repo.commit(sha).subject}\n")
     return status
 
 
@@ -531,9 +514,11 @@ def cmd_rev_parse(p: _Proc, args: list[str]) -> int:
 
 def _parse_one(p: _Proc, repo: Repo, a: str, mode: str, short: int | None, verify: bool) -> bool:
     """Print what ``a`` names (False, after git's message, when it names nothing)."""
-    pair = _range_ends(repo, a) if ".." in a and not verify else None
-    if pair is not None:
-        p.out(f"{pair[1]}\n^{pair[0] if '...' not in a else ''}\n")
+    ends = range_ends(repo, a) if not verify else None
+    if ends is not None:  # B and ^A; for A...B: B, A and ^ their merge bases
+        dots, left, right = ends
+        bases = merge_bases(repo, left, right) if dots == "..." else [left]
+        p.out(f"{right}\n" + (f"{left}\n" if dots == "..." else "") + "".join(f"^{x}\n" for x in bases))
         return True
     if mode == "--symbolic":
         p.out(a + "\n")

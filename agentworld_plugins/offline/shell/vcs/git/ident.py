@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import calendar
 import re
-import shlex
 from typing import TYPE_CHECKING
 
-from .configfile import read_config
+from .configfile import parameters, read_config
 from .repo import GitError, Repo
 
 if TYPE_CHECKING:
@@ -42,15 +41,14 @@ _MONTHS = {m: k for k, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun",
 def config(p: _Proc, repo: Repo | None) -> dict[str, str]:
     """The config git sees: ~/.gitconfig, the repository's, then ``git -c`` (GIT_CONFIG_PARAMETERS)."""
     values = read_config(p.fs, repo.config_files() if repo else [p.fs.home + "/.gitconfig"])
-    raw = p.vm.vars.get("GIT_CONFIG_PARAMETERS", "")
-    try:
-        words = shlex.split(raw)
-    except ValueError:
-        words = []
-    for word in words:
-        key, _, value = word.partition("=")
-        values[key.lower()] = value
+    for entry in parameters(p.vm.vars.get("GIT_CONFIG_PARAMETERS", "")):
+        values[entry.key] = "true" if entry.value is None else entry.value
     return values
+
+
+def advice(p: _Proc, repo: Repo | None, name: str) -> bool:
+    """Whether git gives the hint ``advice.<name>`` (on unless set false)."""
+    return config(p, repo).get(f"advice.{name}", "true").lower() not in ("false", "no", "off", "0")
 
 
 def _offset(text: str) -> int:

@@ -7,7 +7,6 @@ import re
 from typing import TYPE_CHECKING
 
 from .graph import ancestors, merge_bases, named_commits
-from .pretty import Unsupported
 from .repo import GitError, Repo, ignore_rules
 from .revwalk import parse, walk
 from .text import shown_path
@@ -160,10 +159,7 @@ def cmd_shortlog(p: _Proc, args: list[str]) -> int:
     if not o.named and not p.ctx.out.tty:  # away from a terminal git shortlog reads a log from stdin
         p.ctx.stdin.read()
         return 0
-    try:
-        commits = walk(repo, o)
-    except Unsupported:
-        return p.not_simulated()
+    commits = walk(repo, o)
     authors: dict[str, list[str]] = {}
     for commit in commits:
         who = commit.author_name + (f" <{commit.author_email}>" if "e" in flags else "")

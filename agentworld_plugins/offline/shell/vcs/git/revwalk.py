@@ -34,7 +34,7 @@ _QUIET_OPTIONS = re.compile(
     r"|--name-status|--(no-)?minimal|--(no-)?indent-heuristic|--patience|--histogram|--anchored=.*"
     r"|--diff-algorithm(=.*)?|--ignore-.*|-I.*|--(no-)?function-context|--no-renames|--no-ext-diff"
     r"|--no-textconv|--exit-code|--quiet|--no-expand-tabs|--no-mailmap|--no-notes|--no-show-signature"
-    r"|--no-pager|--show-pulls|--count|--no-color|--full-diff"
+    r"|--no-pager|--show-pulls|--no-color|--full-diff"
 )
 #: options of log and rev-list that take their value only after ``=``
 _EQUALS = ("--pretty", "--format", "--decorate", "--branches", "--tags", "--abbrev")
@@ -108,7 +108,7 @@ def _when(p: _Proc, value: str) -> int:
     return epoch
 
 
-def parse(p: _Proc, repo: Repo, args: list[str], command: str = "log") -> LogOptions:
+def parse(p: _Proc, repo: Repo, args: list[str]) -> LogOptions:
     """The revision and format options among ``args`` (diff options are read elsewhere and
     skipped here); revisions resolved, paths made relative to the work tree's root."""
     o = LogOptions()
@@ -248,30 +248,31 @@ def parse(p: _Proc, repo: Repo, args: list[str], command: str = "log") -> LogOpt
     return o
 
 
-def _resolved(repo: Repo, rev: str) -> str:
-    sha = repo.resolve(rev or "HEAD")
-    if sha is None:
-        raise GitError(AMBIGUOUS.format(rev))
-    return sha
+def range_ends(repo: Repo, word: str) -> tuple[str, str, str] | None:
+    """``A..B`` or ``A...B`` (an empty side is HEAD): the dots and the two ends' ids; None when
+    ``word`` is not a range of two revisions."""
+    for dots in ("...", ".."):
+        if dots in word:
+            left, _, right = word.partition(dots)
+            a, b = repo.resolve(left or "HEAD"), repo.resolve(right or "HEAD")
+            return (dots, a, b) if a is not None and b is not None else None
+    return None
 
 
 def _add_revision(o: LogOptions, repo: Repo, word: str) -> bool:
     """Take ``word`` as a revision or range (False when it names none)."""
-    if "..." in word:
-        left, _, right = word.partition("...")
-        if repo.resolve(left or "HEAD") is None or repo.resolve(right or "HEAD") is None:
-            return False
-        a, b = _resolved(repo, left), _resolved(repo, right)
-        o.include += [a, b]
-        bases = merge_bases(repo, a, b)
-        o.exclude += bases
-        o.left |= ancestors(repo, [a]) - ancestors(repo, [b])
+    ends = range_ends(repo, word)
+    if ends is not None:
+        dots, a, b = ends
+        if dots == "...":  # what either reaches and not both
+            o.include += [a, b]
+            o.exclude += merge_bases(repo, a, b)
+            o.left |= ancestors(repo, [a]) - ancestors(repo, [b])
+        else:
+            o.exclude.append(a)
+            o.include.append(b)
     elif ".." in word:
-        left, _, right = word.partition("..")
-        if repo.resolve(left or "HEAD") is None or repo.resolve(right or "HEAD") is None:
-            return False
-        o.exclude.append(_resolved(repo, left))
-        o.include.append(_resolved(repo, right))
+        return False
     elif word.startswith("^") and len(word) > 1:
         sha = repo.resolve(word[1:])
         if sha is None:
@@ -294,26 +295,33 @@ def _matcher(o: LogOptions, pattern: str) -> re.Pattern[str]:
         raise GitError(f"command line, '{pattern}': Invalid regular expression") from None
 
 
-def _filtered(o: LogOptions, c: Commit, shown: bool) -> bool:
-    if not shown:
-        return False
-    parents = len(c.parents)
-    if parents < o.min_parents or (o.max_parents is not None and parents > o.max_parents):
-        return False
-    if o.since is not None and c.commit_time < o.since:
-        return False
-    if o.until is not None and c.commit_time > o.until:
-        return False
-    if o.authors and not any(_matcher(o, x).search(c.author.rsplit(" ", 2)[0]) for x in o.authors):
-        return False
-    if o.committers and not any(_matcher(o, x).search(c.committer.rsplit(" ", 2)[0]) for x in o.committers):
-        return False
-    if o.greps:
-        hits = [_matcher(o, x).search(c.message) is not None for x in o.greps]
-        found = all(hits) if o.all_match else any(hits)
-        if found == o.invert_grep:
+class _Filters:
+    """The commit filters of ``o``, their regexes compiled once for the whole walk."""
+
+    def __init__(self, o: LogOptions) -> None:
+        self.o = o
+        self.authors = [_matcher(o, x) for x in o.authors]
+        self.committers = [_matcher(o, x) for x in o.committers]
+        self.greps = [_matcher(o, x) for x in o.greps]
+
+    def keep(self, c: Commit) -> bool:
+        o = self.o
+        parents = len(c.parents)
+        if parents < o.min_parents or (o.max_parents is not None and parents > o.max_parents):
             return False
-    return True
+        if o.since is not None and c.commit_time < o.since:
+            return False
+        if o.until is not None and c.commit_time > o.until:
+            return False
+        if self.authors and not any(rx.search(c.author.rsplit(" ", 2)[0]) for rx in self.authors):
+            return False
+        if self.committers and not any(rx.search(c.committer.rsplit(" ", 2)[0]) for rx in self.committers):
+            return False
+        if self.greps:
+            hits = [rx.search(c.message) is not None for rx in self.greps]
+            if (all(hits) if o.all_match else any(hits)) == o.invert_grep:
+                return False
+        return True
 
 
 def _limited(entries: Entries, paths: list[str]) -> Entries:
@@ -359,6 +367,7 @@ def walk(repo: Repo, o: LogOptions) -> list[Commit]:
             seen.add(sha)
             queue.append(repo.commit(sha))
     picked: list[Commit] = []
+    filters = _Filters(o)
     skipped = 0
     trees: dict[str, Entries] = {}
 
@@ -390,7 +399,7 @@ def walk(repo: Repo, o: LogOptions) -> list[Commit]:
             if parent not in seen and parent not in hidden:
                 seen.add(parent)
                 queue.append(repo.commit(parent))
-        if not _filtered(o, commit, shown):
+        if not shown or not filters.keep(commit):
             continue
         if skipped < o.skip:
             skipped += 1

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from ....vfs import FsError
 from . import mergestate
-from .ident import config, person, reflog_ident
+from .ident import advice, config, person, reflog_ident
 from .renames import find_renames
 from .repo import Entries, GitError, Repo
 from .text import changed_paths, diffstat, git_date, quote_path, shown_path, tree_diff
@@ -41,7 +41,6 @@ _BRANCH_HINT = "".join(
 
 
 def cmd_init(p: _Proc, args: list[str]) -> int:
-    from .ident import config
 
     quiet = "-q" in args or "--quiet" in args
     branch = None
@@ -281,13 +280,12 @@ def cmd_add(p: _Proc, args: list[str]) -> int:
         gone = [path for path in index if under(path, prefix) and path not in work]
         if not matched and not gone and spec != ".":
             if p.fs.lexists(p.path(spec)):
-                advice = config(p, repo).get("advice.addignoredfile", "true").lower()
                 p.ctx.err.write(
                     "The following paths are ignored by one of your .gitignore files:\n"
                     f"{spec}\nhint: Use -f if you really want to add them.\n"
                     + (
                         'hint: Turn this message off by running\nhint: "git config advice.addIgnoredFile false"\n'
-                        if advice not in ("false", "no", "off", "0")
+                        if advice(p, repo, "addignoredfile")
                         else ""
                     )
                 )
