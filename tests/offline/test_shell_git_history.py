@@ -93,7 +93,8 @@ SAME_AS_GIT = [
     "git show HEAD~1:f HEAD:g; git show --stat HEAD HEAD~1",
     # rev-parse, merge-base, describe --dirty
     "git rev-parse --verify nope; echo rc=$?; git rev-parse -q --verify nope; echo rc=$?; git rev-parse --verify HEAD HEAD~1; "
-    "echo rc=$?; git rev-parse HEAD:f; git rev-parse master..HEAD~1; git rev-parse --show-cdup; "
+    "echo rc=$?; git rev-parse HEAD:f; git rev-parse master..HEAD~1; git rev-parse master...dev dev...HEAD~1; "
+    "git rev-parse --show-cdup; "
     "git rev-parse --is-bare-repository; git rev-parse --short=4 HEAD; git rev-parse --symbolic-full-name master v0 HEAD~1; "
     "git rev-parse --abbrev-ref master; git rev-parse nope; echo rc=$?; git rev-parse --symbolic HEAD; mkdir -p sub && cd sub && "
     "git rev-parse --show-cdup --show-prefix --is-inside-git-dir; git rev-parse HEAD~1 --short HEAD; "
